@@ -1,0 +1,60 @@
+"""ember: an end-to-end deep learning compiler in Python, with Apache TVM's architecture.
+
+``import ember as tvm`` gives the familiar entry points: ``te``, ``tir``, ``relax``,
+``build``, ``nd``, ``cpu()`` …  Subpackages load on first use, so ``import ember``
+stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+_SUBPACKAGES = {
+    "ir", "arith", "tir", "te", "topi", "script", "relax", "target", "codegen", "runtime",
+    "nd", "testing", "support", "transform", "driver", "dlight", "meta_schedule", "contrib",
+    "cli",
+}
+
+# public name → (module, attribute)
+_LAZY = {
+    "DataType": ("ember.runtime.dtype", "DataType"),
+    "IRModule": ("ember.ir", "IRModule"),
+    "GlobalVar": ("ember.ir", "GlobalVar"),
+    "Range": ("ember.ir", "Range"),
+    "structural_equal": ("ember.ir", "structural_equal"),
+    "structural_hash": ("ember.ir", "structural_hash"),
+    "assert_structural_equal": ("ember.ir", "assert_structural_equal"),
+    "cpu": ("ember.runtime", "cpu"),
+    "cuda": ("ember.runtime", "cuda"),
+    "gpu": ("ember.runtime", "gpu"),
+    "metal": ("ember.runtime", "metal"),
+    "vulkan": ("ember.runtime", "vulkan"),
+    "opencl": ("ember.runtime", "opencl"),
+    "rocm": ("ember.runtime", "rocm"),
+    "device": ("ember.runtime", "device"),
+    "Device": ("ember.runtime", "Device"),
+    "register_func": ("ember.runtime", "register_func"),
+    "get_global_func": ("ember.runtime", "get_global_func"),
+    "build": ("ember.driver", "build"),
+    "lower": ("ember.driver", "lower"),
+    "Target": ("ember.target", "Target"),
+}
+
+
+def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        module = importlib.import_module(f"ember.{name}")
+        globals()[name] = module
+        return module
+    if name in _LAZY:
+        module_name, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module_name), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBPACKAGES | set(_LAZY))

@@ -1,0 +1,17 @@
+"""ember.ir: base IR shared by every layer — data types, scalar expressions, ops, modules."""
+
+from ember.runtime.dtype import DataType
+
+from . import intrinsics as _intrinsics  # noqa: F401 - registers the tir.* intrinsic ops
+from .expr import (
+    EQ, GE, GT, LE, LT, NE, Add, And, BinaryOp, Broadcast, Call, Cast, CmpOp, Div, FloatImm,
+    FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, Not, Or, PointerType, PrimExpr, Ramp,
+    Range, Select, SizeVar, StringImm, Sub, Var, as_expr, binary, const, convert, promote,
+)
+from .module import BaseFunc, GlobalVar, IRModule
+from .node import Node, fields_of, node, replace
+from .op import Op, register_op
+from .structural import (
+    StructuralMismatch, assert_structural_equal, structural_equal, structural_hash,
+)
+

@@ -1,0 +1,573 @@
+"""Scalar expressions (PrimExpr) and their Python operators.
+
+Leaves: IntImm, FloatImm, StringImm, Var, SizeVar.  Arithmetic: Add, Sub, Mul, Div
+(truncating for integers), Mod (truncating), FloorDiv, FloorMod, Min, Max.
+Comparisons: EQ, NE, LT, LE, GT, GE.  Logic: And, Or, Not.  Others: Cast, Select,
+Ramp, Broadcast, Let, Call (to an ``Op`` or a ``GlobalVar``).  ``Range`` is a
+(min, extent) pair.
+
+Python operators build these nodes: ``//`` and ``%`` are floor division and floor
+modulo as in TVM, ``/`` is true division for floats and truncating division for
+integers.  Python numbers are converted to constants of the other operand's type;
+operands of different types are promoted (int → wider int → float).  Two constants
+fold to a constant; nothing else is simplified here (that is ``ember.arith``).
+"""
+
+from __future__ import annotations
+
+from ember.runtime.dtype import DataType
+
+from .node import Node, node
+from .op import Op
+
+__all__ = [
+    "PrimExpr", "IntImm", "FloatImm", "StringImm", "Var", "SizeVar", "PointerType",
+    "BinaryOp", "Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max",
+    "CmpOp", "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or", "Not",
+    "Cast", "Select", "Ramp", "Broadcast", "Let", "Call", "Range",
+    "const", "convert", "as_expr", "binary", "promote",
+]
+
+BOOL = DataType("bool")
+INT32 = DataType("int32")
+INT64 = DataType("int64")
+FLOAT32 = DataType("float32")
+HANDLE = DataType("handle")
+
+
+class PrimExpr(Node):
+    """Base of scalar expressions; every subclass has a ``dtype``."""
+
+    __slots__ = ()
+
+    # arithmetic ---------------------------------------------------------------
+    def __add__(self, other):
+        return binary(Add, self, other)
+
+    def __radd__(self, other):
+        return binary(Add, other, self)
+
+    def __sub__(self, other):
+        return binary(Sub, self, other)
+
+    def __rsub__(self, other):
+        return binary(Sub, other, self)
+
+    def __mul__(self, other):
+        return binary(Mul, self, other)
+
+    def __rmul__(self, other):
+        return binary(Mul, other, self)
+
+    def __truediv__(self, other):
+        return binary(Div, self, other)
+
+    def __rtruediv__(self, other):
+        return binary(Div, other, self)
+
+    def __floordiv__(self, other):
+        return binary(FloorDiv, self, other)
+
+    def __rfloordiv__(self, other):
+        return binary(FloorDiv, other, self)
+
+    def __mod__(self, other):
+        return binary(FloorMod, self, other)
+
+    def __rmod__(self, other):
+        return binary(FloorMod, other, self)
+
+    def __neg__(self):
+        if isinstance(self, IntImm | FloatImm):
+            return type(self)(self.dtype, -self.value)
+        return binary(Sub, const(0, self.dtype), self)
+
+    # comparisons --------------------------------------------------------------
+    def __lt__(self, other):
+        return binary(LT, self, other)
+
+    def __le__(self, other):
+        return binary(LE, self, other)
+
+    def __gt__(self, other):
+        return binary(GT, self, other)
+
+    def __ge__(self, other):
+        return binary(GE, self, other)
+
+    def __eq__(self, other):
+        return binary(EQ, self, other)
+
+    def __ne__(self, other):
+        return binary(NE, self, other)
+
+    __hash__ = object.__hash__
+
+    # logic and bits -----------------------------------------------------------
+    def __and__(self, other):
+        return _logic_or_bits(And, "tir.bitwise_and", self, other)
+
+    def __rand__(self, other):
+        return _logic_or_bits(And, "tir.bitwise_and", other, self)
+
+    def __or__(self, other):
+        return _logic_or_bits(Or, "tir.bitwise_or", self, other)
+
+    def __ror__(self, other):
+        return _logic_or_bits(Or, "tir.bitwise_or", other, self)
+
+    def __xor__(self, other):
+        a, b = promote(self, other)
+        return Call(a.dtype, Op.get("tir.bitwise_xor"), (a, b))
+
+    def __invert__(self):
+        if self.dtype.is_bool:
+            return Not(self)
+        return Call(self.dtype, Op.get("tir.bitwise_not"), (self,))
+
+    def __lshift__(self, other):
+        a, b = promote(self, other)
+        return Call(a.dtype, Op.get("tir.shift_left"), (a, b))
+
+    def __rshift__(self, other):
+        a, b = promote(self, other)
+        return Call(a.dtype, Op.get("tir.shift_right"), (a, b))
+
+    def __bool__(self):
+        raise ValueError(
+            f"cannot use the symbolic expression {self!r} as a Python bool; "
+            "use tir.all / tir.any / tir.if_then_else, or compare with structural_equal"
+        )
+
+    def astype(self, dtype) -> PrimExpr:
+        dtype = DataType(dtype)
+        return self if self.dtype is dtype else Cast(dtype, self)
+
+    def equal(self, other) -> PrimExpr:
+        return binary(EQ, self, other)
+
+
+# -- leaves -------------------------------------------------------------------------
+
+@node
+class IntImm(PrimExpr):
+    dtype: DataType
+    value: int
+
+    def __int__(self):
+        return int(self.value)
+
+    def __index__(self):
+        return int(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+
+@node
+class FloatImm(PrimExpr):
+    dtype: DataType
+    value: float
+
+    def __float__(self):
+        return float(self.value)
+
+
+@node
+class StringImm(PrimExpr):
+    value: str
+
+    @property
+    def dtype(self) -> DataType:
+        return HANDLE
+
+
+@node
+class PointerType(Node):
+    """Type annotation of a handle Var that points at ``element_dtype`` data in ``storage_scope``."""
+
+    element_dtype: DataType
+    storage_scope: str = "global"
+
+
+@node
+class Var(PrimExpr):
+    """A symbolic scalar; identity matters (two Vars named ``n`` are different)."""
+
+    name: str
+    dtype: DataType = INT32
+    type_annotation: PointerType | None = None
+
+    _binding = True
+    _ignore_fields = ("name",)
+
+    def __init__(self, name: str = "v", dtype=INT32, type_annotation: PointerType | None = None):
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "dtype", DataType(dtype))
+        object.__setattr__(self, "type_annotation", type_annotation)
+
+    @property
+    def name_hint(self) -> str:
+        return self.name
+
+
+class SizeVar(Var):
+    """A Var known to be non-negative (a shape dimension)."""
+
+    __slots__ = ()
+
+
+# -- arithmetic ------------------------------------------------------------------
+
+@node
+class BinaryOp(PrimExpr):
+    a: PrimExpr
+    b: PrimExpr
+
+    @property
+    def dtype(self) -> DataType:
+        return self.a.dtype
+
+
+@node
+class Add(BinaryOp):
+    pass
+
+
+@node
+class Sub(BinaryOp):
+    pass
+
+
+@node
+class Mul(BinaryOp):
+    pass
+
+
+@node
+class Div(BinaryOp):
+    """Division; truncating (C semantics) for integers."""
+
+
+@node
+class Mod(BinaryOp):
+    """Truncating remainder (C semantics)."""
+
+
+@node
+class FloorDiv(BinaryOp):
+    pass
+
+
+@node
+class FloorMod(BinaryOp):
+    pass
+
+
+@node
+class Min(BinaryOp):
+    pass
+
+
+@node
+class Max(BinaryOp):
+    pass
+
+
+@node
+class CmpOp(BinaryOp):
+    @property
+    def dtype(self) -> DataType:
+        return BOOL.with_lanes(self.a.dtype.lanes)
+
+
+@node
+class EQ(CmpOp):
+    def __bool__(self):  # lets ``x in list`` and dict lookups work on identity
+        return self.a is self.b
+
+
+@node
+class NE(CmpOp):
+    def __bool__(self):
+        return self.a is not self.b
+
+
+@node
+class LT(CmpOp):
+    pass
+
+
+@node
+class LE(CmpOp):
+    pass
+
+
+@node
+class GT(CmpOp):
+    pass
+
+
+@node
+class GE(CmpOp):
+    pass
+
+
+@node
+class And(CmpOp):
+    pass
+
+
+@node
+class Or(CmpOp):
+    pass
+
+
+@node
+class Not(PrimExpr):
+    a: PrimExpr
+
+    @property
+    def dtype(self) -> DataType:
+        return self.a.dtype
+
+
+# -- others ----------------------------------------------------------------------
+
+@node
+class Cast(PrimExpr):
+    dtype: DataType
+    value: PrimExpr
+
+
+@node
+class Select(PrimExpr):
+    """``true_value if condition else false_value``, both sides evaluated."""
+
+    condition: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+
+    @property
+    def dtype(self) -> DataType:
+        return self.true_value.dtype
+
+
+@node
+class Ramp(PrimExpr):
+    """The vector ``[base, base + stride, …]`` of ``lanes`` elements."""
+
+    base: PrimExpr
+    stride: PrimExpr
+    lanes: int
+
+    @property
+    def dtype(self) -> DataType:
+        return self.base.dtype.with_lanes(self.lanes)
+
+
+@node
+class Broadcast(PrimExpr):
+    value: PrimExpr
+    lanes: int
+
+    @property
+    def dtype(self) -> DataType:
+        return self.value.dtype.with_lanes(self.lanes)
+
+
+@node
+class Let(PrimExpr):
+    var: Var
+    value: PrimExpr
+    body: PrimExpr
+
+    @property
+    def dtype(self) -> DataType:
+        return self.body.dtype
+
+
+@node
+class Call(PrimExpr):
+    """A call of an intrinsic ``Op`` (or a ``GlobalVar``) returning ``dtype``."""
+
+    dtype: DataType
+    op: Node
+    args: tuple
+
+
+@node
+class Range(Node):
+    """The half-open interval ``[min, min + extent)``."""
+
+    min: PrimExpr
+    extent: PrimExpr
+
+    def __init__(self, min, extent=None):  # noqa: A002 - TVM's field name
+        if extent is None:  # Range(n) is [0, n)
+            min, extent = 0, min
+        object.__setattr__(self, "min", as_expr(min))
+        object.__setattr__(self, "extent", as_expr(extent))
+
+    @staticmethod
+    def from_min_extent(min, extent) -> Range:  # noqa: A002
+        return Range(min, extent)
+
+
+# -- construction helpers --------------------------------------------------------
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def const(value, dtype=None) -> PrimExpr:
+    """A constant of ``dtype`` (inferred from the Python type when omitted)."""
+    if dtype is None:
+        if isinstance(value, bool):
+            dtype = BOOL
+        elif isinstance(value, int):
+            dtype = INT32 if _INT32_MIN <= value <= _INT32_MAX else INT64
+        elif isinstance(value, float):
+            dtype = FLOAT32
+        else:
+            raise TypeError(f"cannot make a constant from {value!r} of type {type(value).__name__}")
+    dtype = DataType(dtype)
+    if dtype.lanes > 1:
+        return Broadcast(const(value, dtype.element_of()), dtype.lanes)
+    if dtype.is_float:
+        return FloatImm(dtype, float(value))
+    if dtype.is_bool:
+        return IntImm(dtype, int(bool(value)))
+    if dtype.is_integer:
+        if isinstance(value, float) and not value.is_integer():
+            raise TypeError(f"cannot make an {dtype} constant from the non-integral {value!r}")
+        return IntImm(dtype, int(value))
+    raise TypeError(f"cannot make a constant of type {dtype}")
+
+
+def as_expr(value, dtype=None) -> PrimExpr:
+    """Convert Python numbers (and numpy scalars) to constants; pass PrimExprs through."""
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, bool | int | float):
+        return const(value, dtype)
+    if hasattr(value, "dtype") and hasattr(value, "item"):  # numpy scalar
+        return const(value.item(), dtype if dtype is not None else str(value.dtype))
+    if hasattr(value, "as_prim_expr"):
+        return value.as_prim_expr()
+    raise TypeError(f"expected a PrimExpr or a Python number, got {type(value).__name__}: {value!r}")
+
+
+convert = as_expr
+
+
+def _rank(dtype: DataType) -> tuple:
+    return (dtype.is_float, dtype.bits if not dtype.is_bool else 0)
+
+
+def promote(a, b) -> tuple[PrimExpr, PrimExpr]:
+    """Bring two operands to one dtype: Python numbers take the other side's type."""
+    if not isinstance(a, PrimExpr):
+        if not isinstance(b, PrimExpr):
+            a = as_expr(a)
+        else:
+            return _literal(a, b.dtype), b
+    if not isinstance(b, PrimExpr):
+        return a, _literal(b, a.dtype)
+    if a.dtype is b.dtype:
+        return a, b
+    ta, tb = a.dtype, b.dtype
+    if ta.lanes != tb.lanes:
+        if ta.lanes == 1:
+            a = Broadcast(a, tb.lanes)
+        elif tb.lanes == 1:
+            b = Broadcast(b, ta.lanes)
+        else:
+            raise TypeError(f"cannot combine vectors of {ta.lanes} and {tb.lanes} lanes")
+        ta, tb = a.dtype, b.dtype
+        if ta is tb:
+            return a, b
+    target = ta if _rank(ta) >= _rank(tb) else tb
+    if ta.is_uint != tb.is_uint and ta.bits == tb.bits and not target.is_float:
+        target = ta if ta.is_int else tb  # int32 with uint32 → the signed one, like TVM
+    return _cast_to(a, target), _cast_to(b, target)
+
+
+def _literal(value, dtype: DataType) -> PrimExpr:
+    if isinstance(value, PrimExpr):
+        return value
+    value = as_expr(value).value if not isinstance(value, bool | int | float) else value
+    if isinstance(value, float) and not dtype.is_float:
+        if not float(value).is_integer():
+            return const(value, "float32" if dtype.bits <= 32 else "float64")
+    return const(value, dtype)
+
+
+def _cast_to(x: PrimExpr, dtype: DataType) -> PrimExpr:
+    if x.dtype is dtype:
+        return x
+    if isinstance(x, IntImm | FloatImm) and dtype.lanes == 1:
+        return const(x.value, dtype)
+    return Cast(dtype, x)
+
+
+_FOLD = {
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "Mul": lambda a, b: a * b,
+    "Min": min,
+    "Max": max,
+    "LT": lambda a, b: a < b,
+    "LE": lambda a, b: a <= b,
+    "GT": lambda a, b: a > b,
+    "GE": lambda a, b: a >= b,
+    "EQ": lambda a, b: a == b,
+    "NE": lambda a, b: a != b,
+    "And": lambda a, b: bool(a) and bool(b),
+    "Or": lambda a, b: bool(a) or bool(b),
+}
+_INT_FOLD = {
+    "FloorDiv": lambda a, b: a // b if b else None,
+    "FloorMod": lambda a, b: a % b if b else None,
+    "Div": lambda a, b: (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1) if b else None,
+    "Mod": lambda a, b: a - b * int(a / b) if b else None,
+}
+
+
+def binary(cls, a, b) -> PrimExpr:
+    """Build ``cls(a, b)`` after promotion; fold when both sides are constants."""
+    a, b = promote(a, b)
+    if cls is And or cls is Or:
+        if not a.dtype.is_bool or not b.dtype.is_bool:
+            raise TypeError(f"logical {cls.__name__} needs bool operands, got {a.dtype} and {b.dtype}")
+    if isinstance(a, IntImm | FloatImm) and isinstance(b, IntImm | FloatImm):
+        folded = _fold(cls.__name__, a, b)
+        if folded is not None:
+            return folded
+    return cls(a, b)
+
+
+def _fold(name: str, a, b):
+    fn = _FOLD.get(name)
+    if fn is None:
+        if isinstance(a, IntImm) and name in _INT_FOLD:
+            fn = _INT_FOLD[name]
+        elif isinstance(a, FloatImm) and name == "Div" and b.value != 0:
+            fn = lambda x, y: x / y  # noqa: E731
+        else:
+            return None
+    value = fn(a.value, b.value)
+    if value is None:
+        return None
+    if name in ("LT", "LE", "GT", "GE", "EQ", "NE", "And", "Or"):
+        return IntImm(BOOL, int(bool(value)))
+    return const(value, a.dtype)
+
+
+def _logic_or_bits(logic_cls, bit_op: str, a, b):
+    a, b = promote(a, b)
+    if a.dtype.is_bool and b.dtype.is_bool:
+        return binary(logic_cls, a, b)
+    return Call(a.dtype, Op.get(bit_op), (a, b))

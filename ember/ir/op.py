@@ -1,0 +1,67 @@
+"""The operator registry: named ``Op`` objects with per-op attributes.
+
+Intrinsics (``tir.exp``, ``tir.if_then_else`` …) and later graph operators
+(``relax.add`` …) are ``Op`` instances, interned by name.  Attributes are set per
+op under a key (``Op.get("tir.exp").set_attr("TCallEffectKind", "pure")``) and read
+back with ``get_attr`` — the same registry serves every layer.
+"""
+
+from __future__ import annotations
+
+from .node import Node, node
+
+__all__ = ["Op", "register_op"]
+
+_REGISTRY: dict[str, Op] = {}
+
+
+@node
+class Op(Node):
+    name: str
+
+    @staticmethod
+    def get(name: str) -> Op:
+        """The registered op called ``name``; raises KeyError naming close matches."""
+        try:
+            return _REGISTRY[name]
+        except KeyError:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(_REGISTRY), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise KeyError(f"operator {name!r} is not registered{hint}") from None
+
+    @staticmethod
+    def is_registered(name: str) -> bool:
+        return name in _REGISTRY
+
+    @staticmethod
+    def list_names(prefix: str = "") -> list[str]:
+        return sorted(n for n in _REGISTRY if n.startswith(prefix))
+
+    def set_attr(self, key: str, value, override: bool = False) -> Op:
+        attrs = _ATTRS.setdefault(self.name, {})
+        if key in attrs and not override:
+            raise ValueError(f"attribute {key!r} of operator {self.name!r} is already set")
+        attrs[key] = value
+        return self
+
+    def get_attr(self, key: str, default=None):
+        return _ATTRS.get(self.name, {}).get(key, default)
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+
+_ATTRS: dict[str, dict] = {}
+
+
+def register_op(name: str, **attrs) -> Op:
+    """Register (or fetch) the op ``name`` and set the given attributes on it."""
+    op = _REGISTRY.get(name)
+    if op is None:
+        op = Op(name)
+        _REGISTRY[name] = op
+    for key, value in attrs.items():
+        op.set_attr(key, value, override=True)
+    return op

@@ -1,0 +1,141 @@
+"""Buffers: typed, shaped views of memory that TIR loads from and stores to."""
+
+from __future__ import annotations
+
+from ember.ir import DataType, Node, PointerType, PrimExpr, Range, Var, as_expr, const, node
+
+__all__ = ["Buffer", "decl_buffer", "BufferLoad", "BufferRegion", "MatchBufferRegion"]
+
+
+@node
+class Buffer(Node):
+    """``shape``-shaped ``dtype`` data at ``data`` (a handle Var).
+
+    ``strides`` empty means compact row-major.  The storage scope ("global",
+    "local", "shared", …) is recorded on the data Var's pointer type.
+    """
+
+    data: Var
+    dtype: DataType
+    shape: tuple
+    strides: tuple = ()
+    elem_offset: PrimExpr | None = None
+    name: str = "buffer"
+    data_alignment: int = 64
+    offset_factor: int = 1
+    axis_separators: tuple = ()
+
+    _binding = True
+    _ignore_fields = ("name",)
+
+    def scope(self) -> str:
+        ann = self.data.type_annotation
+        return ann.storage_scope if ann is not None else "global"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __getitem__(self, indices):
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        if any(isinstance(i, slice) for i in indices):
+            return BufferRegion.from_slices(self, indices)
+        return BufferLoad(self, tuple(as_expr(i) for i in indices))
+
+    def vload(self, indices, dtype=None) -> BufferLoad:
+        return self[tuple(indices) if isinstance(indices, list | tuple) else indices]
+
+    def vstore(self, indices, value):
+        from .stmt import BufferStore
+
+        idx = tuple(indices) if isinstance(indices, list | tuple) else (indices,)
+        return BufferStore(self, as_expr(value, self.dtype), tuple(as_expr(i) for i in idx))
+
+    def offset_of(self, indices) -> PrimExpr:
+        """The flat element offset of ``indices`` (row-major or via ``strides``)."""
+        if self.strides:
+            terms = [i * s for i, s in zip(indices, self.strides)]
+            offset = terms[0] if terms else const(0, "int32")
+            for t in terms[1:]:
+                offset = offset + t
+        else:
+            offset = const(0, "int32") if not indices else indices[0]
+            for dim, index in zip(self.shape[1:], indices[1:]):
+                offset = offset * dim + index
+        if self.elem_offset is not None and not (_is_zero(self.elem_offset)):
+            offset = offset + self.elem_offset
+        return offset
+
+
+def _is_zero(x) -> bool:
+    return getattr(x, "value", None) == 0
+
+
+def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, elem_offset=None,
+                scope="global", data_alignment=64, offset_factor=1, axis_separators=None) -> Buffer:
+    """Declare a new Buffer (and its data Var unless given)."""
+    if isinstance(shape, int | PrimExpr):
+        shape = (shape,)
+    shape = tuple(as_expr(s) for s in shape)
+    dtype = DataType(dtype)
+    if data is None:
+        data = Var(name, "handle", PointerType(dtype, scope))
+    return Buffer(
+        data=data,
+        dtype=dtype,
+        shape=shape,
+        strides=tuple(as_expr(s) for s in strides) if strides else (),
+        elem_offset=as_expr(elem_offset) if elem_offset is not None else None,
+        name=name,
+        data_alignment=data_alignment,
+        offset_factor=offset_factor,
+        axis_separators=tuple(axis_separators or ()),
+    )
+
+
+@node
+class BufferLoad(PrimExpr):
+    buffer: Buffer
+    indices: tuple
+
+    @property
+    def dtype(self) -> DataType:
+        lanes = 1
+        for index in self.indices:
+            lanes *= index.dtype.lanes
+        return self.buffer.dtype.with_lanes(self.buffer.dtype.lanes * lanes)
+
+
+@node
+class BufferRegion(Node):
+    """A rectangular region of a buffer: one Range per dimension."""
+
+    buffer: Buffer
+    region: tuple
+
+    @staticmethod
+    def full_region(buffer: Buffer) -> BufferRegion:
+        return BufferRegion(buffer, tuple(Range(0, s) for s in buffer.shape))
+
+    @staticmethod
+    def from_slices(buffer: Buffer, indices) -> BufferRegion:
+        region = []
+        for dim, index in zip(buffer.shape, indices):
+            if isinstance(index, slice):
+                if index.step not in (None, 1):
+                    raise ValueError(f"buffer region slices must have step 1, got {index.step}")
+                start = as_expr(0 if index.start is None else index.start)
+                stop = dim if index.stop is None else as_expr(index.stop)
+                region.append(Range(start, stop - start))
+            else:
+                region.append(Range(as_expr(index), 1))
+        return BufferRegion(buffer, tuple(region))
+
+
+@node
+class MatchBufferRegion(Node):
+    """Inside a block, ``buffer`` is bound to the region ``source`` of an outer buffer."""
+
+    buffer: Buffer
+    source: BufferRegion
