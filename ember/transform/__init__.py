@@ -1,0 +1,6 @@
+"""ember.transform: the pass infrastructure shared by TIR and Relax passes."""
+
+from .pass_infra import (
+    FunctionPass, ModulePass, Pass, PassContext, PassInfo, PassInstrument, Sequential,
+    function_pass, module_pass, pass_instrument, prim_func_pass,
+)
