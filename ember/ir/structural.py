@@ -45,7 +45,7 @@ class _Comparer:
         return False
 
     def eq(self, lhs, rhs) -> bool:
-        if lhs is rhs:
+        if lhs is rhs and not getattr(lhs, "_binding", False):
             return True
         if isinstance(lhs, Node):
             return self.eq_node(lhs, rhs)
@@ -85,7 +85,7 @@ class _Comparer:
             mapped = self.lhs_to_rhs.get(id(lhs))
             if mapped is not None:
                 return mapped is rhs or self.fail(lhs, rhs)
-            if id(rhs) in self.rhs_to_lhs or not self.map_free_vars:
+            if id(rhs) in self.rhs_to_lhs or (not self.map_free_vars and lhs is not rhs):
                 return self.fail(lhs, rhs)
             # pair first, so self-references (a buffer's data var …) terminate
             self.lhs_to_rhs[id(lhs)] = rhs
