@@ -1,0 +1,61 @@
+"""Shared helpers for ember's benchmarks: timing, thread settings, result tables.
+
+Every benchmark measures ember next to a reference (numpy, PyTorch, ONNX Runtime) in
+the same process, with the same thread count, and reports ratios and GFLOP/s.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+
+def set_threads(n: int) -> None:
+    """Use ``n`` threads in every library we compare (must run before they start)."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "EMBER_NUM_THREADS"):
+        os.environ[var] = str(n)
+
+
+def time_call(fn: Callable[[], object], min_seconds: float = 0.5, repeat: int = 5) -> float:
+    """Median seconds per call over ``repeat`` rounds, each at least ``min_seconds`` long."""
+    fn()  # warm up
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds / repeat or number >= 1 << 24:
+            break
+        number *= 2
+    rounds = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        rounds.append((time.perf_counter() - start) / number)
+    return statistics.median(rounds)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} logical cores"
+
+
+def table(rows: list[dict], columns: list[str]) -> str:
+    """A Markdown table of ``rows`` restricted to ``columns``."""
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        out.append("| " + " | ".join(str(row.get(c, "")) for c in columns) + " |")
+    return "\n".join(out)
