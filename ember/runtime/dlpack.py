@@ -64,6 +64,16 @@ class DLManagedTensorVersioned(Structure):
 DLPACK_VERSION = (1, 1)
 FLAG_READ_ONLY = 1
 
+def is_compact(shape, strides) -> bool:
+    """Row-major contiguous strides (in elements), ignoring extent-1 dims as DLPack allows."""
+    expected = 1
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent != 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
 # -- dtype codes ------------------------------------------------------------------------
 
 
@@ -210,3 +220,18 @@ def consume_capsule(capsule) -> ImportedTensor:
 
 def is_capsule(obj: Any) -> bool:
     return type(obj).__name__ == "PyCapsule"
+
+
+def import_dlpack(obj: Any) -> ImportedTensor:
+    """Take the tensor of a DLPack capsule or of an object with ``__dlpack__`` (asking for
+    a versioned capsule, falling back to legacy for producers that do not accept one)."""
+    if is_capsule(obj):
+        return consume_capsule(obj)
+    export = getattr(obj, "__dlpack__", None)
+    if export is None:
+        raise TypeError(f"expected an object with __dlpack__ or a DLPack capsule, got {type(obj).__name__}")
+    try:
+        capsule = export(max_version=DLPACK_VERSION)
+    except TypeError:
+        capsule = export()
+    return consume_capsule(capsule)

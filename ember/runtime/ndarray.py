@@ -1,0 +1,356 @@
+"""NDArray: an n-dimensional array on a device, with DLPack in and out.
+
+CPU arrays are backed by a numpy array (64-byte aligned when ember allocates them);
+arrays on other devices hold a pointer from the device's ``DeviceAPI``.  Every NDArray
+builds its ``DLTensor`` once, at construction, and exposes its address as
+``_dltensor_addr`` so compiled functions can be called without per-call marshalling.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import dlpack
+from .device import Device, DeviceType, cpu, device as as_device
+from .device_api import get_device_api
+from .dtype import DataType
+
+ALIGNMENT = 64
+_HOST_TYPES = (DeviceType.CPU, DeviceType.CUDA_HOST, DeviceType.ROCM_HOST)
+
+
+class NDArray:
+    """An array on a device.  Build one with ``nd.array``, ``nd.empty`` or ``nd.from_dlpack``."""
+
+    __slots__ = (
+        "shape", "dtype", "device", "_dtype", "_np", "_owner",
+        "_dltensor", "_dltensor_addr", "_shape_buf", "_strides_buf", "__weakref__",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        data: int,
+        shape: Sequence[int],
+        dtype: DataType | str,
+        device: Device,
+        strides: Sequence[int] | None = None,
+        owner: Any = None,
+        np_view: np.ndarray | None = None,
+    ):
+        """Low-level: describe memory at ``data`` (strides in elements, None = compact)."""
+        dtype = DataType(dtype)
+        self.shape = shape = tuple(map(int, shape))
+        self.dtype = str(dtype)
+        self.device = device
+        self._dtype = dtype
+        self._np = np_view
+        self._owner = owner
+        if strides is not None and dlpack.is_compact(shape, strides):
+            strides = None
+        ndim = len(shape)
+        self._shape_buf = (ctypes.c_int64 * max(ndim, 1))(*shape)
+        self._strides_buf = None if strides is None else (ctypes.c_int64 * max(ndim, 1))(*strides)
+        self._dltensor = dlpack.DLTensor(
+            data or None,
+            _dl_device(device),
+            ndim,
+            _dl_dtype(dtype),
+            self._shape_buf,
+            self._strides_buf,
+            0,
+        )
+        self._dltensor_addr = ctypes.addressof(self._dltensor)
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def strides(self) -> tuple[int, ...] | None:
+        """Strides in elements, or None for a compact (row-major contiguous) array."""
+        return None if self._strides_buf is None else tuple(self._strides_buf[: self.ndim])
+
+    @property
+    def is_contiguous(self) -> bool:
+        return self._strides_buf is None
+
+    @property
+    def handle(self):
+        """A ctypes pointer to this array's DLTensor."""
+        return ctypes.pointer(self._dltensor)
+
+    @property
+    def data_ptr(self) -> int:
+        """Address of the first element."""
+        return self._dltensor.data or 0
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self._dtype.itemsize
+
+    # -- conversion ------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A numpy copy of the contents (C-contiguous)."""
+        if self._np is not None:
+            return self._np.copy(order="C")
+        out = np.empty(self.shape, self._dtype.numpy())
+        if out.size:
+            _device_copy(out.ctypes.data, cpu(0), self, self.device, self.nbytes, "numpy")
+        return out
+
+    asnumpy = numpy
+
+    def __array__(self, dtype=None, copy=None):
+        if self._np is None or copy:
+            out = self.numpy()
+        else:
+            out = self._np
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def copyfrom(self, source: Any) -> NDArray:
+        """Copy ``source`` (NDArray, numpy array, DLPack tensor, or nested list) into this array."""
+        if not isinstance(source, NDArray):
+            if isinstance(source, np.ndarray):
+                pass
+            elif hasattr(source, "__dlpack__"):
+                source = from_dlpack(source)
+            else:
+                source = np.asarray(source, dtype=self._dtype.numpy())
+        if source.shape != self.shape:
+            raise ValueError(f"copyfrom: shape mismatch: this array has shape {self.shape}, source has {tuple(source.shape)}")
+        src_dtype = source.dtype if isinstance(source, NDArray) else str(_numpy_dtype(source.dtype))
+        if src_dtype != self.dtype:
+            raise ValueError(
+                f"copyfrom: dtype mismatch: this array is {self.dtype}, source is {src_dtype} "
+                f"(convert first, e.g. with .astype('{self.dtype}'))"
+            )
+        if isinstance(source, NDArray) and source._np is not None:
+            source = source._np
+        if self._np is not None and isinstance(source, np.ndarray):
+            np.copyto(self._np, source)
+        elif isinstance(source, np.ndarray):
+            host = np.ascontiguousarray(source)
+            _device_copy(self, self.device, host.ctypes.data, cpu(0), self.nbytes, "copyfrom")
+        else:
+            _device_copy(self, self.device, source, source.device, self.nbytes, "copyfrom")
+        return self
+
+    def copyto(self, target: Device | NDArray | str) -> NDArray:
+        """Copy into ``target``: an NDArray (returned), or a Device (a new array there)."""
+        if isinstance(target, NDArray):
+            return target.copyfrom(self)
+        if isinstance(target, (Device, str)):
+            return empty(self.shape, self.dtype, as_device(target)).copyfrom(self)
+        raise TypeError(f"copyto: target must be a Device or an NDArray, got {type(target).__name__}")
+
+    def __setitem__(self, key, value):
+        if not (isinstance(key, slice) and key == slice(None)):
+            raise ValueError("NDArray only supports whole-array assignment: arr[:] = value")
+        self.copyfrom(value)
+
+    # -- DLPack ----------------------------------------------------------------------------
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device.to_dlpack()
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export as a DLPack capsule (versioned when the consumer allows 1.x), sharing memory."""
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"__dlpack__: cannot export {self.device} array to device {tuple(dl_device)}")
+        if copy:
+            return self.copyto(self.device).__dlpack__(max_version=max_version)
+        if stream is not None and stream != -1 and self.device.device_type not in _HOST_TYPES:
+            self.device.sync()
+        versioned = max_version is not None and max_version[0] >= 1
+        read_only = self._np is not None and not self._np.flags.writeable
+        if read_only and not versioned:
+            raise BufferError("__dlpack__: cannot export a read-only array through legacy (unversioned) DLPack")
+        return dlpack.export_capsule(self._dltensor, self, versioned, read_only)
+
+    def to_dlpack(self):
+        """A legacy ``dltensor`` capsule (TVM's name)."""
+        return self.__dlpack__()
+
+    # -- printing --------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        head = f"<ember.nd.NDArray shape={self.shape}, dtype={self.dtype}, {self.device}>"
+        return head if self._np is None else f"{head}\n{self._np!r}"
+
+    def __str__(self) -> str:
+        return str(self._np) if self._np is not None else repr(self)
+
+
+# -- constructors ----------------------------------------------------------------------------
+
+
+def empty(shape: int | Sequence[int], dtype: str | DataType = "float32", device: Device | str = None, mem_scope=None) -> NDArray:
+    """An uninitialised array (64-byte aligned on cpu)."""
+    dev = cpu(0) if device is None else as_device(device)
+    shape = _check_shape(shape)
+    dtype = DataType(dtype)
+    if dtype.lanes != 1:
+        raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
+    if dev.device_type == DeviceType.CPU:
+        return _wrap_numpy(_aligned_empty(shape, dtype.numpy()), dev)
+    api = get_device_api(dev.device_type)
+    if not dev.exist:
+        raise RuntimeError(f"empty: device {dev} does not exist on this machine")
+    if api is None:
+        raise RuntimeError(f"empty: no memory back end is registered for {dev.type_name} (see ember.runtime.device_api)")
+    nbytes = math.prod(shape) * dtype.itemsize
+    data, owner = api.alloc(dev.device_id, nbytes, ALIGNMENT)
+    return NDArray(data, shape, dtype, dev, owner=owner)
+
+
+def array(arr: Any, device: Device | str = None, mem_scope=None) -> NDArray:
+    """A new array holding a copy of ``arr`` (numpy array, nested list, NDArray, DLPack tensor)."""
+    if isinstance(arr, NDArray):
+        source = arr
+    elif isinstance(arr, np.ndarray):
+        source = arr
+    elif hasattr(arr, "__dlpack__"):
+        source = from_dlpack(arr)
+    else:
+        source = np.asarray(arr)
+    if isinstance(source, np.ndarray) and not source.dtype.isnative:
+        source = source.astype(source.dtype.newbyteorder("="))
+    try:
+        dtype = DataType(source.dtype)
+    except ValueError:
+        raise TypeError(f"array: unsupported element type {source.dtype}") from None
+    return empty(source.shape, dtype, device).copyfrom(source)
+
+
+def tensor(data: Any, device: Device | str = None) -> NDArray:
+    """A new array holding a copy of ``data`` (TVM's current name for ``nd.array``)."""
+    return array(data, device)
+
+
+def from_dlpack(obj: Any) -> NDArray:
+    """Zero-copy view of ``obj``: any object with ``__dlpack__`` or an unused DLPack capsule."""
+    if isinstance(obj, NDArray):
+        return obj
+    if isinstance(obj, np.ndarray):
+        return _wrap_numpy(obj, cpu(0))
+    try:
+        imported = dlpack.import_dlpack(obj)
+    except TypeError as err:
+        raise TypeError(f"from_dlpack: {err}") from None
+    return _from_imported(imported)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _check_shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        dims = tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"shape must not have negative dimensions, got {dims}")
+    return dims
+
+
+def _aligned_empty(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
+    nbytes = math.prod(shape) * np_dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    start = (-raw.ctypes.data) % ALIGNMENT
+    return raw[start : start + nbytes].view(np_dtype).reshape(shape)
+
+
+@functools.cache
+def _dl_device(device: Device) -> dlpack.DLDevice:
+    return dlpack.DLDevice(device.device_type, device.device_id)
+
+
+@functools.cache
+def _dl_dtype(dtype: DataType) -> dlpack.DLDataType:
+    return dlpack.DLDataType(*dlpack.dl_dtype_of(dtype))
+
+
+def _wrap_numpy(arr: np.ndarray, dev: Device) -> NDArray:
+    """An NDArray sharing ``arr``'s memory."""
+    dtype = _NUMPY_DTYPES.get(arr.dtype)
+    if dtype is None:
+        dtype = _numpy_dtype(arr.dtype)
+    strides = None
+    if not arr.flags.c_contiguous:
+        itemsize = arr.dtype.itemsize
+        if any(s % itemsize for s in arr.strides):
+            raise BufferError(f"array strides {arr.strides} are not a multiple of the item size {itemsize}")
+        strides = tuple(s // itemsize for s in arr.strides)
+    return NDArray(arr.ctypes.data, arr.shape, dtype, dev, strides, np_view=arr)
+
+
+_NUMPY_DTYPES: dict[np.dtype, DataType] = {}
+
+
+def _numpy_dtype(np_dtype: np.dtype) -> DataType:
+    """The DataType of a numpy dtype (cached); rejects non-native byte order and unknown types."""
+    if not np_dtype.isnative:
+        raise BufferError(f"arrays with non-native byte order ({np_dtype.str}) are not supported")
+    try:
+        dtype = DataType(np_dtype)
+    except ValueError:
+        raise BufferError(f"unsupported element type {np_dtype}") from None
+    _NUMPY_DTYPES[np_dtype] = dtype
+    return dtype
+
+
+class _ForeignMemory:
+    """Presents foreign memory to numpy and keeps its owner alive for the view's lifetime."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, interface: dict, owner: Any):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _from_imported(imported: dlpack.ImportedTensor) -> NDArray:
+    t = imported.tensor
+    dtype = dlpack.dtype_from_dl(t.dtype.code, t.dtype.bits, t.dtype.lanes)
+    dev = Device(int(t.device.device_type), int(t.device.device_id))
+    shape = tuple(t.shape[: t.ndim])
+    strides = tuple(t.strides[: t.ndim]) if t.strides else None
+    data = (t.data or 0) + t.byte_offset
+    view = None
+    if dev.device_type in _HOST_TYPES:
+        np_dtype = dtype.numpy()
+        if math.prod(shape) == 0:
+            view = np.empty(shape, np_dtype)
+            data = view.ctypes.data
+        else:
+            byte_strides = None if strides is None else tuple(s * np_dtype.itemsize for s in strides)
+            interface = {
+                "version": 3,
+                "shape": shape,
+                "typestr": f"|V{np_dtype.itemsize}",
+                "data": (data, imported.read_only),
+                "strides": byte_strides,
+            }
+            view = np.asarray(_ForeignMemory(interface, imported)).view(np_dtype)
+    return NDArray(data, shape, dtype, dev, strides, owner=imported, np_view=view)
+
+
+def _device_copy(dst, dst_dev: Device, src, src_dev: Device, nbytes: int, what: str) -> None:
+    """Copy ``nbytes`` between compact arrays/pointers where one side is not on the cpu."""
+    for side in (dst, src):
+        if isinstance(side, NDArray) and not side.is_contiguous:
+            raise ValueError(f"{what}: copies to or from {side.device} need compact arrays")
+    dst_ptr = dst.data_ptr if isinstance(dst, NDArray) else dst
+    src_ptr = src.data_ptr if isinstance(src, NDArray) else src
+    device_type = dst_dev.device_type if dst_dev.device_type != DeviceType.CPU else src_dev.device_type
+    other = src_dev.device_type if device_type == dst_dev.device_type else dst_dev.device_type
+    api = get_device_api(device_type)
+    if api is None or other not in (DeviceType.CPU, device_type):
+        raise RuntimeError(f"{what}: no memory back end can copy from {src_dev} to {dst_dev}")
+    api.copy(dst_ptr, dst_dev.to_dlpack(), src_ptr, src_dev.to_dlpack(), nbytes)

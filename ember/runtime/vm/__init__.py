@@ -1,0 +1,5 @@
+"""The Relax virtual machine: executable format, builtins, pooled allocator, interpreter."""
+
+from .allocator import PooledAllocator, Storage, default_allocator
+from .executable import Arg, Call, Executable, Goto, If, Ret, VMFunction
+from .vm import VirtualMachine

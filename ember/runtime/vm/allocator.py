@@ -1,0 +1,93 @@
+"""A pooled CPU memory allocator for the VM, with counters.
+
+Storage blocks are numpy byte arrays, aligned to 64 bytes.  When a ``Storage`` dies
+its block returns to a pool keyed by size, and the next request of that size takes it
+back instead of allocating: with statically planned memory, a second run of the same
+function allocates nothing new.  ``stats`` counts fresh allocations and reuses, which
+tests use to check that.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..device import Device, cpu
+from ..ndarray import NDArray
+
+__all__ = ["Storage", "PooledAllocator", "default_allocator"]
+
+_ALIGN = 64
+
+
+@dataclasses.dataclass
+class AllocatorStats:
+    fresh_allocations: int = 0
+    fresh_bytes: int = 0
+    reused: int = 0
+
+    def reset(self) -> None:
+        self.fresh_allocations = self.fresh_bytes = self.reused = 0
+
+
+class Storage:
+    """A block of device memory that tensors are carved out of."""
+
+    __slots__ = ("block", "nbytes", "device", "pool", "__weakref__")
+
+    def __init__(self, block: np.ndarray, nbytes: int, device: Device, pool: PooledAllocator):
+        self.block, self.nbytes, self.device, self.pool = block, nbytes, device, pool
+
+    def __del__(self):
+        pool = self.pool
+        if pool is not None:
+            pool.release(self.block)
+
+    def alloc_tensor(self, offset: int, shape, dtype) -> NDArray:
+        """An NDArray view of ``shape``/``dtype`` at byte ``offset`` of this storage."""
+        from ..dtype import DataType
+
+        dt = DataType(dtype)
+        count = 1
+        for s in shape:
+            count *= int(s)
+        nbytes = count * dt.itemsize
+        if offset + nbytes > self.nbytes:
+            raise ValueError(
+                f"alloc_tensor: a {dt} tensor of shape {tuple(shape)} ({nbytes} bytes) at offset "
+                f"{offset} does not fit in a storage of {self.nbytes} bytes"
+            )
+        view = self.block[offset: offset + nbytes].view(dt.numpy()).reshape(tuple(int(s) for s in shape))
+        return NDArray(view.ctypes.data, view.shape, dt, self.device, owner=self, np_view=view)
+
+
+class PooledAllocator:
+    """Reuses freed blocks of the same (rounded) size; counts fresh allocations."""
+
+    def __init__(self):
+        self.free: dict[int, list[np.ndarray]] = {}
+        self.stats = AllocatorStats()
+
+    def alloc(self, nbytes: int, device: Device | None = None) -> Storage:
+        size = max(_ALIGN, (int(nbytes) + _ALIGN - 1) // _ALIGN * _ALIGN)
+        blocks = self.free.get(size)
+        if blocks:
+            block = blocks.pop()
+            self.stats.reused += 1
+        else:
+            raw = np.empty(size + _ALIGN, dtype=np.uint8)
+            start = (-raw.ctypes.data) % _ALIGN
+            block = raw[start: start + size]
+            self.stats.fresh_allocations += 1
+            self.stats.fresh_bytes += size
+        return Storage(block, size, device or cpu(0), self)
+
+    def release(self, block: np.ndarray) -> None:
+        self.free.setdefault(block.nbytes, []).append(block)
+
+    def clear(self) -> None:
+        self.free.clear()
+
+
+default_allocator = PooledAllocator()

@@ -1,0 +1,138 @@
+"""The VM's builtin functions, registered as global packed functions ``vm.builtin.*``.
+
+Builtins that need the running VM (its allocator, its device) receive it as their
+first argument (an ``Arg("vm", None)`` in the instruction).  Symbolic shapes live in a
+per-call *shape heap*, a Python list of ints: ``match_shape`` checks a value's shape
+against constants and heap slots (storing the first occurrence of each symbolic dim),
+``eval_shape`` computes derived dims, ``make_shape`` builds a shape from both.
+"""
+
+from __future__ import annotations
+
+from ..errors import ArgumentError
+from ..ndarray import NDArray, empty
+from ..registry import register_func
+
+# match_shape / make_shape spec kinds
+IMM, STORE, LOAD = 0, 1, 2
+
+
+def _shape_of(value) -> tuple:
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        if isinstance(value, tuple):
+            return value
+        raise ArgumentError(f"expected a tensor or a shape, got {type(value).__name__}")
+    return tuple(shape)
+
+
+@register_func("vm.builtin.alloc_storage", override=True)
+def alloc_storage(vm, nbytes: int, device_index: int = 0, dtype_hint: str = "uint8"):
+    return vm.allocator.alloc(nbytes, vm.devices[device_index])
+
+
+@register_func("vm.builtin.alloc_tensor", override=True)
+def alloc_tensor(storage, offset: int, shape: tuple, dtype: str) -> NDArray:
+    return storage.alloc_tensor(offset, shape, dtype)
+
+
+@register_func("vm.builtin.alloc_output", override=True)
+def alloc_output(vm, shape: tuple, dtype: str, device_index: int = 0) -> NDArray:
+    """A fresh tensor (not from the pool): outputs outlive the call."""
+    return empty(tuple(shape), dtype, vm.devices[device_index])
+
+
+@register_func("vm.builtin.alloc_shape_heap", override=True)
+def alloc_shape_heap(size: int) -> list:
+    return [0] * int(size)
+
+
+@register_func("vm.builtin.check_tensor_info", override=True)
+def check_tensor_info(value, ndim: int, dtype: str, what: str):
+    if not isinstance(value, NDArray):
+        raise ArgumentError(f"{what}: expected a tensor, got {type(value).__name__}")
+    if ndim >= 0 and value.ndim != ndim:
+        raise ArgumentError(f"{what}: expected a {ndim}-d tensor, got ndim {value.ndim} (shape {value.shape})")
+    if dtype and value.dtype != dtype:
+        raise ArgumentError(f"{what}: expected dtype {dtype}, got {value.dtype}")
+
+
+@register_func("vm.builtin.match_shape", override=True)
+def match_shape(value, heap: list, what: str, *spec):
+    """Check ``value``'s shape against ``spec`` = (kind, operand, name) triples per dim."""
+    shape = _shape_of(value)
+    ndim = len(spec) // 3
+    if len(shape) != ndim:
+        raise ArgumentError(f"{what}: expected {ndim} dimensions, got shape {shape}")
+    for axis in range(ndim):
+        kind, operand, name = spec[3 * axis: 3 * axis + 3]
+        got = int(shape[axis])
+        if kind == IMM:
+            if got != operand:
+                raise ArgumentError(f"{what}: expected shape[{axis}] == {operand}, got {got} (shape {shape})")
+        elif kind == STORE:
+            heap[operand] = got
+        elif got != heap[operand]:
+            raise ArgumentError(
+                f"{what}: expected shape[{axis}] == {name} = {heap[operand]} (bound by an earlier "
+                f"argument), got {got} (shape {shape})"
+            )
+
+
+_COMPILED: dict[str, object] = {}
+
+
+@register_func("vm.builtin.eval_shape", override=True)
+def eval_shape(heap: list, dst: int, code: str):
+    """``heap[dst] = <code>``, where ``code`` is a Python expression over ``h`` (the heap)."""
+    compiled = _COMPILED.get(code)
+    if compiled is None:
+        compiled = _COMPILED[code] = compile(code, "<shape>", "eval")
+    heap[dst] = int(eval(compiled, {"__builtins__": {}}, {"h": heap}))  # noqa: S307 - our own code
+
+
+@register_func("vm.builtin.make_shape", override=True)
+def make_shape(heap: list, *spec) -> tuple:
+    """A shape tuple from (kind, operand) pairs: IMM → operand, LOAD → heap[operand]."""
+    return tuple(spec[i + 1] if spec[i] == IMM else heap[spec[i + 1]] for i in range(0, len(spec), 2))
+
+
+@register_func("vm.builtin.make_tuple", override=True)
+def make_tuple(*fields) -> tuple:
+    return fields
+
+
+@register_func("vm.builtin.tuple_getitem", override=True)
+def tuple_getitem(tup, index: int):
+    return tup[index]
+
+
+@register_func("vm.builtin.shape_of", override=True)
+def shape_of(tensor) -> tuple:
+    return tuple(tensor.shape)
+
+
+@register_func("vm.builtin.null_value", override=True)
+def null_value():
+    return None
+
+
+@register_func("vm.builtin.copy", override=True)
+def copy(value):
+    return value
+
+
+@register_func("vm.builtin.reshape", override=True)
+def reshape(tensor: NDArray, shape: tuple) -> NDArray:
+    """A view of ``tensor`` with a new shape (same number of elements)."""
+    shape = tuple(int(s) for s in shape)
+    view = tensor.numpy() if tensor._np is None else tensor._np
+    view = view.reshape(shape)
+    return NDArray(view.ctypes.data, shape, tensor.dtype, tensor.device, owner=tensor, np_view=view)
+
+
+@register_func("vm.builtin.read_if_cond", override=True)
+def read_if_cond(value) -> bool:
+    if isinstance(value, NDArray):
+        return bool(value.numpy().reshape(-1)[0])
+    return bool(value)

@@ -1,0 +1,202 @@
+"""The Relax virtual machine: runs an ``Executable`` on a device.
+
+Each VM function is turned, once, into a Python function whose body is its
+instruction list written out as straight-line code (``r3 = F1(r0, C0)`` …), with
+callees resolved ahead of time: a call costs one Python call, no dispatch.  Functions
+with jumps (``If``/``Goto``) run on a small interpreter loop instead.
+``VirtualMachine.source(name)`` shows the generated Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..device import Device, cpu
+from ..ndarray import NDArray, array, from_dlpack
+from ..profiling import time_evaluator as _time_evaluator
+from ..registry import get_global_func
+from . import builtins as _builtins  # noqa: F401 - registers vm.builtin.*
+from .allocator import PooledAllocator, default_allocator
+from .executable import Call, Executable, Goto, If, Ret, VMFunction
+
+__all__ = ["VirtualMachine"]
+
+
+class VirtualMachine:
+    """``vm = VirtualMachine(exe, ember.cpu())``; ``vm["main"](x, w)``."""
+
+    def __init__(self, exe: Executable, device: Device | list | None = None, memory_cfg=None,
+                 profile: bool = False, allocator: PooledAllocator | None = None):
+        if not isinstance(exe, Executable):
+            exe = getattr(exe, "executable", exe)
+            if not isinstance(exe, Executable):
+                raise TypeError(f"VirtualMachine expects a relax Executable, got {type(exe).__name__}")
+        devices = device if isinstance(device, list | tuple) else [device or cpu(0)]
+        self.exe = exe
+        self.devices = list(devices)
+        self.allocator = allocator or default_allocator
+        self._compiled: dict[str, Callable] = {}
+        self._sources: dict[str, str] = {}
+        self._inputs: dict[str, tuple] = {}
+        self._outputs: dict[str, Any] = {}
+
+    # -- calling -----------------------------------------------------------------------
+    def __getitem__(self, name: str) -> Callable:
+        return self.get_function(name)
+
+    def get_function(self, name: str) -> Callable:
+        if name not in self.exe.functions:
+            names = ", ".join(self.exe.functions) or "none"
+            raise KeyError(f"the executable has no function {name!r} (functions: {names})")
+        fn = self._compiled.get(name)
+        if fn is None:
+            inner = self._compile(self.exe.functions[name])
+            vm_func = self.exe.functions[name]
+
+            def call(*args, _inner=inner, _n=len(vm_func.params), _name=name):
+                if len(args) != _n:
+                    raise TypeError(f"{_name} expects {_n} arguments ({', '.join(vm_func.params)}), got {len(args)}")
+                return _inner(*[_as_value(a) for a in args])
+
+            call.__name__ = name
+            fn = self._compiled[name] = call
+        return fn
+
+    def invoke(self, name: str, *args):
+        return self.get_function(name)(*args)
+
+    def set_input(self, func_name: str, *args, **kwargs) -> None:
+        if kwargs:
+            params = self.exe.functions[func_name].params
+            args = tuple(args) + tuple(kwargs[p] for p in params[len(args):])
+        self._inputs[func_name] = args
+
+    def invoke_stateful(self, func_name: str) -> None:
+        self._outputs[func_name] = self.invoke(func_name, *self._inputs.get(func_name, ()))
+
+    def get_outputs(self, func_name: str):
+        return self._outputs[func_name]
+
+    def time_evaluator(self, func_name: str, dev: Device | None = None, number: int = 10, repeat: int = 1,
+                       min_repeat_ms: float = 0, f_preproc: str = "", **kwargs):
+        return _time_evaluator(self.get_function(func_name), dev or self.devices[0], number=number,
+                               repeat=repeat, min_repeat_ms=min_repeat_ms, f_preproc=f_preproc)
+
+    def source(self, name: str) -> str:
+        """The Python the VM generated for function ``name``."""
+        self.get_function(name)
+        return self._sources.get(name, "# runs on the interpreter loop (has jumps)")
+
+    # -- compilation of instruction lists --------------------------------------------------
+    def _resolve(self, name: str) -> Callable:
+        if name in self.exe.functions:
+            return _Deferred(self, name)
+        kernels = self.exe.kernels
+        if kernels is not None and name in kernels:
+            return kernels[name]
+        return get_global_func(name)
+
+    def _compile(self, func: VMFunction) -> Callable:
+        if any(isinstance(i, Goto | If) for i in func.instrs):
+            return self._interpreter(func)
+        namespace: dict[str, Any] = {}
+        names: dict[tuple, str] = {}
+
+        def bind(prefix: str, key, value) -> str:
+            label = names.get((prefix, key))
+            if label is None:
+                label = names[(prefix, key)] = f"{prefix}{len(names)}"
+                namespace[label] = value
+            return label
+
+        params = [f"r{i}" for i in range(len(func.params))]
+        lines = [f"def {_py_name(func.name)}({', '.join(params)}):"]
+        for instr in func.instrs:
+            if isinstance(instr, Call):
+                callee = bind("F", instr.func, self._resolve(instr.func))
+                args = []
+                for arg in instr.args:
+                    if arg.kind == "reg":
+                        args.append(f"r{arg.value}")
+                    elif arg.kind == "const":
+                        args.append(bind("C", arg.value, self.exe.constants[arg.value]))
+                    elif arg.kind == "func":
+                        args.append(bind("F", arg.value, self._resolve(arg.value)))
+                    elif arg.kind == "vm":
+                        args.append(bind("V", "vm", self))
+                    else:
+                        args.append(bind("I", (type(arg.value), repr(arg.value)), arg.value))
+                target = f"r{instr.dst} = " if instr.dst is not None else ""
+                lines.append(f"    {target}{callee}({', '.join(args)})")
+            elif isinstance(instr, Ret):
+                lines.append(f"    return r{instr.reg}")
+        source = "\n".join(lines) + "\n"
+        self._sources[func.name] = source
+        exec(compile(source, f"<vm {func.name}>", "exec"), namespace)  # noqa: S102 - generated by us
+        return namespace[_py_name(func.name)]
+
+    def _interpreter(self, func: VMFunction) -> Callable:
+        instrs = func.instrs
+
+        def run(*args):
+            regs: list[Any] = list(args) + [None] * (func.num_regs - len(args))
+            pc = 0
+            while True:
+                instr = instrs[pc]
+                if isinstance(instr, Call):
+                    fn = self._resolve(instr.func)
+                    values = [self._arg(a, regs) for a in instr.args]
+                    result = fn(*values)
+                    if instr.dst is not None:
+                        regs[instr.dst] = result
+                    pc += 1
+                elif isinstance(instr, Ret):
+                    return regs[instr.reg]
+                elif isinstance(instr, Goto):
+                    pc += instr.offset
+                else:  # If
+                    pc += 1 if _builtins.read_if_cond(regs[instr.cond]) else instr.false_offset
+
+        return run
+
+    def _arg(self, arg, regs):
+        kind = arg.kind
+        if kind == "reg":
+            return regs[arg.value]
+        if kind == "const":
+            return self.exe.constants[arg.value]
+        if kind == "func":
+            return self._resolve(arg.value)
+        if kind == "vm":
+            return self
+        return arg.value
+
+
+class _Deferred:
+    """A VM function called from another: resolved on first call (allows recursion)."""
+
+    def __init__(self, vm: VirtualMachine, name: str):
+        self.vm, self.name, self.fn = vm, name, None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            self.fn = self.vm._compiled.get(self.name) or self.vm._compile(self.vm.exe.functions[self.name])
+        return self.fn(*args)
+
+
+def _py_name(name: str) -> str:
+    return "vm_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _as_value(value):
+    """VM inputs: NDArrays as they are; numpy arrays and DLPack tensors wrapped without copy."""
+    if isinstance(value, NDArray | int | float | str | type(None)):
+        return value
+    if isinstance(value, tuple | list):
+        return tuple(_as_value(v) for v in value)
+    if hasattr(value, "__array_interface__"):
+        return array(value) if not value.flags["C_CONTIGUOUS"] else from_dlpack(value)
+    if hasattr(value, "__dlpack__"):
+        return from_dlpack(value)
+    return value
