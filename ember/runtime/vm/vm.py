@@ -54,7 +54,7 @@ class VirtualMachine:
             inner = self._compile(self.exe.functions[name])
             vm_func = self.exe.functions[name]
 
-            def call(*args, _inner=inner, _n=len(vm_func.params), _name=name):
+            def call(*args, _inner=inner, _n=len(vm_func.params), _name=name):  # noqa: B008
                 if len(args) != _n:
                     raise TypeError(f"{_name} expects {_n} arguments ({', '.join(vm_func.params)}), got {len(args)}")
                 return _inner(*[_as_value(a) for a in args])
