@@ -1,0 +1,5 @@
+"""Facts about this ember installation."""
+
+from .libinfo import libinfo
+
+__all__ = ["libinfo"]
