@@ -1,0 +1,217 @@
+"""``create_prim_func``: lower a te graph to a block-based TensorIR PrimFunc.
+
+The result has TVM's shape: parameters are the listed tensors (then any free scalar
+Vars), a root block allocating the intermediate tensors, and for each compute op, in
+dependency order, a nest of serial loops around one block named after the op.  The
+block binds spatial/reduce iterators to the loops, declares the regions it reads and
+writes, and (for reductions) an ``init`` storing the identity and a body storing
+``combine(out, value)``.  Multi-output reductions bind the combined values with
+``LetStmt`` first so no store clobbers an input of another.
+"""
+
+from __future__ import annotations
+
+from ember.ir import DataType, IntImm, PrimExpr, Range, Var, const
+from ember.tir import (
+    Block, BlockRealize, Buffer, BufferLoad, BufferRegion, BufferStore, For, ForKind, IfThenElse,
+    IRMutator, IterVar, LetStmt, PrimFunc, decl_buffer, seq,
+)
+
+from .access_region import access_regions
+from .index_dtype import override_index_dtype
+from .reduce import Reduce
+from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, walk_expr
+
+__all__ = ["create_prim_func"]
+
+
+def _topo_ops(tensors: list[Tensor]) -> list[Operation]:
+    order: list[Operation] = []
+    seen: set[int] = set()
+
+    def visit(op: Operation) -> None:
+        stack = [(op, iter(op.input_tensors))]
+        seen.add(id(op))
+        while stack:
+            current, inputs = stack[-1]
+            for t in inputs:
+                if id(t.op) not in seen:
+                    seen.add(id(t.op))
+                    stack.append((t.op, iter(t.op.input_tensors)))
+                    break
+            else:
+                stack.pop()
+                order.append(current)
+
+    for t in tensors:
+        if id(t.op) not in seen:
+            visit(t.op)
+    return order
+
+
+class _Lowerer(IRMutator):
+    """ProducerLoad → BufferLoad and te axis Vars → block iterator Vars."""
+
+    def __init__(self, buffers: dict, vmap: dict):
+        super().__init__()
+        self.buffers, self.vmap = buffers, vmap
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+    def visit_ProducerLoad(self, load):
+        buffer = self.buffers[load.producer]
+        return BufferLoad(buffer, tuple(self.visit(i) for i in load.indices))
+
+
+def _loop_nest(iter_vars: tuple, block: Block, loop_vars: list[Var]) -> object:
+    body = BlockRealize(tuple(loop_vars), const(True), block)
+    for iv, lv in reversed(list(zip(iter_vars, loop_vars))):
+        body = For(lv, iv.dom.min, iv.dom.extent, ForKind.SERIAL, body)
+    return body
+
+
+def _block_iters(axes) -> tuple[list[IterVar], list[Var], dict]:
+    iters, loops, vmap = [], [], {}
+    for iv in axes:
+        name, dtype = iv.var.name, iv.var.dtype
+        block_var = Var(f"v_{name}", dtype)
+        vmap[iv.var] = block_var
+        iters.append(IterVar(Range(iv.dom.min, iv.dom.extent), block_var, iv.iter_type))
+        loops.append(Var(name, dtype))
+    return iters, loops, vmap
+
+
+def _compute_block(op: ComputeOp, buffers: dict) -> object:
+    iters, loops, vmap = _block_iters(op.axis + op.reduce_axis)
+    lower = _Lowerer(buffers, vmap)
+    outs = [buffers[op.output(i)] for i in range(op.num_outputs)]
+    indices = tuple(vmap[iv.var] for iv in op.axis)
+    init = None
+    first = op.body[0]
+    if isinstance(first, Reduce):
+        sources = tuple(lower.visit(s) for s in first.source)
+        current = tuple(BufferLoad(b, indices) for b in outs)
+        combined = first.combiner(current, sources)
+        starts = first.init or first.combiner.identity_element
+        init = seq(*[BufferStore(b, lower.visit(v), indices) for b, v in zip(outs, starts)])
+        if len(outs) == 1:
+            body = BufferStore(outs[0], combined[0], indices)
+        else:
+            lets = [Var(f"v_{b.name}", b.dtype) for b in outs]
+            body = seq(*[BufferStore(b, v, indices) for b, v in zip(outs, lets)])
+            for v, value in reversed(list(zip(lets, combined))):
+                body = LetStmt(v, value, body)
+        condition = lower.visit(first.condition)
+        if not (isinstance(condition, IntImm) and condition.value):
+            body = IfThenElse(condition, body)
+    else:
+        body = seq(*[BufferStore(b, lower.visit(e), indices) for b, e in zip(outs, op.body)])
+    reads, writes = access_regions(body, outs)
+    block = Block(tuple(iters), reads, writes, op.name, body, init,
+                  annotations=dict(op.attrs))
+    return _loop_nest(tuple(iters), block, loops)
+
+
+def _extern_block(op: ExternOp, buffers: dict) -> object:
+    from ember.tir import substitute
+
+    outs = [buffers[op.output(i)] for i in range(op.num_outputs)]
+    ins = [buffers[t] for t in op.inputs]
+    bmap = dict(zip(op.input_placeholders, ins))
+    bmap.update(zip(op.output_placeholders, outs))
+
+    class _Rebind(IRMutator):
+        def visit_Buffer(self, b):
+            return bmap.get(b, b)
+
+    body = _Rebind().visit(op.body)
+    body = substitute(body, {p.data: b.data for p, b in bmap.items() if p.data is not b.data})
+    reads = tuple(BufferRegion.full_region(b) for b in ins)
+    writes = tuple(BufferRegion.full_region(b) for b in outs)
+    block = Block((), reads, writes, op.name, body, annotations=dict(op.attrs))
+    return BlockRealize((), const(True), block)
+
+
+_BLOCK_BUILDERS = {ComputeOp: _compute_block, ExternOp: _extern_block}
+
+
+def _free_vars(ops, shape_vars: set, bound: set) -> list[Var]:
+    found: dict[Var, None] = {}
+
+    def visit(x):
+        if isinstance(x, Var) and x not in shape_vars and x not in bound and not x.dtype.is_handle:
+            found.setdefault(x, None)
+
+    for op in ops:
+        if isinstance(op, ComputeOp):
+            for e in op.body:
+                walk_expr(e, visit)
+    return list(found)
+
+
+def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
+    """The PrimFunc computing the listed tensors (inputs and outputs, in parameter order)."""
+    args = list(ops) if isinstance(ops, list | tuple) else [ops]
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    for pos, a in enumerate(args):
+        if not isinstance(a, Tensor | Var):
+            raise TypeError(
+                f"create_prim_func: argument {pos} must be a te.Tensor or a Var, got {type(a).__name__}"
+            )
+    order = _topo_ops(tensors)
+    buffers: dict[Tensor, Buffer] = {}
+    params, buffer_map = [], {}
+    listed_vars = [a for a in args if isinstance(a, Var)]
+    for a in args:
+        if isinstance(a, Var):
+            params.append(a)
+            continue
+        if a in buffers:
+            raise ValueError(f"create_prim_func: tensor {a.name!r} is listed twice")
+        buf = decl_buffer(a.shape, a.dtype, name=a.name)
+        buffers[a] = buf
+        param = Var(a.name, "handle")
+        params.append(param)
+        buffer_map[param] = buf
+    allocs = []
+    stmts = []
+    for op in order:
+        if isinstance(op, PlaceholderOp):
+            if op.output(0) not in buffers:
+                listed = ", ".join(t.name for t in tensors)
+                raise ValueError(
+                    f"create_prim_func: the input placeholder {op.name!r} is used but not in the "
+                    f"argument list ({listed}); list every input tensor"
+                )
+            continue
+        builder = _BLOCK_BUILDERS.get(type(op))
+        if builder is None:
+            raise TypeError(f"create_prim_func: cannot lower operation {type(op).__name__} ({op.name!r})")
+        for i in range(op.num_outputs):
+            t = op.output(i)
+            if t not in buffers:
+                buffers[t] = decl_buffer(t.shape, t.dtype, name=t.name)
+                allocs.append(buffers[t])
+        stmts.append(builder(op, buffers))
+    shape_vars = _shape_vars(buffers.values())
+    bound = {iv.var for op in order if isinstance(op, ComputeOp) for iv in op.axis + op.reduce_axis}
+    params.extend(v for v in _free_vars(order, shape_vars, bound) if v not in listed_vars)
+    root = Block((), (), (), "root", seq(*stmts), alloc_buffers=tuple(allocs))
+    body = BlockRealize((), const(True), root)
+    func = PrimFunc(tuple(params), body, None, buffer_map,
+                    {"global_symbol": "main", "tir.noalias": True})
+    if index_dtype_override is not None:
+        func = override_index_dtype(func, DataType(index_dtype_override))
+    return func
+
+
+def _shape_vars(buffers) -> set:
+    from ember.tir import post_order_visit
+
+    found: set = set()
+    for b in buffers:
+        for dim in b.shape:
+            if isinstance(dim, PrimExpr):
+                post_order_visit(dim, lambda x: found.add(x) if isinstance(x, Var) else None)
+    return found

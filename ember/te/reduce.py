@@ -1,0 +1,118 @@
+"""Commutative reductions: the ``CommReducer`` combiner, the ``Reduce`` expression, and
+the reducer builders ``comm_reducer``, ``sum``, ``max``, ``min``.
+
+A ``CommReducer`` is ``result = combine(lhs, rhs)`` over tuples of Vars with an
+identity element per tuple slot; tuple reducers (argmax-style) have several slots and
+one ``Reduce`` expression per slot, sharing combiner, source, axes and condition.
+A ``Reduce`` may only appear at the top level of a ``te.compute`` body.
+"""
+
+from __future__ import annotations
+
+from ember.ir import DataType, Node, PrimExpr, Var, as_expr, const, node
+from ember.tir import IterVar, IterVarType, substitute
+from ember.tir import op as tir_op
+
+from .tensor import Tensor
+
+__all__ = ["CommReducer", "Reduce", "comm_reducer", "sum", "max", "min"]
+
+
+@node
+class CommReducer(Node):
+    """``combine(lhs, rhs) = result`` with ``identity_element``; all fields are tuples."""
+
+    lhs: tuple
+    rhs: tuple
+    result: tuple
+    identity_element: tuple
+
+    def __call__(self, a, b) -> tuple:
+        """The combined values of the tuples ``a`` (accumulator) and ``b`` (new value)."""
+        vmap = dict(zip(self.lhs, a))
+        vmap.update(zip(self.rhs, b))
+        return tuple(substitute(r, vmap) for r in self.result)
+
+
+@node
+class Reduce(PrimExpr):
+    """Slot ``value_index`` of reducing ``source`` over ``axis`` where ``condition`` holds."""
+
+    combiner: CommReducer
+    source: tuple
+    axis: tuple
+    condition: PrimExpr
+    value_index: int
+    init: tuple = ()
+
+    @property
+    def dtype(self) -> DataType:
+        return self.source[self.value_index].dtype
+
+
+def _as_axes(axis) -> tuple:
+    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
+    for pos, iv in enumerate(axes):
+        if not isinstance(iv, IterVar) or iv.iter_type != IterVarType.CommReduce:
+            raise TypeError(
+                f"axis[{pos}] of a reduction must be made by te.reduce_axis, got {iv!r}"
+            )
+    return axes
+
+
+def comm_reducer(fcombine, fidentity, name: str = "reduce"):
+    """Make a reducer ``f(expr, axis, where=None, init=None)`` from a combine function
+    of two arguments and an identity function of the dtype(s)."""
+    code = fcombine.__code__
+    if code.co_argcount != 2:
+        raise TypeError(
+            f"comm_reducer {name!r}: fcombine must take 2 arguments (lhs, rhs), "
+            f"it takes {code.co_argcount}"
+        )
+    lname, rname = code.co_varnames[0], code.co_varnames[1]
+
+    def reducer(expr, axis, where=None, init=None):
+        if isinstance(expr, Tensor):
+            raise TypeError(
+                f"{name}: expected an expression such as A[i, k], got the tensor {expr.name!r}; "
+                "use topi reductions to reduce whole tensors"
+            )
+        is_tuple = isinstance(expr, list | tuple)
+        exprs = tuple(as_expr(e) for e in expr) if is_tuple else (as_expr(expr),)
+        dtypes = [e.dtype for e in exprs]
+        if is_tuple:
+            lhs = tuple(Var(f"{lname}_{i}", t) for i, t in enumerate(dtypes))
+            rhs = tuple(Var(f"{rname}_{i}", t) for i, t in enumerate(dtypes))
+            result = fcombine(lhs, rhs)
+            identity = fidentity(*dtypes)
+        else:
+            lhs, rhs = (Var(lname, dtypes[0]),), (Var(rname, dtypes[0]),)
+            result = (fcombine(lhs[0], rhs[0]),)
+            identity = (fidentity(dtypes[0]),)
+        result = tuple(as_expr(r) for r in result)
+        identity = tuple(as_expr(v, t) for v, t in zip(identity, dtypes))
+        if len(result) != len(exprs) or len(identity) != len(exprs):
+            raise ValueError(
+                f"{name}: fcombine and fidentity must give {len(exprs)} value(s) for "
+                f"{len(exprs)} input(s), got {len(result)} and {len(identity)}"
+            )
+        combiner = CommReducer(lhs, rhs, result, identity)
+        condition = const(True) if where is None else as_expr(where)
+        inits = ()
+        if init is not None:
+            inits = tuple(init) if isinstance(init, list | tuple) else (init,)
+            inits = tuple(as_expr(v, t) for v, t in zip(inits, dtypes))
+        axes = _as_axes(axis)
+        outs = tuple(
+            Reduce(combiner, exprs, axes, condition, i, inits) for i in range(len(exprs))
+        )
+        return outs if is_tuple else outs[0]
+
+    reducer.__name__ = name
+    reducer.__doc__ = f"The {name} reduction of ``expr`` over ``axis``."
+    return reducer
+
+
+sum = comm_reducer(lambda x, y: x + y, lambda t: const(0, t), name="sum")  # noqa: A001
+min = comm_reducer(lambda x, y: tir_op.min(x, y), tir_op.max_value, name="min")  # noqa: A001
+max = comm_reducer(lambda x, y: tir_op.max(x, y), tir_op.min_value, name="max")  # noqa: A001
