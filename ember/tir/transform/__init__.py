@@ -1,0 +1,40 @@
+"""ember.tir.transform: passes lowering block TensorIR to the flat form the codegens consume.
+
+Each pass is a function ``PrimFunc → PrimFunc`` in its own module and a TVM-named
+factory returning the module pass (``tvm.tir.transform.FlattenBuffer()(mod)``).
+``lower_for_codegen`` runs them all in order; ``check_lowered`` checks the result.
+"""
+
+from .compact_buffer_allocation import CompactBufferAllocation, compact_buffer_allocation
+from .convert_blocks_to_opaque import ConvertBlocksToOpaque, convert_blocks_to_opaque
+from .flatten_buffer import FlattenBuffer, flatten_buffer
+from .lower_init_block import LowerInitBlock, lower_init_block
+from .lower_intrin import LowerIntrin, lower_intrin
+from .lower_opaque_block import LowerOpaqueBlock, lower_opaque_block
+from .pipeline import NotLoweredError, check_lowered, lower_for_codegen, lowering_passes
+from .remove_no_op import RemoveNoOp, remove_no_op
+from .simplify import Simplify, simplify
+from .storage_rewrite import StorageRewrite, storage_rewrite
+from .unroll_loop import UnrollLoop, unroll_loop
+from .vectorize_loop import VectorizeLoop, vectorize_loop
+
+# TVM's pass-infrastructure names, reachable as tvm.tir.transform.prim_func_pass etc.
+from ember.transform import PassContext, Sequential, prim_func_pass  # noqa: E402,I001
+
+
+def LowerBlocks():  # noqa: N802 - one pass doing ConvertBlocksToOpaque + LowerOpaqueBlock
+    """LowerInitBlock, ConvertBlocksToOpaque and LowerOpaqueBlock as one Sequential pass."""
+    return Sequential(
+        [LowerInitBlock(), ConvertBlocksToOpaque(), LowerOpaqueBlock()], name="tir.LowerBlocks"
+    )
+
+
+__all__ = [
+    "CompactBufferAllocation", "ConvertBlocksToOpaque", "FlattenBuffer", "LowerBlocks",
+    "LowerInitBlock", "LowerIntrin", "LowerOpaqueBlock", "RemoveNoOp", "Simplify",
+    "StorageRewrite", "UnrollLoop", "VectorizeLoop", "check_lowered", "compact_buffer_allocation",
+    "convert_blocks_to_opaque", "flatten_buffer", "lower_for_codegen", "lower_init_block",
+    "lower_intrin", "lower_opaque_block", "lowering_passes", "NotLoweredError", "remove_no_op",
+    "simplify", "storage_rewrite", "unroll_loop", "vectorize_loop", "PassContext", "Sequential",
+    "prim_func_pass",
+]

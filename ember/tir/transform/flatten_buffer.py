@@ -1,0 +1,110 @@
+"""FlattenBuffer: multi-dimensional buffer accesses become 1-D accesses of flat buffers.
+
+Every ``BufferLoad`` / ``BufferStore`` of an N-d buffer is rewritten to use a flat
+buffer that shares the original's ``data`` Var, has shape ``(extent,)`` and no
+strides or offset; the index is the original's element offset (row-major, or via
+``strides`` when present, plus ``elem_offset``).  ``Allocate`` extents become one
+product and ``DeclBuffer`` statements are dropped (the lowered-TIR contract has none).
+Parameter buffers in ``buffer_map`` are left as they are; argument checks need them.
+Assumes blocks are gone (LowerOpaqueBlock) and ``axis_separators`` are unused.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IntImm, const, replace
+from ember.transform import Pass
+
+from ..buffer import Buffer, BufferLoad
+from ..function import PrimFunc
+from ..functor import IRMutator
+from ..stmt import Allocate, BufferStore, DeclBuffer
+from ._common import make_pass
+
+__all__ = ["flatten_buffer", "flat_buffer_of", "FlattenBuffer"]
+
+
+def _product(values):
+    values = list(values)
+    if not values:
+        return const(1, "int32")
+    out = values[0]
+    for v in values[1:]:
+        out = out * v
+    return out
+
+
+def _is_flat(buf: Buffer) -> bool:
+    offset = buf.elem_offset
+    return (
+        len(buf.shape) == 1
+        and not buf.strides
+        and (offset is None or (isinstance(offset, IntImm) and offset.value == 0))
+    )
+
+
+def flat_buffer_of(buf: Buffer) -> Buffer:
+    """A 1-D buffer over the same memory as ``buf`` (``buf`` itself when already flat)."""
+    if buf.axis_separators:
+        raise ValueError(
+            f"FlattenBuffer: buffer {buf.name!r} has axis_separators {buf.axis_separators}; "
+            "expected none (multi-dimensional physical buffers are not supported)"
+        )
+    if _is_flat(buf):
+        return buf
+    if buf.strides:
+        extent = const(1, "int32")
+        for dim, stride in zip(buf.shape, buf.strides):
+            extent = extent + (dim - 1) * stride
+    else:
+        extent = _product(buf.shape)
+    return Buffer(
+        data=buf.data, dtype=buf.dtype, shape=(extent,), name=buf.name,
+        data_alignment=buf.data_alignment, offset_factor=buf.offset_factor,
+    )
+
+
+class _Flattener(IRMutator):
+    def __init__(self):
+        super().__init__()
+        self.flat: dict[int, tuple[Buffer, Buffer]] = {}
+
+    def _flat(self, buf: Buffer) -> Buffer:
+        hit = self.flat.get(id(buf))
+        if hit is None:
+            hit = (buf, flat_buffer_of(buf))
+            self.flat[id(buf)] = hit
+        return hit[1]
+
+    def _index(self, buf: Buffer, indices) -> tuple:
+        if _is_flat(buf):
+            return indices
+        return (buf.offset_of(indices),)
+
+    def visit_BufferLoad(self, load: BufferLoad):
+        indices = self.visit(load.indices)
+        return BufferLoad(self._flat(load.buffer), self._index(load.buffer, indices)) \
+            if not _is_flat(load.buffer) else replace(load, indices=indices)
+
+    def visit_BufferStore(self, store: BufferStore):
+        value, indices = self.visit(store.value), self.visit(store.indices)
+        if _is_flat(store.buffer):
+            return replace(store, value=value, indices=indices)
+        return BufferStore(self._flat(store.buffer), value, self._index(store.buffer, indices))
+
+    def visit_Allocate(self, alloc: Allocate):
+        body = self.visit(alloc.body)
+        extents = alloc.extents if len(alloc.extents) == 1 else (_product(alloc.extents),)
+        return replace(alloc, extents=extents, body=body)
+
+    def visit_DeclBuffer(self, decl: DeclBuffer):
+        return self.visit(decl.body)
+
+
+def flatten_buffer(func: PrimFunc) -> PrimFunc:
+    """Flatten every buffer access in ``func``'s body (``buffer_map`` is kept)."""
+    return func.with_body(_Flattener().visit(func.body))
+
+
+def FlattenBuffer() -> Pass:  # noqa: N802 - TVM's name
+    """The pass form of :func:`flatten_buffer`."""
+    return make_pass(flatten_buffer, "tir.FlattenBuffer")

@@ -1,0 +1,143 @@
+"""LowerOpaqueBlock: remove blocks, leaving plain loops, conditions and allocations.
+
+Assumes ConvertBlocksToOpaque (no block iterators) and LowerInitBlock (no ``init``)
+ran first.  Each opaque ``BlockRealize`` becomes, at the same position:
+
+* its predicate, when not constantly true, as ``IfThenElse(predicate, …)``;
+* each of its ``alloc_buffers`` as ``Allocate(data, dtype, shape)`` + ``DeclBuffer``;
+* each ``match_buffers`` entry substituted away: loads and stores of the matched
+  buffer become accesses of the source buffer at ``region.min + index`` (leading
+  source dimensions beyond the matched buffer's rank must have extent 1), and the
+  matched buffer's data / shape / stride / offset variables are replaced by the
+  source's;
+* the block's body.  Block annotations are dropped; loops keep theirs and their kind.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IntImm, Range, Var, const, replace
+from ember.transform import Pass
+
+from ..buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion
+from ..function import PrimFunc
+from ..functor import IRMutator, substitute
+from ..stmt import Allocate, BlockRealize, BufferStore, DeclBuffer, IfThenElse
+from ._common import make_pass
+
+__all__ = ["lower_opaque_block", "LowerOpaqueBlock"]
+
+
+class _Lowerer(IRMutator):
+    def visit_BlockRealize(self, realize: BlockRealize):
+        block = realize.block
+        if block.iter_vars or realize.iter_values:
+            raise ValueError(
+                f"LowerOpaqueBlock: block {block.name_hint!r} still has iterators; "
+                "run ConvertBlocksToOpaque first"
+            )
+        if block.init is not None:
+            raise ValueError(
+                f"LowerOpaqueBlock: block {block.name_hint!r} still has an init statement; "
+                "run LowerInitBlock first"
+            )
+        body = block.body
+        for match in block.match_buffers:
+            body = _inline_match_buffer(body, match)
+        body = self.visit(body)
+        for buf in reversed(block.alloc_buffers):
+            body = Allocate(buf.data, buf.dtype, buf.shape, const(True), DeclBuffer(buf, body))
+        predicate = self.visit(realize.predicate)
+        if not (isinstance(predicate, IntImm) and predicate.value):
+            body = IfThenElse(predicate, body)
+        return body
+
+
+def _row_major_strides(buf: Buffer) -> list:
+    if buf.strides:
+        return list(buf.strides)
+    strides, acc = [], const(1, "int32")
+    for dim in reversed(buf.shape):
+        strides.append(acc)
+        acc = acc * dim
+    return strides[::-1]
+
+
+class _MatchInliner(IRMutator):
+    """Rewrite accesses of ``match.buffer`` into accesses of its source region."""
+
+    def __init__(self, match: MatchBufferRegion):
+        super().__init__()
+        self.target = match.buffer
+        self.source = match.source.buffer
+        region = match.source.region
+        lead = len(region) - len(self.target.shape)
+        if lead < 0:
+            raise ValueError(
+                f"match_buffer {self.target.name!r}: expected a source region of at least "
+                f"{len(self.target.shape)} dimensions, got {len(region)}"
+            )
+        for r in region[:lead]:
+            if not (isinstance(r.extent, IntImm) and r.extent.value == 1):
+                raise ValueError(
+                    f"match_buffer {self.target.name!r}: leading source dimensions must have "
+                    f"extent 1, got extent {r.extent!r}"
+                )
+        self.lead_mins = [r.min for r in region[:lead]]
+        self.mins = [r.min for r in region[lead:]]
+        self.var_map = self._bind_symbols(match, region, lead)
+
+    def _bind_symbols(self, match, region, lead) -> dict:
+        target, source = self.target, self.source
+        vmap: dict = {target.data: source.data}
+        for dim, r in zip(target.shape, region[lead:]):
+            if isinstance(dim, Var):
+                vmap[dim] = r.extent
+        strides = _row_major_strides(source)
+        for s, src in zip(target.strides, strides[lead:]):
+            if isinstance(s, Var):
+                vmap[s] = src
+        if isinstance(target.elem_offset, Var):
+            vmap[target.elem_offset] = source.offset_of([r.min for r in region])
+        return vmap
+
+    def _indices(self, indices) -> tuple:
+        moved = tuple(m + i for m, i in zip(self.mins, indices))
+        return tuple(self.lead_mins) + moved
+
+    def visit_BufferLoad(self, load: BufferLoad):
+        indices = self.visit(load.indices)
+        if load.buffer is self.target:
+            return BufferLoad(self.source, self._indices(indices))
+        return replace(load, buffer=self.visit(load.buffer), indices=indices)
+
+    def visit_BufferStore(self, store: BufferStore):
+        value, indices = self.visit(store.value), self.visit(store.indices)
+        if store.buffer is self.target:
+            return BufferStore(self.source, value, self._indices(indices))
+        return replace(store, buffer=self.visit(store.buffer), value=value, indices=indices)
+
+    def visit_BufferRegion(self, region: BufferRegion):
+        ranges = self.visit(region.region)
+        if region.buffer is not self.target:
+            return replace(region, region=ranges)
+        lead = tuple(Range(m, 1) for m in self.lead_mins)
+        moved = tuple(Range(m + r.min, r.extent) for m, r in zip(self.mins, ranges))
+        return BufferRegion(self.source, lead + moved)
+
+    def visit_Buffer(self, buf: Buffer):
+        return buf  # other buffers are untouched
+
+
+def _inline_match_buffer(body, match: MatchBufferRegion):
+    inliner = _MatchInliner(match)
+    return substitute(inliner.visit(body), inliner.var_map)
+
+
+def lower_opaque_block(func: PrimFunc) -> PrimFunc:
+    """Remove every (opaque) block of ``func``."""
+    return func.with_body(_Lowerer().visit(func.body))
+
+
+def LowerOpaqueBlock() -> Pass:  # noqa: N802 - TVM's name
+    """The pass form of :func:`lower_opaque_block`."""
+    return make_pass(lower_opaque_block, "tir.LowerOpaqueBlock")

@@ -1,0 +1,89 @@
+"""Simplify: simplify every expression with ``ember.arith.Analyzer``, knowing loop ranges.
+
+Each loop variable is bound to its ``[min, min + extent)`` range before its body is
+simplified, and each ``if`` branch is simplified under its condition (when the
+analyzer offers ``constraint_scope``), so bound checks such as ``i < n`` that always
+hold vanish; an ``if`` whose condition becomes constant is replaced by its branch.
+While ``ember.arith.Analyzer`` is not available the pass returns its input unchanged
+(logged once at debug level).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ember.ir import IntImm, Not, PrimExpr, Range, Var, replace
+from ember.transform import Pass
+
+from ..function import PrimFunc
+from ..functor import IRMutator
+from ..stmt import For, IfThenElse
+from ._common import logger, make_pass, no_op
+
+__all__ = ["simplify", "Simplify", "make_analyzer"]
+
+
+def make_analyzer():
+    """A new ``ember.arith.Analyzer``, or None when the arith layer is not there yet."""
+    try:
+        from ember.arith import Analyzer
+    except ImportError:
+        return None
+    return Analyzer()
+
+
+class _Simplifier(IRMutator):
+    def __init__(self, analyzer):
+        super().__init__()
+        self.analyzer = analyzer
+
+    def visit(self, x):
+        if isinstance(x, PrimExpr) and not isinstance(x, Var):
+            return self.analyzer.simplify(x)
+        return super().visit(x)
+
+    def visit_Buffer(self, buf):
+        return buf  # buffer shapes are declarations, left as written
+
+    def visit_For(self, loop: For):
+        lo, extent = self.visit(loop.min), self.visit(loop.extent)
+        bind = getattr(self.analyzer, "bind", None)
+        if bind is not None:
+            try:
+                bind(loop.loop_var, Range(lo, extent))
+            except ValueError:  # already bound (a loop var reused): keep the first range
+                logger.debug("Simplify: loop var %s already bound", loop.loop_var.name)
+        return replace(loop, min=lo, extent=extent, body=self.visit(loop.body))
+
+    def visit_IfThenElse(self, stmt: IfThenElse):
+        cond = self.visit(stmt.condition)
+        if isinstance(cond, IntImm):
+            branch = stmt.then_case if cond.value else stmt.else_case
+            return no_op() if branch is None else self.visit(branch)
+        scope = getattr(self.analyzer, "constraint_scope", None)
+        with scope(cond) if scope is not None else contextlib.nullcontext():
+            then_case = self.visit(stmt.then_case)
+        else_case = stmt.else_case
+        if else_case is not None:
+            with scope(Not(cond)) if scope is not None else contextlib.nullcontext():
+                else_case = self.visit(else_case)
+        return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
+
+
+_warned = []
+
+
+def simplify(func: PrimFunc) -> PrimFunc:
+    """Simplify ``func``'s expressions (a no-op while ``ember.arith`` is missing)."""
+    analyzer = make_analyzer()
+    if analyzer is None:
+        if not _warned:
+            logger.debug("Simplify: ember.arith.Analyzer is not available; the pass does nothing")
+            _warned.append(True)
+        return func
+    return func.with_body(_Simplifier(analyzer).visit(func.body))
+
+
+def Simplify() -> Pass:  # noqa: N802 - TVM's name
+    """The pass form of :func:`simplify`."""
+    return make_pass(simplify, "tir.Simplify")
