@@ -19,3 +19,5 @@ from .stmt import (
 )
 
 stmt_functor = __import__("ember.tir.functor", fromlist=["functor"])
+
+from . import analysis, transform  # noqa: E402 - lowering passes and analyses (tvm.tir.transform.X)
