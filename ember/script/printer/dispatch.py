@@ -1,0 +1,92 @@
+"""``to_script``: the one entry point of printing, dispatching on the node's class.
+
+Each IR layer registers a printer for its node classes with ``register_printer``; a
+printer is ``fn(node, config) -> str``.  Function printers (PrimFunc, and later Relax
+functions) are also used by the IRModule printer, which passes the function's name
+and the module's function names in ``config``.  ``namespaces`` says which
+``# from ember.script import …`` lines a top-level print of that node needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+__all__ = ["PrintConfig", "register_printer", "find_printer", "to_script", "header"]
+
+_NAMESPACE_LINES = {
+    "ir": "# from ember.script import ir as I",
+    "relax": "# from ember.script import relax as R",
+    "tir": "# from ember.script import tir as T",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class PrintConfig:
+    """What a printer needs besides the node: its name in a module, the module's functions."""
+
+    name: str | None = None
+    in_module: bool = False
+    module_funcs: frozenset = frozenset()
+    options: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    fn: Callable
+    namespaces: tuple  # header lines a top-level print needs; () for fragments
+
+
+_PRINTERS: dict[type, _Entry] = {}
+
+
+def register_printer(node_class: type, fn: Callable, namespaces: tuple = ()) -> None:
+    """Print instances of ``node_class`` (and subclasses) with ``fn(node, config)``."""
+    _PRINTERS[node_class] = _Entry(fn, tuple(namespaces))
+
+
+def find_printer(node) -> _Entry | None:
+    _ensure_registered()
+    for klass in type(node).__mro__:
+        entry = _PRINTERS.get(klass)
+        if entry is not None:
+            return entry
+    return None
+
+
+def header(namespaces) -> str:
+    """The commented import lines for ``namespaces``, then a blank line."""
+    wanted = set(namespaces)
+    lines = [line for key, line in sorted(_NAMESPACE_LINES.items()) if key in wanted]
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
+def to_script(node, **kwargs) -> str:
+    """TVMScript text of ``node``.  Options TVM accepts (``syntax_sugar``, ``show_meta`` …)
+    are accepted and ignored; ``name=`` overrides a function's printed name."""
+    entry = find_printer(node)
+    if entry is None:
+        return repr(node) if not hasattr(node, "__slots__") else f"{type(node).__name__}(...)"
+    config = PrintConfig(name=kwargs.get("name"), options=kwargs)
+    text = entry.fn(node, config)
+    return header(entry.namespaces) + text if entry.namespaces else text
+
+
+_registered = False
+
+
+def _ensure_registered() -> None:
+    """Register the built-in printers on first use (they import the IR, a lower layer)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    from ember.ir import IRModule, Node
+    from ember.tir.function import PrimFunc
+
+    from .ir_module import print_ir_module
+    from .tir_func import print_prim_func, print_tir_fragment
+
+    register_printer(Node, print_tir_fragment)
+    register_printer(PrimFunc, print_prim_func, ("ir", "tir"))
+    register_printer(IRModule, print_ir_module, ("ir", "tir"))

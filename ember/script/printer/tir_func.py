@@ -1,0 +1,126 @@
+"""Printing PrimFuncs (signature, buffer params, attributes, implicit root block).
+
+A buffer parameter prints in the signature (``A: T.Buffer((128,), "float32")``) when
+every variable in its shape is an earlier scalar parameter; otherwise the parameter
+is a ``T.handle`` and the buffer is bound in the body with ``T.match_buffer`` after
+its shape variables are declared (``n = T.int32()``), as TVM prints it.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IntImm, PrimExpr, Var
+from ember.runtime.dtype import DataType
+from ember.tir.buffer import Buffer
+from ember.tir.function import PrimFunc
+from ember.tir.functor import post_order_visit
+from ember.tir.stmt import Block, BlockRealize
+
+from .tir_expr import py_str
+from .tir_stmt import StmtPrinter
+
+__all__ = ["PrimFuncPrinter", "is_implicit_root"]
+
+
+def is_implicit_root(body) -> bool:
+    """True for a root block the parser would have made itself (so it prints as a comment)."""
+    if not isinstance(body, BlockRealize):
+        return False
+    b: Block = body.block
+    pred = body.predicate
+    return (
+        b.name_hint == "root" and not b.iter_vars and not body.iter_values and not b.reads
+        and not b.writes and b.init is None and not b.match_buffers and not b.annotations
+        and isinstance(pred, IntImm) and pred.value == 1
+    )
+
+
+def _free_vars(buf: Buffer) -> list[Var]:
+    found: list[Var] = []
+    fields = list(buf.shape) + list(buf.strides)
+    if buf.elem_offset is not None:
+        fields.append(buf.elem_offset)
+    for e in fields:
+        post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) else None)
+    return found
+
+
+class PrimFuncPrinter(StmtPrinter):
+    """Renders a whole PrimFunc."""
+
+    def func(self, f: PrimFunc, name: str, private: bool) -> list[str]:
+        params, deferred = [], []
+        for p in f.params:
+            buf = f.buffer_map.get(p)
+            if buf is None:
+                params.append(f"{self.define(p, p.name)}: {self.param_annotation(p)}")
+            elif all(id(v) in self.defined for v in _free_vars(buf)):
+                call = self.buffer_call("T.Buffer", buf, dtype_always=True)
+                bname = self.define(buf, buf.name)
+                self.namer.bind(p, bname) if not self.namer.has(p) else None
+                self.defined.add(id(p))
+                self.bind_buffer_data(buf, bname)
+                params.append(f"{bname}: {call}")
+            else:
+                hint = f"var_{buf.name}" if p.name == buf.name else p.name
+                params.append(f"{self.define(p, hint)}: T.handle")
+                deferred.append((p, buf))
+        ret = ""
+        if isinstance(f.ret_type, DataType):
+            ret = f" -> T.{f.ret_type}"
+        decorator = "@T.prim_func(private=True)" if private else "@T.prim_func"
+        head = [decorator, f"def {name}({', '.join(params)}){ret}:"]
+        self.depth = 1
+        attrs = dict(f.attrs)
+        if not private and next(iter(attrs), None) == "global_symbol" and attrs["global_symbol"] == name:
+            del attrs["global_symbol"]
+        if attrs:
+            self.emit(f"T.func_attr({self.value(attrs)})")
+        for p, buf in deferred:
+            call = self.buffer_call("T.match_buffer", buf, source=self.var(p))
+            bname = self.define(buf, buf.name)
+            self.bind_buffer_data(buf, bname)
+            self.emit(f"{bname} = {call}")
+        if is_implicit_root(f.body):
+            root = f.body.block
+            self.emit('# with T.block("root"):')
+            for buf in root.alloc_buffers:
+                self.alloc_buffer(buf)
+            self.body(root.body)
+        else:
+            self.body(f.body)
+        return head + self.lines
+
+    def param_annotation(self, p: Var) -> str:
+        ann = p.type_annotation
+        if p.dtype.is_handle:
+            if ann is None:
+                return "T.handle"
+            scope = "" if ann.storage_scope == "global" else f", {py_str(ann.storage_scope)}"
+            return f"T.handle({py_str(str(ann.element_dtype))}{scope})"
+        return f"T.{p.dtype}"
+
+
+def print_prim_func(f: PrimFunc, config) -> str:
+    """The registered printer of PrimFunc: ``config`` gives the name and module context."""
+    attrs = f.attrs or {}
+    name = config.name or attrs.get("global_symbol") or "main"
+    private = "global_symbol" not in attrs
+    printer = PrimFuncPrinter(module_funcs=config.module_funcs)
+    return "\n".join(printer.func(f, str(name), private))
+
+
+def print_tir_fragment(node, config) -> str:
+    """Expressions, statements and other TIR pieces, without declarations of free names."""
+    printer = PrimFuncPrinter(declare_free=False, module_funcs=config.module_funcs)
+    if isinstance(node, PrimExpr):
+        return printer.expr(node)
+    if isinstance(node, Buffer):
+        return printer.buffer_call("T.Buffer", node, dtype_always=True)
+    from ember.tir.stmt import IterVar, Stmt
+
+    if isinstance(node, Stmt):
+        printer.body(node)
+        return "\n".join(printer.lines)
+    if isinstance(node, IterVar):
+        return printer.iter_var(node)
+    return printer.expr(node)

@@ -1,0 +1,294 @@
+"""Printing TIR statements as TVMScript: loops, blocks, control flow, allocation.
+
+Statements that scope over "the rest" (LetStmt, Allocate, DeclBuffer, AssertStmt,
+AttrStmt) print flat (``x: T.int32 = v`` followed by the body at the same depth) when
+they are the last statement of their sequence, and as a ``with`` block otherwise, so
+the parser can always tell what they enclose.  Perfectly nested serial loops from 0
+collapse into ``T.grid``; block iterators bound one-to-one to enclosing loops print
+as ``T.axis.remap``.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IntImm, structural_equal
+from ember.tir.buffer import Buffer
+from ember.tir.functor import post_order_visit
+from ember.tir.stmt import (
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
+    ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, While,
+)
+
+from .tir_expr import ExprPrinter, py_str, range_stop
+
+__all__ = ["StmtPrinter"]
+
+_LOOP_KIND = {
+    ForKind.SERIAL: "T.serial", ForKind.PARALLEL: "T.parallel",
+    ForKind.VECTORIZED: "T.vectorized", ForKind.UNROLLED: "T.unroll",
+    ForKind.THREAD_BINDING: "T.thread_binding",
+}
+_AXIS_KIND = {
+    IterVarType.DataPar: ("spatial", "S"), IterVarType.CommReduce: ("reduce", "R"),
+    IterVarType.Ordered: ("scan", None), IterVarType.Opaque: ("opaque", None),
+}
+
+
+def _is_zero_of(x, dtype) -> bool:
+    return isinstance(x, IntImm) and x.value == 0 and x.dtype is dtype
+
+
+def _is_true(x) -> bool:
+    return isinstance(x, IntImm) and x.dtype.is_bool and x.value == 1
+
+
+def _uses_any(expr, var_ids: set) -> bool:
+    found = []
+    post_order_visit(expr, lambda n: found.append(1) if id(n) in var_ids else None)
+    return bool(found)
+
+
+def _grid_loop(s) -> bool:
+    return (
+        isinstance(s, For) and s.kind == ForKind.SERIAL and not s.annotations
+        and s.thread_binding is None and _is_zero_of(s.min, s.loop_var.dtype)
+        and s.extent.dtype is s.loop_var.dtype
+    )
+
+
+class StmtPrinter(ExprPrinter):
+    """Renders statements into indented lines."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.lines: list[str] = []
+        self.depth = 0
+        self.loops: dict[int, For] = {}
+
+    # -- output -----------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        """Add a line, preceded by declarations its expressions made pending."""
+        pad = "    " * self.depth
+        for line in self.take_pending():
+            self.lines.append(pad + line)
+        self.lines.append(pad + text)
+
+    def body(self, stmt, last: bool = True) -> None:
+        if isinstance(stmt, SeqStmt):
+            if not stmt.seq:
+                self.emit("T.evaluate(0)")
+            for i, s in enumerate(stmt.seq):
+                self.stmt(s, last=last and i == len(stmt.seq) - 1)
+        else:
+            self.stmt(stmt, last=last)
+
+    def nested(self, stmt) -> None:
+        self.depth += 1
+        self.body(stmt)
+        self.depth -= 1
+
+    def stmt(self, s, last: bool = True) -> None:
+        for klass in type(s).__mro__:
+            method = _STMT_RULES.get(klass)
+            if method is not None:
+                method(self, s, last)
+                return
+        self.emit(f"# unprintable statement {type(s).__name__}")
+
+    def scoped(self, flat: str, with_form: str, body, last: bool) -> None:
+        """Print ``flat`` then ``body`` at this depth when last, else ``with with_form:``."""
+        if last:
+            self.emit(flat)
+            self.body(body)
+        else:
+            self.emit(f"with {with_form}:")
+            self.nested(body)
+
+    # -- statements -------------------------------------------------------------------
+    def _store(self, s: BufferStore, last: bool) -> None:
+        target = f"{self.buffer(s.buffer)}{self.indices(s.indices)}"
+        self.emit(f"{target} = {self.expr(s.value)}")
+
+    def _evaluate(self, s: Evaluate, last: bool) -> None:
+        self.emit(f"T.evaluate({self.expr(s.value)})")
+
+    def _for(self, s: For, last: bool) -> None:
+        loops = [s]
+        if _grid_loop(s):
+            bound = {id(s.loop_var)}
+            while _grid_loop(loops[-1].body) and not _uses_any(loops[-1].body.extent, bound):
+                loops.append(loops[-1].body)
+                bound.add(id(loops[-1].loop_var))
+        if len(loops) > 1:
+            extents = ", ".join(self.expr(f.extent) for f in loops)
+            names = ", ".join(self.define(f.loop_var, f.loop_var.name) for f in loops)
+            header = f"for {names} in T.grid({extents}):"
+        else:
+            header = f"for {self.loop_header(s)}:"
+        self.emit(header)
+        for f in loops:
+            self.loops[id(f.loop_var)] = f
+        self.nested(loops[-1].body)
+        for f in loops:
+            self.loops.pop(id(f.loop_var), None)
+
+    def loop_header(self, s: For) -> str:
+        dtype = s.loop_var.dtype
+        if _is_zero_of(s.min, dtype) and s.extent.dtype is dtype:
+            args = [self.expr(s.extent)]
+        else:
+            args = [self.expr(s.min), self.expr(s.min + s.extent)]
+        plain = s.kind == ForKind.SERIAL and not s.annotations
+        head = "range" if plain else _LOOP_KIND[s.kind]
+        if s.kind == ForKind.THREAD_BINDING:
+            tag = s.thread_binding.thread_tag if s.thread_binding is not None else ""
+            args.append(f"thread={py_str(tag)}")
+        if s.annotations:
+            args.append(f"annotations={self.value(s.annotations)}")
+        name = self.define(s.loop_var, s.loop_var.name)
+        return f"{name} in {head}({', '.join(args)})"
+
+    def _while(self, s: While, last: bool) -> None:
+        self.emit(f"while {self.expr(s.condition)}:")
+        self.nested(s.body)
+
+    def _if(self, s: IfThenElse, last: bool) -> None:
+        self.emit(f"if {self.expr(s.condition)}:")
+        self.nested(s.then_case)
+        if s.else_case is not None:
+            self.emit("else:")
+            self.nested(s.else_case)
+
+    def _let(self, s: LetStmt, last: bool) -> None:
+        value = self.expr(s.value)
+        name = self.define(s.var, s.var.name)
+        self.scoped(f"{name}: {self.dtype_annotation(s.var)} = {value}",
+                    f"T.LetStmt({value}) as {name}", s.body, last)
+
+    def dtype_annotation(self, v) -> str:
+        return "T.handle" if v.dtype.is_handle else f"T.{v.dtype}"
+
+    def _allocate(self, s: Allocate, last: bool) -> None:
+        ann = s.buffer_var.type_annotation
+        scope = ann.storage_scope if ann is not None else "global"
+        args = [self.value(list(s.extents)), py_str(str(s.dtype)), py_str(scope)]
+        if not _is_true(s.condition):
+            args.append(self.expr(s.condition))
+        if s.annotations:
+            args.append(f"annotations={self.value(s.annotations)}")
+        call = f"T.allocate({', '.join(args)})"
+        name = self.define(s.buffer_var, s.buffer_var.name)
+        self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last)
+
+    def _decl_buffer(self, s: DeclBuffer, last: bool) -> None:
+        call = self.buffer_call("T.decl_buffer", s.buffer, with_data=True)
+        name = self.define(s.buffer, s.buffer.name)
+        self.bind_buffer_data(s.buffer, name)
+        self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last)
+
+    def _assert(self, s: AssertStmt, last: bool) -> None:
+        cond, msg = self.expr(s.condition), self.expr(s.message)
+        self.scoped(f"assert {cond}, {msg}", f"T.Assert({cond}, {msg})", s.body, last)
+
+    def _attr(self, s: AttrStmt, last: bool) -> None:
+        node = self.iter_var(s.node) if isinstance(s.node, IterVar) else self.value(s.node)
+        call = f"T.attr({node}, {py_str(s.attr_key)}, {self.value(s.value)})"
+        self.scoped(call, call, s.body, last)
+
+    def iter_var(self, iv: IterVar) -> str:
+        dom = "None" if iv.dom is None else self.expr(iv.dom)
+        kind = py_str(iv.iter_type.name)
+        return f"T.iter_var({self.var(iv.var)}, {dom}, {kind}, {py_str(iv.thread_tag)})"
+
+    # -- blocks -----------------------------------------------------------------------
+    def _block_realize(self, s: BlockRealize, last: bool) -> None:
+        self.block(s.block, s.iter_values, s.predicate)
+
+    def _bare_block(self, s: Block, last: bool) -> None:
+        self.block(s, None, None)
+
+    def block(self, block: Block, values, predicate) -> None:
+        extra = "" if values is not None else ", no_realize=True"
+        self.emit(f"with T.block({py_str(block.name_hint)}{extra}):")
+        self.depth += 1
+        if values is not None:
+            self.axes(block.iter_vars, values)
+        else:
+            for iv in block.iter_vars:
+                self.define(iv.var, iv.var.name)
+        if predicate is not None and not _is_true(predicate):
+            self.emit(f"T.where({self.expr(predicate)})")
+        self.block_header(block)
+        if block.init is not None:
+            self.emit("with T.init():")
+            self.nested(block.init)
+        self.body(block.body)
+        self.depth -= 1
+
+    def block_header(self, block: Block, regions: bool = True) -> None:
+        """reads, writes, attributes, allocated and matched buffers of a block."""
+        if regions:
+            self.emit(f"T.reads({', '.join(self.expr(r) for r in block.reads)})")
+            self.emit(f"T.writes({', '.join(self.expr(r) for r in block.writes)})")
+        if block.annotations:
+            self.emit(f"T.block_attr({self.value(block.annotations)})")
+        for buf in block.alloc_buffers:
+            self.alloc_buffer(buf)
+        for mb in block.match_buffers:
+            source = self.expr(mb.source)
+            call = self.buffer_call("T.match_buffer", mb.buffer, source=source)
+            name = self.define(mb.buffer, mb.buffer.name)
+            self.bind_buffer_data(mb.buffer, name)
+            self.emit(f"{name} = {call}")
+
+    def alloc_buffer(self, buf: Buffer) -> None:
+        call = self.buffer_call("T.alloc_buffer", buf)
+        name = self.define(buf, buf.name)
+        self.bind_buffer_data(buf, name)
+        self.emit(f"{name} = {call}")
+
+    def axes(self, iter_vars, values) -> None:
+        remap = self.remap_kinds(iter_vars, values)
+        if remap is not None:
+            vals = ", ".join(self.expr(v) for v in values)
+            names = ", ".join(self.define(iv.var, iv.var.name) for iv in iter_vars)
+            self.emit(f"{names} = T.axis.remap({py_str(remap)}, [{vals}])")
+            return
+        for iv, value in zip(iter_vars, values):
+            kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
+            dom = iv.dom
+            if _is_zero_of(dom.min, dom.extent.dtype):
+                dom_text = self.expr(dom.extent)
+            else:
+                dom_text = f"({self.expr(dom.min)}, {self.expr(range_stop(dom))})"
+            extra = "" if iv.var.dtype is dom.extent.dtype else f", dtype={py_str(str(iv.var.dtype))}"
+            line = f"T.axis.{kind}({dom_text}, {self.expr(value)}{extra})"
+            self.emit(f"{self.define(iv.var, iv.var.name)} = {line}")
+
+    def remap_kinds(self, iter_vars, values) -> str | None:
+        """"SSR"-style kinds when every iterator is bound to a whole enclosing loop."""
+        if not iter_vars:
+            return None
+        kinds, seen = [], set()
+        for iv, value in zip(iter_vars, values):
+            loop = self.loops.get(id(value))
+            letter = _AXIS_KIND.get(iv.iter_type, (None, None))[1]
+            if loop is None or letter is None or id(value) in seen:
+                return None
+            dom = iv.dom
+            if iv.var.dtype is not dom.extent.dtype or iv.var.dtype is not loop.loop_var.dtype:
+                return None
+            if not (structural_equal(dom.min, loop.min) and structural_equal(dom.extent, loop.extent)):
+                return None
+            seen.add(id(value))
+            kinds.append(letter)
+        return "".join(kinds)
+
+
+_STMT_RULES = {
+    BufferStore: StmtPrinter._store, Evaluate: StmtPrinter._evaluate, For: StmtPrinter._for,
+    While: StmtPrinter._while, IfThenElse: StmtPrinter._if, LetStmt: StmtPrinter._let,
+    Allocate: StmtPrinter._allocate, DeclBuffer: StmtPrinter._decl_buffer,
+    AssertStmt: StmtPrinter._assert, AttrStmt: StmtPrinter._attr,
+    BlockRealize: StmtPrinter._block_realize, Block: StmtPrinter._bare_block,
+    SeqStmt: lambda self, s, last: self.body(s, last),
+}
