@@ -4,7 +4,7 @@ and the global function registry.  Imports nothing from ember's compiler package
 from . import dlpack
 from .compiled_function import CompiledFunction
 from .device import Device, DeviceType, cl, cpu, cuda, cuda_host, device, ext_dev, gpu, metal, opencl, rocm, vulkan, webgpu
-from .device_api import DeviceAPI, get_device_api, register_device_api
+from .device_api import DeviceAPI, get_device_api, register_device_api, remove_device_api
 from .dtype import DataType
 from .errors import ArgumentError, ArgumentTypeError
 from .function_info import FunctionInfo, ParamInfo
@@ -18,6 +18,6 @@ __all__ = [
     "DeviceType", "FunctionInfo", "Module", "NDArray", "ParamInfo", "ProfileResult", "array", "cl",
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
     "get_device_api", "get_global_func", "gpu", "list_global_func_names", "metal", "opencl",
-    "register_device_api", "register_func", "remove_global_func", "rocm", "tensor",
+    "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "tensor",
     "time_evaluator", "vulkan", "webgpu",
 ]  # fmt: skip

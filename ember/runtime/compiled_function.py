@@ -88,15 +88,20 @@ class CompiledFunction:
         keep = None  # temporaries (DLTensors for numpy / DLPack args) alive until the call returns
         try:
             i = 0
-            for table, arg in zip(self._tables, args):
-                convert = table.get(type(arg))
-                if convert is None:
-                    if keep is None:
-                        keep = []
-                    buf[i] = self._convert_slow(i, arg, keep)
-                else:
-                    buf[i] = convert(arg)
-                i += 1
+            try:
+                for table, arg in zip(self._tables, args):
+                    convert = table.get(type(arg))
+                    if convert is None:
+                        if keep is None:
+                            keep = []
+                        buf[i] = self._convert_slow(i, arg, keep)
+                    else:
+                        buf[i] = convert(arg)
+                    i += 1
+            except ArgumentError:
+                raise
+            except Exception as err:  # e.g. an int too large, a producer refusing DLPack export
+                raise ArgumentTypeError(f"{self.info.name}: {_where(self.info.params[i], i)}: {err}") from err
             status = self._fn(address, nargs)
             if status:
                 raise self._explain(status, args, buf)
@@ -110,10 +115,7 @@ class CompiledFunction:
     # -- slow paths --------------------------------------------------------------------------
     def _convert_slow(self, index: int, arg: Any, keep: list) -> int:
         param = self.info.params[index]
-        try:
-            value = _CONVERTERS[param.kind](arg, keep)
-        except (TypeError, OverflowError, BufferError, ValueError) as err:
-            raise ArgumentTypeError(f"{self.info.name}: {_where(param, index)}: {err}") from None
+        value = _CONVERTERS[param.kind](arg, keep)
         if value is None:
             raise ArgumentTypeError(f"{self.info.name}: {_where(param, index)}: expected {_EXPECTED[param.kind]}, got {type(arg).__name__}")
         return value

@@ -40,3 +40,8 @@ def register_device_api(device_type: int, api: DeviceAPI, override: bool = False
 def get_device_api(device_type: int) -> DeviceAPI | None:
     """The registered back end for a device type, or None."""
     return _apis.get(device_type)
+
+
+def remove_device_api(device_type: int) -> None:
+    """Uninstall the back end of a device type (no-op when none is registered)."""
+    _apis.pop(int(device_type), None)

@@ -263,7 +263,7 @@ def _aligned_empty(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
     nbytes = math.prod(shape) * np_dtype.itemsize
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
     start = (-raw.ctypes.data) % ALIGNMENT
-    return raw[start : start + nbytes].view(np_dtype).reshape(shape)
+    return np.ndarray(shape, np_dtype, buffer=raw, offset=start)
 
 
 @functools.cache

@@ -17,7 +17,6 @@ from ember.runtime.dtype import DataType
 
 llvm.initialize_native_target()
 llvm.initialize_native_asmprinter()
-_TARGET_MACHINE = llvm.Target.from_default_triple().create_target_machine()
 
 
 class _Emitter:
@@ -133,7 +132,8 @@ def build(name: str, params: list[ParamInfo], body: str) -> CompiledFunction:
     text = "\n".join([f"define i32 @{name}(ptr %args, i32 %nargs) {{", "entry:", *e.lines, body.strip("\n"), "}", ""])
     module = llvm.parse_assembly(text)
     module.verify()
-    engine = llvm.create_mcjit_compiler(module, _TARGET_MACHINE)
+    # The engine takes ownership of its target machine: one each.
+    engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
     engine.finalize_object()
     info = FunctionInfo(name, tuple(params), tuple(e.checks))
     return CompiledFunction(engine.get_function_address(name), info, keepalive=engine)
