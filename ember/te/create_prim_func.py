@@ -140,8 +140,13 @@ def _free_vars(ops, shape_vars: set, bound: set) -> list[Var]:
     found: dict[Var, None] = {}
 
     def visit(x):
+        if isinstance(x, Reduce):  # the combiner's own Vars are bound by it
+            for part in x.source + (x.condition,) + tuple(x.init):
+                walk_expr(part, visit)
+            return False
         if isinstance(x, Var) and x not in shape_vars and x not in bound and not x.dtype.is_handle:
             found.setdefault(x, None)
+        return None
 
     for op in ops:
         if isinstance(op, ComputeOp):
