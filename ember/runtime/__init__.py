@@ -3,7 +3,22 @@ and the global function registry.  Imports nothing from ember's compiler package
 
 from . import dlpack
 from .compiled_function import CompiledFunction
-from .device import Device, DeviceType, cl, cpu, cuda, cuda_host, device, ext_dev, gpu, metal, opencl, rocm, vulkan, webgpu
+from .device import (
+    Device,
+    DeviceType,
+    cl,
+    cpu,
+    cuda,
+    cuda_host,
+    device,
+    ext_dev,
+    gpu,
+    metal,
+    opencl,
+    rocm,
+    vulkan,
+    webgpu,
+)
 from .device_api import DeviceAPI, get_device_api, register_device_api, remove_device_api
 from .dtype import DataType
 from .errors import ArgumentError, ArgumentTypeError

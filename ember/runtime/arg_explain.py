@@ -95,7 +95,11 @@ def _check_dim(name: str, axis: int, dim: int | str, got: int, bindings: dict) -
             bindings[dim] = (got, f"{name}.shape[{axis}]")
             return None
         value, where = bindings[dim]
-        return None if got == value else f"expected shape[{axis}] == {value} (symbolic {dim}, bound by {where}), got {got}"
+        return (
+            None
+            if got == value
+            else f"expected shape[{axis}] == {value} (symbolic {dim}, bound by {where}), got {got}"
+        )
     value = _evaluate(dim, {k: v for k, (v, _) in bindings.items()})
     if value is None or got == value:
         return None

@@ -16,7 +16,8 @@ from __future__ import annotations
 import ctypes
 import struct
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -61,7 +62,17 @@ _FAST = {
 class CompiledFunction:
     """A native function at ``address`` described by ``info``; ``keepalive`` owns its code."""
 
-    __slots__ = ("address", "info", "keepalive", "_fn", "_nargs", "_tables", "_pool", "_args_type", "__weakref__")
+    __slots__ = (
+        "address",
+        "info",
+        "keepalive",
+        "_fn",
+        "_nargs",
+        "_tables",
+        "_pool",
+        "_args_type",
+        "__weakref__",
+    )
 
     def __init__(self, address: int, info: FunctionInfo, keepalive: Any = None):
         if not address:
@@ -82,7 +93,9 @@ class CompiledFunction:
     def __call__(self, *args: Any) -> None:
         nargs = self._nargs
         if len(args) != nargs:
-            raise ArgumentError(f"{self.info.name} expects {nargs} arguments ({', '.join(self.info.param_names)}), got {len(args)}")
+            raise ArgumentError(
+                f"{self.info.name} expects {nargs} arguments ({', '.join(self.info.param_names)}), got {len(args)}"
+            )
         pool = self._pool
         buf, address = pool.pop() if pool else self._new_buffer()
         keep = None  # temporaries (DLTensors for numpy / DLPack args) alive until the call returns
@@ -117,12 +130,15 @@ class CompiledFunction:
         param = self.info.params[index]
         value = _CONVERTERS[param.kind](arg, keep)
         if value is None:
-            raise ArgumentTypeError(f"{self.info.name}: {_where(param, index)}: expected {_EXPECTED[param.kind]}, got {type(arg).__name__}")
+            raise ArgumentTypeError(
+                f"{self.info.name}: {_where(param, index)}: expected {_EXPECTED[param.kind]}, got {type(arg).__name__}"
+            )
         return value
 
     def _explain(self, status: int, args: tuple, buf) -> ArgumentError:
         values = [
-            TensorView.read(buf[i]) if p.kind == "buffer" else arg for i, (p, arg) in enumerate(zip(self.info.params, args))
+            TensorView.read(buf[i]) if p.kind == "buffer" else arg
+            for i, (p, arg) in enumerate(zip(self.info.params, args))
         ]
         try:
             detail = explain_failure(self.info, values)
@@ -133,7 +149,9 @@ class CompiledFunction:
             note = ""
         if detail is None:
             checks = self.info.checks
-            detail = checks[status - 1] if 0 < status <= len(checks) else f"native argument check #{status} failed"
+            detail = (
+                checks[status - 1] if 0 < status <= len(checks) else f"native argument check #{status} failed"
+            )
             detail += note
         return ArgumentError(f"{self.info.name}: {detail}")
 

@@ -20,7 +20,9 @@ class DeviceAPI(Protocol):
     def alloc(self, device_id: int, nbytes: int, alignment: int) -> tuple[int, Any]:
         """Allocate ``nbytes``; return (pointer, owner).  Memory is freed when owner dies."""
 
-    def copy(self, dst: int, dst_device: tuple[int, int], src: int, src_device: tuple[int, int], nbytes: int) -> None:
+    def copy(
+        self, dst: int, dst_device: tuple[int, int], src: int, src_device: tuple[int, int], nbytes: int
+    ) -> None:
         """Copy bytes; one side is this device type, the other this type or cpu (1)."""
 
     def sync(self, device_id: int) -> None:
@@ -33,7 +35,9 @@ _apis: dict[int, DeviceAPI] = {}
 def register_device_api(device_type: int, api: DeviceAPI, override: bool = False) -> None:
     """Install the memory back end for a DLPack device type."""
     if device_type in _apis and not override:
-        raise ValueError(f"a DeviceAPI is already registered for device type {device_type}; pass override=True")
+        raise ValueError(
+            f"a DeviceAPI is already registered for device type {device_type}; pass override=True"
+        )
     _apis[int(device_type)] = api
 
 

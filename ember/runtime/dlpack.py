@@ -64,6 +64,7 @@ class DLManagedTensorVersioned(Structure):
 DLPACK_VERSION = (1, 1)
 FLAG_READ_ONLY = 1
 
+
 def is_compact(shape, strides) -> bool:
     """Row-major contiguous strides (in elements), ignoring extent-1 dims as DLPack allows."""
     expected = 1

@@ -32,7 +32,9 @@ class ParamInfo:
         if self.kind not in _KINDS:
             raise ValueError(f"ParamInfo {self.name!r}: kind must be one of {_KINDS}, got {self.kind!r}")
         if self.kind != "buffer" and self.shape:
-            raise ValueError(f"ParamInfo {self.name!r}: only buffer parameters have a shape, got {self.shape!r}")
+            raise ValueError(
+                f"ParamInfo {self.name!r}: only buffer parameters have a shape, got {self.shape!r}"
+            )
         object.__setattr__(self, "shape", tuple(self.shape))
 
     @property

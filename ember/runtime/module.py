@@ -8,7 +8,8 @@ their generated text as ``sources`` or subclass and override ``get_source``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from .device import Device
 from .profiling import ProfileResult, time_evaluator
@@ -82,7 +83,9 @@ class Module:
         entry = self.entry_name
         if entry is None:
             names = ", ".join(self._functions) or "none"
-            raise RuntimeError(f"Module has no entry function: no 'main' and not exactly one function ({names}); use mod['name'](...)")
+            raise RuntimeError(
+                f"Module has no entry function: no 'main' and not exactly one function ({names}); use mod['name'](...)"
+            )
         return self._functions[entry](*args)
 
     def add_function(self, name: str, func: Callable, override: bool = False) -> None:
@@ -127,7 +130,9 @@ class Module:
     ) -> Callable[..., ProfileResult]:
         """Time ``func_name``; see ``ember.runtime.profiling.time_evaluator``."""
         func = self.get_function(func_name, query_imports=True)
-        return time_evaluator(func, dev, number, repeat, min_repeat_ms, f_preproc, cooldown_interval_ms, repeats_to_cooldown)
+        return time_evaluator(
+            func, dev, number, repeat, min_repeat_ms, f_preproc, cooldown_interval_ms, repeats_to_cooldown
+        )
 
     def export_library(self, file_name: str, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError(

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -123,7 +124,9 @@ class NDArray:
             else:
                 source = np.asarray(source, dtype=self._dtype.numpy())
         if source.shape != self.shape:
-            raise ValueError(f"copyfrom: shape mismatch: this array has shape {self.shape}, source has {tuple(source.shape)}")
+            raise ValueError(
+                f"copyfrom: shape mismatch: this array has shape {self.shape}, source has {tuple(source.shape)}"
+            )
         src_dtype = source.dtype if isinstance(source, NDArray) else str(_numpy_dtype(source.dtype))
         if src_dtype != self.dtype:
             raise ValueError(
@@ -169,7 +172,9 @@ class NDArray:
         versioned = max_version is not None and max_version[0] >= 1
         read_only = self._np is not None and not self._np.flags.writeable
         if read_only and not versioned:
-            raise BufferError("__dlpack__: cannot export a read-only array through legacy (unversioned) DLPack")
+            raise BufferError(
+                "__dlpack__: cannot export a read-only array through legacy (unversioned) DLPack"
+            )
         return dlpack.export_capsule(self._dltensor, self, versioned, read_only)
 
     def to_dlpack(self):
@@ -188,7 +193,9 @@ class NDArray:
 # -- constructors ----------------------------------------------------------------------------
 
 
-def empty(shape: int | Sequence[int], dtype: str | DataType = "float32", device: Device | str = None, mem_scope=None) -> NDArray:
+def empty(
+    shape: int | Sequence[int], dtype: str | DataType = "float32", device: Device | str = None, mem_scope=None
+) -> NDArray:
     """An uninitialised array (64-byte aligned on cpu)."""
     dev = cpu(0) if device is None else as_device(device)
     shape = _check_shape(shape)
@@ -201,7 +208,9 @@ def empty(shape: int | Sequence[int], dtype: str | DataType = "float32", device:
     if not dev.exist:
         raise RuntimeError(f"empty: device {dev} does not exist on this machine")
     if api is None:
-        raise RuntimeError(f"empty: no memory back end is registered for {dev.type_name} (see ember.runtime.device_api)")
+        raise RuntimeError(
+            f"empty: no memory back end is registered for {dev.type_name} (see ember.runtime.device_api)"
+        )
     nbytes = math.prod(shape) * dtype.itemsize
     data, owner = api.alloc(dev.device_id, nbytes, ALIGNMENT)
     return NDArray(data, shape, dtype, dev, owner=owner)

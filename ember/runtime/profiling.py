@@ -10,7 +10,8 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -49,7 +50,9 @@ class ProfileResult:
         ms = {k: getattr(self, k) * 1e3 for k in ("mean", "median", "max", "min", "std")}
         header = " ".join(f"{k + ' (ms)':>12}" for k in ms)
         values = " ".join(f"{v:12.4f}" for v in ms.values())
-        return f"Execution time summary ({len(self.results)} repeats x {self.number} calls):\n{header}\n{values}"
+        return (
+            f"Execution time summary ({len(self.results)} repeats x {self.number} calls):\n{header}\n{values}"
+        )
 
 
 def time_evaluator(
@@ -64,7 +67,9 @@ def time_evaluator(
 ) -> Callable[..., ProfileResult]:
     """A callable that runs ``func(*args)`` as described above and returns a ProfileResult."""
     if number < 1 or repeat < 1:
-        raise ValueError(f"time_evaluator: number and repeat must be >= 1, got number={number}, repeat={repeat}")
+        raise ValueError(
+            f"time_evaluator: number and repeat must be >= 1, got number={number}, repeat={repeat}"
+        )
     preproc = get_global_func(f_preproc) if f_preproc else None
 
     def evaluate(*args: Any) -> ProfileResult:

@@ -8,7 +8,7 @@ and ``time_evaluator``'s ``f_preproc`` look functions up here by name.
 from __future__ import annotations
 
 import difflib
-from typing import Callable
+from collections.abc import Callable
 
 _functions: dict[str, Callable] = {}
 
@@ -25,7 +25,9 @@ def register_func(func_name: str | Callable | None = None, f: Callable | None = 
             raise TypeError(f"register_func: expected a callable, got {type(func).__name__}")
         name = func_name if func_name is not None else func.__name__
         if name in _functions and not override:
-            raise ValueError(f"register_func: global function {name!r} is already registered; pass override=True to replace it")
+            raise ValueError(
+                f"register_func: global function {name!r} is already registered; pass override=True to replace it"
+            )
         _functions[name] = func
         return func
 

@@ -25,12 +25,18 @@ def to_numpy(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
-def assert_allclose(actual: Any, desired: Any, rtol: float = 1e-7, atol: float = 0, verbose: bool = True) -> None:
+def assert_allclose(
+    actual: Any, desired: Any, rtol: float = 1e-7, atol: float = 0, verbose: bool = True
+) -> None:
     """Raise AssertionError unless ``actual`` and ``desired`` have the same shape and are close."""
     actual, desired = to_numpy(actual), to_numpy(desired)
     if actual.shape != desired.shape:
-        raise AssertionError(f"assert_allclose: shape mismatch: actual {actual.shape}, desired {desired.shape}")
-    np.testing.assert_allclose(_comparable(actual), _comparable(desired), rtol=rtol, atol=atol, verbose=verbose)
+        raise AssertionError(
+            f"assert_allclose: shape mismatch: actual {actual.shape}, desired {desired.shape}"
+        )
+    np.testing.assert_allclose(
+        _comparable(actual), _comparable(desired), rtol=rtol, atol=atol, verbose=verbose
+    )
 
 
 def _comparable(arr: np.ndarray) -> np.ndarray:

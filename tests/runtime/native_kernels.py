@@ -129,7 +129,9 @@ def build(name: str, params: list[ParamInfo], body: str) -> CompiledFunction:
             if p.kind == "int" and p.name not in bound:
                 e.emit(f"%sym.{p.name} = add i64 %int.{p.name}, 0")
                 bound.add(p.name)
-    text = "\n".join([f"define i32 @{name}(ptr %args, i32 %nargs) {{", "entry:", *e.lines, body.strip("\n"), "}", ""])
+    text = "\n".join(
+        [f"define i32 @{name}(ptr %args, i32 %nargs) {{", "entry:", *e.lines, body.strip("\n"), "}", ""]
+    )
     module = llvm.parse_assembly(text)
     module.verify()
     # The engine takes ownership of its target machine: one each.
@@ -142,7 +144,8 @@ def build(name: str, params: list[ParamInfo], body: str) -> CompiledFunction:
 def elementwise_body(count: str, compute: str, inputs: list[str], output: str, ty: str = "float") -> str:
     """A loop over ``count`` elements: ``%out = <compute using %x.<input>>`` stored to output."""
     loads = "\n".join(
-        f"  %px.{n} = getelementptr {ty}, ptr %data.{n}, i64 %i\n  %x.{n} = load {ty}, ptr %px.{n}" for n in inputs
+        f"  %px.{n} = getelementptr {ty}, ptr %data.{n}, i64 %i\n  %x.{n} = load {ty}, ptr %px.{n}"
+        for n in inputs
     )
     return f"""  br label %head
 head:
@@ -197,7 +200,9 @@ def axpy() -> CompiledFunction:
 def cast_i8_to_i64() -> CompiledFunction:
     """B[i] = A[i] (sign-extended) for A: int8[8], B: int64[8]: fixed shapes, integer dtypes."""
     params = [buffer("A", "int8", (8,)), buffer("B", "int64", (8,))]
-    return _elementwise("cast_i8", params, "%out = sext i8 %x.A to i64", ["A"], "B", "8", ty="i8", out_ty="i64")
+    return _elementwise(
+        "cast_i8", params, "%out = sext i8 %x.A to i64", ["A"], "B", "8", ty="i8", out_ty="i64"
+    )
 
 
 def _elementwise(name, params, compute, inputs, output, count, ty="float", out_ty=None) -> CompiledFunction:
@@ -206,7 +211,9 @@ def _elementwise(name, params, compute, inputs, output, count, ty="float", out_t
         prefix = "  %count = mul i64 %sym.m, 4\n"
     body = elementwise_body(count, compute, inputs, output, ty)
     if out_ty:
-        body = body.replace(f"getelementptr {ty}, ptr %data.{output}", f"getelementptr {out_ty}, ptr %data.{output}")
+        body = body.replace(
+            f"getelementptr {ty}, ptr %data.{output}", f"getelementptr {out_ty}, ptr %data.{output}"
+        )
         body = body.replace(f"store {ty} %out", f"store {out_ty} %out")
     body = prefix + "  br label %start\nstart:\n" + body.replace("{pred}", "start")
     return build(name, params, body)

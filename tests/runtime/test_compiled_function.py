@@ -81,7 +81,9 @@ def test_size_one_dims_with_odd_strides_are_compact():
     torch = pytest.importorskip("torch")
     a = torch.arange(4.0).reshape(4, 1)
     b = torch.zeros(4, 1).t().t()  # extent-1 dim carries an arbitrary stride
-    ADD_2D_COL = build("col", [buffer("A", "float32", ("n", 1)), buffer("B", "float32", ("n", 1))], "  ret i32 0")
+    ADD_2D_COL = build(
+        "col", [buffer("A", "float32", ("n", 1)), buffer("B", "float32", ("n", 1))], "  ret i32 0"
+    )
     ADD_2D_COL(a, b)
 
 
@@ -126,7 +128,9 @@ def test_count():
 
 
 def test_dtype():
-    with pytest.raises(ArgumentError, match=re.escape("add_one: argument 'A' (#1): expected dtype float32, got float64")):
+    with pytest.raises(
+        ArgumentError, match=re.escape("add_one: argument 'A' (#1): expected dtype float32, got float64")
+    ):
         ADD_ONE(np.zeros(3), np.zeros(3, "float32"))
     with pytest.raises(ArgumentError, match="argument 'B' \\(#2\\): expected dtype float32, got int32"):
         ADD_ONE(nd.empty((3,)), nd.empty((3,), "int32"))
@@ -140,9 +144,13 @@ def test_ndim():
 
 
 def test_fixed_shape():
-    with pytest.raises(ArgumentError, match=re.escape("add_2d: argument 'B' (#2): expected shape[1] == 4, got 5")):
+    with pytest.raises(
+        ArgumentError, match=re.escape("add_2d: argument 'B' (#2): expected shape[1] == 4, got 5")
+    ):
         ADD_2D(f32(3, 4), f32(3, 5))
-    with pytest.raises(ArgumentError, match=re.escape("cast_i8: argument 'A' (#1): expected shape[0] == 8, got 7")):
+    with pytest.raises(
+        ArgumentError, match=re.escape("cast_i8: argument 'A' (#1): expected shape[0] == 8, got 7")
+    ):
         CAST(np.zeros(7, "int8"), np.zeros(8, "int64"))
 
 
@@ -150,7 +158,10 @@ def test_symbolic_mismatch_across_args():
     message = "add_one: argument 'B' (#2): expected shape[0] == 7 (symbolic n, bound by A.shape[0]), got 8"
     with pytest.raises(ArgumentError, match=re.escape(message)):
         ADD_ONE(nd.empty((7,)), nd.empty((8,)))
-    with pytest.raises(ArgumentError, match=re.escape("argument 'C' (#3): expected shape[0] == 2 (symbolic n, bound by A.shape[0]), got 3")):
+    with pytest.raises(
+        ArgumentError,
+        match=re.escape("argument 'C' (#3): expected shape[0] == 2 (symbolic n, bound by A.shape[0]), got 3"),
+    ):
         ADD(f32(2), f32(2), f32(3))
 
 
@@ -173,28 +184,46 @@ def test_non_contiguous_numpy():
 def test_non_contiguous_torch():
     torch = pytest.importorskip("torch")
     t = torch.zeros(4, 3).t()
-    with pytest.raises(ArgumentError, match=re.escape("argument 'A' (#1): expected a compact (row-major contiguous) array, got strides (1, 3)")):
+    with pytest.raises(
+        ArgumentError,
+        match=re.escape(
+            "argument 'A' (#1): expected a compact (row-major contiguous) array, got strides (1, 3)"
+        ),
+    ):
         ADD_2D(t, torch.zeros(3, 4))
 
 
 def test_wrong_device():
     fake = runtime.NDArray(0x1000, (7,), "float32", runtime.cuda(0))  # a descriptor only
-    with pytest.raises(ArgumentError, match=re.escape("add_one: argument 'A' (#1): expected a cpu array, got cuda(0)")):
+    with pytest.raises(
+        ArgumentError, match=re.escape("add_one: argument 'A' (#1): expected a cpu array, got cuda(0)")
+    ):
         ADD_ONE(fake, nd.empty((7,)))
 
 
 def test_null_data():
     null = runtime.NDArray(0, (3,), "float32", runtime.cpu(0))
-    with pytest.raises(ArgumentError, match=re.escape("argument 'B' (#2): expected a non-NULL data pointer, got NULL")):
+    with pytest.raises(
+        ArgumentError, match=re.escape("argument 'B' (#2): expected a non-NULL data pointer, got NULL")
+    ):
         ADD_ONE(nd.empty((3,)), null)
 
 
 def test_wrong_python_types():
-    with pytest.raises(ArgumentTypeError, match=re.escape("add_one: argument 'B' (#2): expected an array (NDArray, numpy array or DLPack tensor), got list")):
+    with pytest.raises(
+        ArgumentTypeError,
+        match=re.escape(
+            "add_one: argument 'B' (#2): expected an array (NDArray, numpy array or DLPack tensor), got list"
+        ),
+    ):
         ADD_ONE(f32(3), [1.0, 2.0, 3.0])
-    with pytest.raises(ArgumentTypeError, match=re.escape("axpy: argument 'n' (#1): expected an int, got float")):
+    with pytest.raises(
+        ArgumentTypeError, match=re.escape("axpy: argument 'n' (#1): expected an int, got float")
+    ):
         AXPY(4.0, 1.0, np.ones(4), np.ones(4))
-    with pytest.raises(ArgumentTypeError, match=re.escape("axpy: argument 'alpha' (#2): expected a float, got str")):
+    with pytest.raises(
+        ArgumentTypeError, match=re.escape("axpy: argument 'alpha' (#2): expected a float, got str")
+    ):
         AXPY(4, "2", np.ones(4), np.ones(4))
     with pytest.raises(ArgumentTypeError, match="argument 'n' \\(#1\\): .*does not fit in 64 bits"):
         AXPY(1 << 70, 1.0, np.ones(4), np.ones(4))
@@ -225,7 +254,10 @@ def test_alignment_explained():
     inner = build("aligned", params, "  ret i32 6")  # pretend the alignment check (#6) failed
     f = CompiledFunction(inner.address, info, keepalive=inner)
     misaligned = np.zeros(17, "float32")[1:]
-    with pytest.raises(ArgumentError, match=r"argument 'X' \(#1\): expected data aligned to 64 bytes, got address 0x[0-9a-f]+ \(misaligned by \d+\)"):
+    with pytest.raises(
+        ArgumentError,
+        match=r"argument 'X' \(#1\): expected data aligned to 64 bytes, got address 0x[0-9a-f]+ \(misaligned by \d+\)",
+    ):
         f(misaligned)
 
 
@@ -234,7 +266,9 @@ def test_expression_shapes_are_explained():
     info = FunctionInfo("expr", tuple(params), ("B.shape[0] == n * 2 + 1",))
     inner = build("expr", [buffer("A", "float32", ("n",))], "  ret i32 1")
     f = CompiledFunction(inner.address, FunctionInfo("expr", tuple(params), info.checks), keepalive=inner)
-    with pytest.raises(ArgumentError, match=re.escape("argument 'B' (#2): expected shape[0] == 7 (n * 2 + 1), got 6")):
+    with pytest.raises(
+        ArgumentError, match=re.escape("argument 'B' (#2): expected shape[0] == 7 (n * 2 + 1), got 6")
+    ):
         f(f32(3), f32(6))
 
 

@@ -139,7 +139,9 @@ def test_torch_lifetime():
     assert alive() is None
 
 
-@pytest.mark.parametrize("name", ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize(
+    "name", ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+)
 def test_torch_dtypes_both_ways(name):
     torch = pytest.importorskip("torch")
     if name == "bfloat16":

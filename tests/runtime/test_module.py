@@ -35,7 +35,9 @@ def test_main_is_the_entry():
 def test_no_entry():
     mod = Module({"f": print, "g": print})
     assert mod.entry_name is None
-    with pytest.raises(RuntimeError, match=r"no entry function: no 'main' and not exactly one function \(f, g\)"):
+    with pytest.raises(
+        RuntimeError, match=r"no entry function: no 'main' and not exactly one function \(f, g\)"
+    ):
         mod()
 
 
@@ -103,7 +105,9 @@ def test_time_evaluator_fields():
 
 def test_time_evaluator_min_repeat_ms_grows_number():
     calls = []
-    timer = runtime.time_evaluator(lambda: calls.append(1), runtime.cpu(), number=1, repeat=2, min_repeat_ms=5)
+    timer = runtime.time_evaluator(
+        lambda: calls.append(1), runtime.cpu(), number=1, repeat=2, min_repeat_ms=5
+    )
     result = timer()
     assert result.number > 1
     assert len(calls) >= 1 + 2 * result.number  # warm-up plus both repeats
@@ -113,7 +117,9 @@ def test_time_evaluator_preproc_and_errors():
     seen = []
     runtime.register_func("test.preproc", lambda *args: seen.append(args), override=True)
     try:
-        timer = runtime.time_evaluator(lambda x: None, runtime.cpu(), number=2, repeat=3, f_preproc="test.preproc")
+        timer = runtime.time_evaluator(
+            lambda x: None, runtime.cpu(), number=2, repeat=3, f_preproc="test.preproc"
+        )
         timer(7)
         assert seen == [(7,)] * 3
     finally:

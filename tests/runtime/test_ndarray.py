@@ -126,7 +126,9 @@ def test_copyfrom_errors():
     a = nd.empty((2, 2), "float32")
     with pytest.raises(ValueError, match=r"shape mismatch: this array has shape \(2, 2\), source has \(3,\)"):
         a.copyfrom(np.ones(3, "float32"))
-    with pytest.raises(ValueError, match=r"dtype mismatch: this array is float32, source is float64.*astype\('float32'\)"):
+    with pytest.raises(
+        ValueError, match=r"dtype mismatch: this array is float32, source is float64.*astype\('float32'\)"
+    ):
         a.copyfrom(np.ones((2, 2)))
     with pytest.raises(ValueError, match="dtype mismatch"):
         a.copyfrom(nd.empty((2, 2), "int32"))
