@@ -1,0 +1,19 @@
+"""ember.tir.schedule: TensorIR schedules (TVM's ``tir.Schedule``) and their traces.
+
+``Schedule`` holds a ``ScheduleState`` (the current IRModule; every primitive returns a
+new PrimFunc that is swapped in) and a table from handles (``BlockRV``, ``LoopRV``,
+``ExprRV``) to stable keys — a block's name, a loop's Var, a sampled value — looked
+up in the current IR on each use (see ``state.py``).  Every primitive is recorded in
+a ``Trace`` that prints as Python, serialises to JSON and replays.  Illegal uses raise
+``ScheduleError`` with the IR printed and the offending block or loop marked.
+"""
+
+from .errors import ScheduleError
+from .schedule import Schedule
+from .state import BlockRV, ExprRV, LoopRV, ScheduleState
+from .trace import Instruction, InstructionKind, Trace
+
+__all__ = [
+    "Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "ExprRV", "Trace",
+    "Instruction", "InstructionKind",
+]

@@ -1,0 +1,261 @@
+"""Read-only queries on a PrimFunc's statement tree that every primitive shares.
+
+Navigation (finding a block by name or a loop by its loop Var, the path of ancestors
+to a statement, the loops above a block up to its scope block, the child blocks of a
+scope), dependences (producers and consumers among sibling blocks), block kinds
+(reduction, trivial bindings) and access-region inference, plus ``replace_stmts``,
+which rebuilds the tree with some statements swapped (or removed) by identity.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IntImm, PrimExpr, Range, Var, const
+from ember.tir.buffer import BufferLoad, BufferRegion
+from ember.tir.functor import IRMutator, collect, post_order_visit
+from ember.tir.stmt import (
+    AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, For, IfThenElse,
+    IterVarType, LetStmt, SeqStmt, Stmt, seq,
+)
+
+from . import _arith
+
+__all__ = [
+    "stmt_children", "walk", "find_block", "find_loop", "path_to", "loops_above", "scope_of",
+    "child_blocks", "block_names", "blocks_under", "is_reduction", "producers", "consumers",
+    "infer_regions", "replace_stmts", "vars_in", "writes_buffer", "reads_buffer", "is_true",
+]
+
+_BODY_ONLY = (LetStmt, AttrStmt, AssertStmt, DeclBuffer)
+
+
+def stmt_children(s) -> tuple:
+    """The statements directly below ``s`` (a Block's init first, then its body)."""
+    if isinstance(s, SeqStmt):
+        return s.seq
+    if isinstance(s, For):
+        return (s.body,)
+    if isinstance(s, BlockRealize):
+        return (s.block,)
+    if isinstance(s, Block):
+        return (s.init, s.body) if s.init is not None else (s.body,)
+    if isinstance(s, IfThenElse):
+        return (s.then_case,) if s.else_case is None else (s.then_case, s.else_case)
+    if isinstance(s, _BODY_ONLY) or hasattr(s, "body") and isinstance(s.body, Stmt):
+        return (s.body,)
+    return ()
+
+
+def walk(s):
+    """All statements under ``s`` in pre-order (``s`` included)."""
+    stack = [s]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(stmt_children(x)))
+
+
+def find_block(func, name: str) -> BlockRealize | None:
+    for s in walk(func.body):
+        if isinstance(s, BlockRealize) and s.block.name_hint == name:
+            return s
+    return None
+
+
+def find_loop(func, var: Var) -> For | None:
+    for s in walk(func.body):
+        if isinstance(s, For) and s.loop_var is var:
+            return s
+    return None
+
+
+def path_to(root, target) -> list | None:
+    """Ancestors of ``target`` from ``root`` down to its parent (``None`` if absent)."""
+    if root is target:
+        return []
+    stack = [(root, [])]
+    while stack:
+        node, path = stack.pop()
+        for child in stmt_children(node):
+            if child is target:
+                return path + [node]
+            stack.append((child, path + [node]))
+    return None
+
+
+def loops_above(func, stmt) -> list[For]:
+    """Loops enclosing ``stmt`` (outermost first) up to the nearest enclosing block."""
+    path = path_to(func.body, stmt) or []
+    loops: list[For] = []
+    for s in reversed(path):
+        if isinstance(s, Block | BlockRealize):
+            break
+        if isinstance(s, For):
+            loops.append(s)
+    return loops[::-1]
+
+
+def scope_of(func, stmt) -> BlockRealize | None:
+    """The nearest enclosing BlockRealize of ``stmt`` (its scope block)."""
+    for s in reversed(path_to(func.body, stmt) or []):
+        if isinstance(s, BlockRealize):
+            return s
+    return None
+
+
+def child_blocks(s) -> list[BlockRealize]:
+    """Blocks directly under ``s`` (not inside another block), in program order."""
+    found: list[BlockRealize] = []
+    roots = stmt_children(s.block) if isinstance(s, BlockRealize) else stmt_children(s)
+    stack = list(reversed(roots))
+    while stack:
+        x = stack.pop()
+        if isinstance(x, BlockRealize):
+            found.append(x)
+            continue
+        stack.extend(reversed(stmt_children(x)))
+    return found
+
+
+def blocks_under(s) -> list[BlockRealize]:
+    """Every BlockRealize under ``s`` (``s`` included), pre-order."""
+    return [x for x in walk(s) if isinstance(x, BlockRealize)]
+
+
+def block_names(func) -> list[str]:
+    return [x.block.name_hint for x in walk(func.body) if isinstance(x, BlockRealize)]
+
+
+def is_true(e) -> bool:
+    return isinstance(e, IntImm) and bool(e.value)
+
+
+def is_reduction(block: Block) -> bool:
+    return block.init is not None or any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars)
+
+
+def writes_buffer(block: Block, buffer) -> bool:
+    return any(r.buffer is buffer for r in block.writes)
+
+
+def reads_buffer(block: Block, buffer) -> bool:
+    return any(r.buffer is buffer for r in block.reads)
+
+
+def producers(func, realize: BlockRealize) -> list[BlockRealize]:
+    """Earlier sibling blocks (same scope) that write a buffer ``realize`` reads."""
+    scope = scope_of(func, realize)
+    siblings = child_blocks(scope) if scope is not None else []
+    out = []
+    for sib in siblings:
+        if sib is realize:
+            break
+        if any(reads_buffer(realize.block, w.buffer) for w in sib.block.writes):
+            out.append(sib)
+    return out
+
+
+def consumers(func, realize: BlockRealize) -> list[BlockRealize]:
+    """Later sibling blocks (same scope) that read a buffer ``realize`` writes."""
+    scope = scope_of(func, realize)
+    siblings = child_blocks(scope) if scope is not None else []
+    out, seen = [], False
+    for sib in siblings:
+        if sib is realize:
+            seen = True
+            continue
+        if seen and any(writes_buffer(realize.block, r.buffer) for r in sib.block.reads):
+            out.append(sib)
+    return out
+
+
+def vars_in(e) -> list[Var]:
+    return collect(e, lambda n: isinstance(n, Var))
+
+
+# -- access regions -----------------------------------------------------------------------
+
+def _region_of(accesses: list, buffer, relax: dict) -> BufferRegion:
+    """The smallest box covering ``accesses`` (index tuples), relaxing ``relax`` vars."""
+    lows: list = [None] * len(buffer.shape)
+    highs: list = [None] * len(buffer.shape)
+    for indices in accesses:
+        for d, index in enumerate(indices):
+            if index.dtype.lanes > 1:  # a Ramp: [base, base + stride*(lanes-1)]
+                from ember.ir import Ramp
+
+                if isinstance(index, Ramp):
+                    lo, hi = _arith.relax_bound(index.base, relax)
+                    hi = _arith.simplify(hi + index.stride * (index.lanes - 1))
+                else:
+                    lo, hi = const(0, "int32"), buffer.shape[d] - 1
+            else:
+                lo, hi = _arith.relax_bound(index, relax)
+            lows[d] = lo if lows[d] is None else _arith.min_expr(lows[d], lo)
+            highs[d] = hi if highs[d] is None else _arith.max_expr(highs[d], hi)
+    return BufferRegion(buffer, tuple(
+        Range(lo, _arith.simplify(hi - lo + 1)) for lo, hi in zip(lows, highs)
+    ))
+
+
+def infer_regions(block: Block) -> tuple[tuple, tuple]:
+    """(reads, writes) of ``block`` from its body, relaxing loops inside the block.
+
+    A buffer both read and written by a reduction update appears in both lists; the
+    block's own allocations and buffers matched inside it are left out.
+    """
+    loads: dict = {}
+    stores: dict = {}
+    relax: dict = {}
+    local = {id(b) for b in block.alloc_buffers} | {id(m.buffer) for m in block.match_buffers}
+    matched = {id(m.buffer): m for m in block.match_buffers}
+
+    def visit(n):
+        if isinstance(n, For):
+            relax[n.loop_var] = (n.min, _arith.simplify(n.min + n.extent - 1))
+        elif isinstance(n, BufferLoad) and id(n.buffer) not in local:
+            loads.setdefault(n.buffer, []).append(n.indices)
+        elif isinstance(n, BufferStore) and id(n.buffer) not in local:
+            stores.setdefault(n.buffer, []).append(n.indices)
+        elif isinstance(n, Block) and n is not block:
+            pass
+
+    for part in (block.init, block.body):
+        if part is not None:
+            post_order_visit(part, visit)
+    reads = [_region_of(acc, buf, relax) for buf, acc in loads.items()]
+    writes = [_region_of(acc, buf, relax) for buf, acc in stores.items()]
+    for m in matched.values():  # a matched region counts as read and written
+        reads.append(m.source)
+        writes.append(m.source)
+    return tuple(reads), tuple(writes)
+
+
+# -- rebuilding --------------------------------------------------------------------------
+
+class _Replacer(IRMutator):
+    """Swaps statements by identity; walks statements only (expressions are kept)."""
+
+    def __init__(self, mapping: dict):
+        super().__init__()
+        self.mapping = mapping
+
+    def visit(self, x):
+        if isinstance(x, PrimExpr):
+            return x
+        if isinstance(x, Stmt | Block) and id(x) in self.mapping:
+            return self.mapping[id(x)][1]
+        return super().visit(x)
+
+    def visit_SeqStmt(self, s):
+        new = [self.visit(x) for x in s.seq]
+        if all(a is b for a, b in zip(new, s.seq)):
+            return s
+        return seq(*new) if any(x is not None for x in new) else None
+
+
+def replace_stmts(root, mapping: dict):
+    """``root`` with each key statement replaced by its value (``None`` removes it).
+
+    ``mapping`` maps old statements to new ones (by identity)."""
+    by_id = {id(k): (k, v) for k, v in mapping.items()}
+    return _Replacer(by_id).visit(root)

@@ -1,0 +1,204 @@
+"""Loop transformations: split, fuse, reorder, add_unit_loop.
+
+Each is a function ``(func, ...) -> (new_func, result)`` over resolved nodes: the loop
+being rewritten is replaced by new loops (fresh Vars), and every use of the old loop
+variable below it is substituted by its expression in the new ones, so block
+bindings such as ``vi = i`` become ``vi = i_0 * 4 + i_1``.
+"""
+
+from __future__ import annotations
+
+from ember.ir import And, IntImm, Var, const, replace
+from ember.tir.functor import ir_transform, substitute
+from ember.tir.stmt import BlockRealize, For, ForKind
+
+from . import _arith
+from .analysis import is_true, path_to, replace_stmts
+from .errors import ScheduleError
+
+__all__ = ["split", "fuse", "reorder", "add_unit_loop"]
+
+
+def _simplify_bindings(stmt, bounds: dict):
+    """Fold the affine parts of block bindings and predicates below ``stmt``."""
+
+    def post(n):
+        if isinstance(n, BlockRealize):
+            values = tuple(_arith.simplify(v, bounds) for v in n.iter_values)
+            pred = n.predicate
+            return replace(n, iter_values=values if any(a is not b for a, b in zip(values, n.iter_values))
+                           else n.iter_values, predicate=pred)
+        return None
+
+    return ir_transform(stmt, None, post, only_enable=["BlockRealize"])
+
+
+def _add_predicate(stmt, cond):
+    def post(n):
+        if isinstance(n, BlockRealize):
+            pred = cond if is_true(n.predicate) else And(n.predicate, cond)
+            return replace(n, predicate=pred)
+        return None
+
+    return ir_transform(stmt, None, post, only_enable=["BlockRealize"])
+
+
+def _loop_bounds(func, loop: For) -> dict:
+    """Constant bounds of the loop vars around and including ``loop``."""
+    bounds = {}
+    for s in (path_to(func.body, loop) or []) + [loop]:
+        if isinstance(s, For):
+            lo, hi = _arith.const_bound(s.min), _arith.const_bound(s.min + s.extent - 1)
+            if lo[0] is not None and hi[1] is not None:
+                bounds[s.loop_var] = (lo[0], hi[1])
+    return bounds
+
+
+def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
+          disable_predication: bool = False):
+    """Split ``loop`` into ``len(factors)`` nested loops; returns (func, new loop vars)."""
+    if len(factors) < 2:
+        raise ScheduleError(f"split needs at least 2 factors, got {factors!r}", func, loop=loop)
+    if sum(f is None for f in factors) > 1:
+        raise ScheduleError(f"split factors may contain at most one None, got {factors!r}", func, loop=loop)
+    for f in factors:
+        if f is not None and (not isinstance(f, int) or f <= 0):
+            raise ScheduleError(f"split factors must be positive integers or None, got {f!r} in "
+                                f"{factors!r}", func, loop=loop)
+    known = 1
+    for f in factors:
+        known *= f if f is not None else 1
+    extent = loop.extent
+    n = _arith.as_int(extent)
+    if None in factors:
+        inferred = -(-n // known) if n is not None else _arith.simplify((extent + (known - 1)) // known)
+        factors = [inferred if f is None else f for f in factors]
+    elif n is not None and known < n:
+        raise ScheduleError(
+            f"split: the product of the factors {factors!r} is {known}, which does not cover the "
+            f"extent {n} of loop {loop.loop_var.name!r}", func, loop=loop)
+    name, dtype = loop.loop_var.name, loop.loop_var.dtype
+    new_vars = [Var(f"{name}_{k}", dtype) for k in range(len(factors))]
+    expr = None
+    stride = 1
+    for v, f in reversed(list(zip(new_vars, factors))):
+        is_unit = _arith.as_int(f) == 1
+        if not (is_unit and not preserve_unit_iters):
+            term = v if stride == 1 else v * stride
+            expr = term if expr is None else term + expr
+        stride = stride * f
+    if expr is None:
+        expr = const(0, dtype)
+    if not (isinstance(loop.min, IntImm) and loop.min.value == 0):
+        expr = loop.min + expr
+    body = substitute(loop.body, {loop.loop_var: expr})
+    bounds = _loop_bounds(func, loop)
+    bounds.pop(loop.loop_var, None)
+    for v, f in zip(new_vars, factors):
+        fv = _arith.as_int(f)
+        if fv is not None:
+            bounds[v] = (0, fv - 1)
+    covered = _arith.as_int(_arith.simplify(stride)) if not isinstance(stride, int) else stride
+    if (n is None or covered is None or covered != n) and not disable_predication:
+        body = _add_predicate(body, expr < loop.min + extent)
+    body = _simplify_bindings(body, bounds)
+    for v, f in reversed(list(zip(new_vars, factors))):
+        body = For(v, const(0, dtype), _arith.simplify(const(f, dtype) if isinstance(f, int) else f),
+                   ForKind.SERIAL, body)
+    return replace_stmts(func, {loop: body}), new_vars
+
+
+def fuse(func, loops: list[For], preserve_unit_iters: bool = True):
+    """Fuse directly nested ``loops`` (outermost first) into one; returns (func, var)."""
+    if len(loops) < 1:
+        raise ScheduleError("fuse needs at least one loop", func)
+    if len({id(lp) for lp in loops}) != len(loops):
+        raise ScheduleError("fuse got the same loop twice", func, loop=loops[0])
+    for outer, inner in zip(loops, loops[1:]):
+        if outer.body is not inner:
+            raise ScheduleError(
+                f"fuse expects adjacent loops, each directly inside the previous one, but loop "
+                f"{inner.loop_var.name!r} is not the only statement in the body of loop "
+                f"{outer.loop_var.name!r}", func, loop=inner)
+    dtype = loops[0].loop_var.dtype
+    fused = Var("_".join(lp.loop_var.name for lp in loops) + "_fused", dtype)
+    mapping = {}
+    stride = 1
+    extents = [lp.extent for lp in loops]
+    for k in range(len(loops) - 1, -1, -1):
+        lp = loops[k]
+        e = fused if stride == 1 else fused // stride
+        if k > 0:
+            e = e % extents[k]
+        if _arith.as_int(extents[k]) == 1 and not preserve_unit_iters:
+            e = const(0, dtype)
+        if not (isinstance(lp.min, IntImm) and lp.min.value == 0):
+            e = lp.min + e
+        mapping[lp.loop_var] = e
+        stride = _arith.simplify(extents[k] * stride) if not isinstance(stride, int) or \
+            _arith.as_int(extents[k]) is None else _arith.as_int(extents[k]) * stride
+    total = stride if not isinstance(stride, int) else const(stride, dtype)
+    body = substitute(loops[-1].body, mapping)
+    bounds = _loop_bounds(func, loops[0])
+    for lp in loops:
+        bounds.pop(lp.loop_var, None)
+    if _arith.as_int(total) is not None:
+        bounds[fused] = (0, _arith.as_int(total) - 1)
+    body = _simplify_bindings(body, bounds)
+    new = For(fused, const(0, dtype), total, ForKind.SERIAL, body)
+    return replace_stmts(func, {loops[0]: new}), fused
+
+
+def reorder(func, loops: list[For]):
+    """Permute the headers of loops in one perfectly nested chain into the given order."""
+    if len({id(lp) for lp in loops}) != len(loops):
+        raise ScheduleError("reorder got the same loop more than once", func, loop=loops[0])
+    if len(loops) <= 1:
+        return func, None
+    depth = {}
+    for lp in loops:
+        path = path_to(func.body, lp)
+        depth[id(lp)] = len(path)
+    outer = min(loops, key=lambda lp: depth[id(lp)])
+    wanted = {id(lp) for lp in loops}
+    chain: list[For] = []
+    node = outer
+    found = 0
+    while True:
+        if not isinstance(node, For):
+            break
+        chain.append(node)
+        if id(node) in wanted:
+            found += 1
+            if found == len(loops):
+                break
+        nxt = node.body
+        if not isinstance(nxt, For):
+            missing = [lp for lp in loops if lp not in chain]
+            raise ScheduleError(
+                f"reorder needs the loops to form a perfectly nested chain, but the body of loop "
+                f"{node.loop_var.name!r} is not a single loop (loops not reached: "
+                f"{', '.join(repr(m.loop_var.name) for m in missing)})", func, loop=node)
+        node = nxt
+    if found != len(loops):
+        raise ScheduleError("reorder: the loops are not all in one nest", func, loop=outer)
+    chain_vars = {lp.loop_var for lp in chain}
+    for lp in loops:
+        from .analysis import vars_in
+
+        if any(v in chain_vars for v in vars_in(lp.extent) + vars_in(lp.min)):
+            raise ScheduleError(f"reorder: the range of loop {lp.loop_var.name!r} depends on another "
+                                "loop of the nest", func, loop=lp)
+    order = iter(loops)
+    headers = [next(order) if id(lp) in wanted else lp for lp in chain]
+    body = chain[-1].body
+    for h in reversed(headers):
+        body = replace(h, body=body)
+    return replace_stmts(func, {outer: body}), None
+
+
+def add_unit_loop(func, target):
+    """Wrap a block (its BlockRealize) or a loop in a new loop of extent 1."""
+    var = Var("u", "int32")
+    new = For(var, const(0, "int32"), const(1, "int32"), ForKind.SERIAL, target)
+    return replace_stmts(func, {target: new}), var

@@ -1,0 +1,90 @@
+"""ScheduleState and random-variable handles.
+
+Design (the simplest correct one we found): the state holds the current IRModule; IR
+is immutable, so every primitive builds a new PrimFunc and the state swaps it in.
+Random variables are plain handle objects; the schedule's table maps each one to a
+*stable key* instead of a node:
+
+* ``BlockRV`` → the block's name (block names are unique in a function; a primitive
+  that renames a block, e.g. ``decompose_reduction``, updates the table),
+* ``LoopRV``  → the loop's ``loop_var`` (untouched loops keep their Var object through
+  every rewrite, because mutators rebuild only what changed; a primitive that
+  replaces a loop, e.g. ``split``, makes new Vars, so handles of the old loop go stale,
+  exactly as in TVM),
+* ``ExprRV``  → its sampled integer value.
+
+``Schedule.get(rv)`` looks the key up in the current function, so handles always see
+the latest IR.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IRModule
+
+__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "ROOT", "INLINE"]
+
+
+class _RV:
+    __slots__ = ("__weakref__",)
+    prefix = "x"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(0x{id(self):x})"
+
+
+class BlockRV(_RV):
+    """A handle to a block in the schedule's current function."""
+
+    __slots__ = ()
+    prefix = "b"
+
+
+class LoopRV(_RV):
+    """A handle to a loop (or the special root / inline location)."""
+
+    __slots__ = ()
+    prefix = "l"
+
+
+class ExprRV(_RV):
+    """A handle to a sampled integer."""
+
+    __slots__ = ()
+    prefix = "v"
+
+    def __int__(self):
+        raise TypeError("an ExprRV has no value by itself; use sch.get(rv)")
+
+
+ROOT = "<root>"      # LoopRV key of the "compute at root" location (sample_compute_location)
+INLINE = "<inline>"  # LoopRV key of the "inline" location
+
+
+class ScheduleState:
+    """The module being scheduled and the name of the function primitives work on."""
+
+    def __init__(self, mod: IRModule, func_name: str | None):
+        self.mod = mod
+        self.func_name = func_name
+
+    @property
+    def func(self):
+        if self.func_name is None:
+            from .errors import ScheduleError
+
+            names = ", ".join(gv.name_hint for gv in self.mod.get_global_vars())
+            raise ScheduleError(
+                "the module has several functions and none is selected; "
+                f"call sch.work_on(name) or pass func_name= (functions: {names})"
+            )
+        return self.mod[self.func_name]
+
+    def update(self, func) -> None:
+        if func is self.func:
+            return
+        mod = self.mod.copy()
+        mod[self.func_name] = func
+        self.mod = mod
+
+    def copy(self) -> ScheduleState:
+        return ScheduleState(self.mod, self.func_name)

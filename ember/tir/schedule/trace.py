@@ -1,0 +1,281 @@
+"""Instructions and the Trace: the program of primitives applied to a schedule.
+
+Every primitive appends an ``Instruction(kind, inputs, attrs, outputs)``.  ``inputs``
+hold random variables (or lists of them, ints and None, e.g. split factors),
+``attrs`` hold plain values; sampling instructions also have a *decision* stored in
+``trace.decisions``.  A trace prints as runnable Python (``str(trace)``), serialises to
+JSON (``as_json`` / ``Trace.from_json``) and replays onto a fresh schedule
+(``apply_to_schedule``), with decisions fed to the sampling instructions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .state import BlockRV, ExprRV, LoopRV, _RV
+
+__all__ = ["InstructionKind", "Instruction", "Trace", "KINDS"]
+
+
+@dataclass(frozen=True)
+class InstructionKind:
+    """What a schedule method is called and how its arguments split into inputs / attrs."""
+
+    name: str
+    inputs: tuple = ()
+    attrs: tuple = ()
+    returns_list: bool = False
+    has_decision: bool = False
+    variadic: bool = False  # the first input is passed as *args (fuse, reorder)
+
+    @staticmethod
+    def get(name: str) -> InstructionKind:
+        try:
+            return KINDS[name]
+        except KeyError:
+            raise ValueError(f"unknown instruction kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
+
+
+def _kinds(*specs) -> dict:
+    return {k.name: k for k in specs}
+
+
+K = InstructionKind
+KINDS: dict[str, InstructionKind] = _kinds(
+    K("get_block", (), ("name", "func_name")),
+    K("get_loops", ("block",), (), returns_list=True),
+    K("get_child_blocks", ("block_or_loop",), (), returns_list=True),
+    K("get_producers", ("block",), (), returns_list=True),
+    K("get_consumers", ("block",), (), returns_list=True),
+    K("split", ("loop", "factors"), ("preserve_unit_iters", "disable_predication"), returns_list=True),
+    K("fuse", ("loops",), ("preserve_unit_iters",), variadic=True),
+    K("reorder", ("ordered_loops",), (), variadic=True),
+    K("add_unit_loop", ("block_or_loop",), ()),
+    K("parallel", ("loop",), ()),
+    K("vectorize", ("loop",), ()),
+    K("unroll", ("loop",), ()),
+    K("bind", ("loop",), ("thread_axis",)),
+    K("annotate", ("block_or_loop",), ("ann_key", "ann_val")),
+    K("unannotate", ("block_or_loop",), ("ann_key",)),
+    K("compute_inline", ("block",), ()),
+    K("reverse_compute_inline", ("block",), ()),
+    K("compute_at", ("block", "loop"), ("preserve_unit_loops", "index")),
+    K("reverse_compute_at", ("block", "loop"), ("preserve_unit_loops", "index")),
+    K("decompose_reduction", ("block", "loop"), ()),
+    K("rfactor", ("loop",), ("factor_axis",)),
+    K("cache_read", ("block", "consumer_blocks"), ("read_buffer_index", "storage_scope")),
+    K("cache_write", ("block", "consumer_blocks"), ("write_buffer_index", "storage_scope")),
+    K("set_scope", ("block",), ("buffer_index", "storage_scope")),
+    K("storage_align", ("block",), ("buffer_index", "axis", "factor", "offset")),
+    K("transform_layout", ("block",), ("buffer", "index_map", "pad_value")),
+    K("transform_block_layout", ("block",), ("index_map",)),
+    K("blockize", ("target",), ("preserve_unit_iters",)),
+    K("tensorize", ("block_or_loop",), ("tensor_intrin", "preserve_unit_iters")),
+    K("sample_perfect_tile", ("loop",), ("n", "max_innermost_factor"), returns_list=True,
+      has_decision=True),
+    K("sample_categorical", (), ("candidates", "probs"), has_decision=True),
+    K("sample_compute_location", ("block",), (), has_decision=True),
+    K("enter_postproc", (), ()),
+)
+del K
+
+
+@dataclass(frozen=True, eq=False)
+class Instruction:
+    """One applied primitive: its kind, RV-carrying inputs, plain attrs and output RVs."""
+
+    kind: InstructionKind
+    inputs: tuple
+    attrs: tuple
+    outputs: tuple
+
+    def __str__(self) -> str:
+        return Trace([self], {}).as_python(header=False)[0]
+
+
+def _names(insts) -> dict:
+    names: dict = {}
+
+    def name(rv):
+        if rv not in names:
+            names[rv] = f"{rv.prefix}{len(names)}"
+        return names[rv]
+
+    for inst in insts:
+        for value in inst.inputs:
+            for rv in _flat(value):
+                name(rv)
+        for rv in inst.outputs:
+            name(rv)
+    return names
+
+
+def _flat(value):
+    if isinstance(value, _RV):
+        yield value
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _flat(v)
+
+
+def _render(value, names) -> str:
+    if isinstance(value, _RV):
+        return names[value]
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_render(v, names) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if hasattr(value, "to_python"):  # IndexMap
+        return value.to_python()
+    return repr(value)
+
+
+@dataclass
+class Trace:
+    """The instructions applied so far and the decisions of the sampling ones."""
+
+    insts: list = field(default_factory=list)
+    decisions: dict = field(default_factory=dict)
+
+    # -- printing -----------------------------------------------------------------------
+    def as_python(self, header: bool = True) -> list[str]:
+        names = _names(self.insts)
+        lines = []
+        for inst in self.insts:
+            kind = inst.kind
+            args = [f"{n}={_render(v, names)}" for n, v in zip(kind.inputs, inst.inputs)]
+            if kind.variadic:
+                args = [_render(v, names) for v in inst.inputs[0]] + args[1:]
+            args += [f"{n}={_render(v, names)}" for n, v in zip(kind.attrs, inst.attrs)]
+            if kind.has_decision and inst in self.decisions:
+                args.append(f"decision={_render(self.decisions[inst], names)}")
+            call = f"sch.{kind.name}({', '.join(args)})"
+            outs = [names[o] for o in inst.outputs]
+            if kind.returns_list:
+                lhs = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
+                lines.append(f"{lhs} = {call}")
+            elif outs:
+                lines.append(f"{outs[0]} = {call}")
+            else:
+                lines.append(call)
+        if header:
+            body = ["  " + line for line in lines] or ["  pass"]
+            return ["# from ember import tir", "def apply_trace(sch: tir.Schedule) -> None:"] + body
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.as_python())
+
+    def show(self) -> None:
+        print(str(self))
+
+    # -- JSON -------------------------------------------------------------------------------
+    def as_json(self, remove_postproc: bool = False) -> list:
+        insts = self._kept(remove_postproc)
+        names = _names(insts)
+
+        def enc(v):
+            if isinstance(v, _RV):
+                return names[v]
+            if isinstance(v, list | tuple):
+                return [enc(x) for x in v]
+            if hasattr(v, "to_python"):
+                return {"index_map": v.to_python()}
+            return v
+
+        rows = [[i.kind.name, enc(list(i.inputs)), enc(list(i.attrs)), [names[o] for o in i.outputs]]
+                for i in insts]
+        decisions = [[k, enc(self.decisions[i])] for k, i in enumerate(insts) if i in self.decisions]
+        return [rows, decisions]
+
+    @staticmethod
+    def from_json(data) -> Trace:
+        if isinstance(data, str):
+            data = json.loads(data)
+        rows, decisions = data
+        rvs: dict = {}
+        cls_of = {"b": BlockRV, "l": LoopRV, "v": ExprRV}
+
+        def rv(name: str):
+            if name not in rvs:
+                rvs[name] = cls_of[name[0]]()
+            return rvs[name]
+
+        def dec(v):
+            if isinstance(v, str):
+                return rv(v)
+            if isinstance(v, list):
+                return [dec(x) for x in v]
+            return v
+
+        def dec_attr(v):
+            if isinstance(v, dict) and set(v) == {"index_map"}:
+                from .index_map import IndexMap
+
+                return IndexMap.from_python(v["index_map"])
+            return v
+
+        insts = []
+        for kind_name, inputs, attrs, outputs in rows:
+            insts.append(Instruction(InstructionKind.get(kind_name), tuple(dec(x) for x in inputs),
+                                     tuple(dec_attr(a) for a in attrs), tuple(rv(o) for o in outputs)))
+        return Trace(insts, {insts[k]: d for k, d in decisions})
+
+    # -- replay and editing ------------------------------------------------------------------
+    def _kept(self, remove_postproc: bool) -> list:
+        if not remove_postproc:
+            return list(self.insts)
+        out = []
+        for inst in self.insts:
+            if inst.kind.name == "enter_postproc":
+                break
+            out.append(inst)
+        return out
+
+    def get_decision(self, inst: Instruction):
+        return self.decisions.get(inst)
+
+    def with_decision(self, inst: Instruction, decision, remove_postproc: bool = False) -> Trace:
+        insts = self._kept(remove_postproc)
+        if inst not in insts:
+            raise ValueError("with_decision: the instruction is not part of this trace")
+        decisions = {i: d for i, d in self.decisions.items() if i in insts}
+        decisions[inst] = decision
+        return Trace(insts, decisions)
+
+    def append(self, inst: Instruction, decision=None) -> None:
+        self.insts.append(inst)
+        if decision is not None:
+            self.decisions[inst] = decision
+
+    def apply_to_schedule(self, sch, remove_postproc: bool = False, decision_provider=None) -> None:
+        """Replay every instruction on ``sch`` (decisions replayed, or replaced by
+        ``decision_provider(inst, inputs, attrs, decision)`` when given)."""
+        env: dict = {}
+
+        def sub(v):
+            if isinstance(v, _RV):
+                return env[v]
+            if isinstance(v, list | tuple):
+                return [sub(x) for x in v]
+            return v
+
+        for inst in self._kept(remove_postproc):
+            kind = inst.kind
+            kwargs = {n: sub(v) for n, v in zip(kind.inputs, inst.inputs)}
+            kwargs.update(zip(kind.attrs, inst.attrs))
+            if kind.has_decision:
+                decision = self.decisions.get(inst)
+                if decision_provider is not None:
+                    decision = decision_provider(inst, kwargs, inst.attrs, decision)
+                kwargs["decision"] = decision
+            args = kwargs.pop(kind.inputs[0]) if kind.variadic else ()
+            result = getattr(sch, kind.name)(*args, **kwargs)
+            outs = list(result) if kind.returns_list else ([] if result is None else [result])
+            for old, new in zip(inst.outputs, outs):
+                env[old] = new
+
+    def copy(self) -> Trace:
+        return Trace(list(self.insts), dict(self.decisions))
+
