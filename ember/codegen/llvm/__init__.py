@@ -1,0 +1,6 @@
+"""ember.codegen.llvm: lowered TIR → LLVM IR (llvmlite) → optimised → JIT-compiled in-process."""
+
+from .build import LLVMModule, build_llvm, cache_info, clear_cache
+from .codegen import CodeGenLLVM, CodegenError
+
+__all__ = ["LLVMModule", "build_llvm", "cache_info", "clear_cache", "CodeGenLLVM", "CodegenError"]

@@ -1,0 +1,110 @@
+"""build_llvm: lowered PrimFuncs → packed API → LLVM IR → JIT → an ``LLVMModule``.
+
+Compiled objects are cached in memory, keyed by the structural hash of every packed
+PrimFunc, its exported name, and the target string, so rebuilding the same kernel for
+the same target reuses the machine code.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ember.ir import IRModule, structural_hash
+from ember.runtime import CompiledFunction, FunctionInfo, Module
+from ember.tir import PrimFunc
+
+from ..packed_api import make_packed_api
+from .codegen import CodeGenLLVM
+from .jit import CompiledObject, compile_ir
+
+__all__ = ["build_llvm", "LLVMModule", "clear_cache", "cache_info"]
+
+log = logging.getLogger(__name__)
+_CACHE: dict[tuple, tuple[CompiledObject, dict[str, FunctionInfo]]] = {}
+_CACHE_LOCK = threading.Lock()
+_STATS = {"hits": 0, "misses": 0}
+
+
+class LLVMModule(Module):
+    """A runtime Module of JIT-compiled functions, with the LLVM IR and assembly it came from."""
+
+    def __init__(self, compiled: CompiledObject, infos: dict[str, FunctionInfo], target):
+        functions = {
+            name: CompiledFunction(compiled.address(name), info, keepalive=compiled)
+            for name, info in infos.items()
+        }
+        super().__init__(functions, type_key="llvm")
+        self.compiled = compiled
+        self.target = target
+        self.infos = infos
+
+    def get_source(self, fmt: str = "ll") -> str:
+        """``"ll"`` (optimised LLVM IR, the default), ``"ll-unopt"`` or ``"asm"``."""
+        fmt = fmt or "ll"
+        if fmt in ("ll", "llvm"):
+            return self.compiled.ll
+        if fmt == "ll-unopt":
+            return self.compiled.ll_unopt
+        if fmt in ("asm", "s"):
+            return self.compiled.assembly()
+        raise ValueError(f"get_source(fmt={fmt!r}): expected one of 'll', 'll-unopt', 'asm'")
+
+    @property
+    def source_formats(self) -> list[str]:
+        return ["ll", "ll-unopt", "asm"]
+
+    def save(self, file_name: str, fmt: str = "") -> None:
+        """Write LLVM IR (``.ll``), assembly (``.s``) or an object file (``.o``)."""
+        fmt = fmt or file_name.rsplit(".", 1)[-1]
+        if fmt in ("o", "obj"):
+            with open(file_name, "wb") as f:
+                f.write(self.compiled.object_code())
+            return
+        with open(file_name, "w") as f:
+            f.write(self.get_source("asm" if fmt == "s" else "ll"))
+
+    def __repr__(self) -> str:
+        return f"LLVMModule(target={str(self.target)!r}, functions=[{', '.join(self.function_names)}])"
+
+
+def function_name(gv, func: PrimFunc) -> str:
+    """The exported name: the ``global_symbol`` attribute, else the GlobalVar's name."""
+    return str(func.attrs.get("global_symbol") or gv.name_hint)
+
+
+def build_llvm(mod: IRModule, target) -> LLVMModule:
+    """Compile the (lowered) PrimFuncs of ``mod`` for the CPU ``target``."""
+    packed: list[tuple[str, PrimFunc]] = []
+    for gv, func in mod.functions.items():
+        if not isinstance(func, PrimFunc):
+            raise TypeError(f"build: the IRModule holds {type(func).__name__} {gv.name_hint!r}; only PrimFuncs "
+                            "can be built for llvm (use relax.build for Relax functions)")
+        name = function_name(gv, func)
+        packed.append((name, make_packed_api(func, name, device_type=1)))
+    key = (str(target), tuple((name, structural_hash(f)) for name, f in packed))
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is not None:
+        _STATS["hits"] += 1
+        log.debug("build cache hit for %s", [n for n, _ in packed])
+        return LLVMModule(hit[0], hit[1], target)
+    _STATS["misses"] += 1
+    cg = CodeGenLLVM(target)
+    infos: dict[str, FunctionInfo] = {}
+    for name, func in packed:
+        checks = cg.add_function(func, name)
+        infos[name] = FunctionInfo(name, func.attrs["ember.param_info"], tuple(checks))
+    compiled = compile_ir(str(cg.module), target, int(target.attrs.get("opt-level", 3)))
+    with _CACHE_LOCK:
+        _CACHE[key] = (compiled, infos)
+    return LLVMModule(compiled, infos, target)
+
+
+def clear_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def cache_info() -> dict[str, int]:
+    return {**_STATS, "entries": len(_CACHE)}

@@ -1,0 +1,367 @@
+"""CodeGenLLVM: lowered TIR PrimFuncs → one LLVM module (llvmlite.ir), statement by statement.
+
+Functions follow the packed ABI of ``make_packed_api`` (``i32 fn(i64* args, i32 n)``).
+``AttrStmt("compute_scope")`` bodies are outlined into an internal function whose
+buffer pointers are ``noalias``; PARALLEL loops are outlined and launched with
+libgomp's ``GOMP_parallel`` (iterations split statically by ``omp_get_thread_num``);
+an AssertStmt returns its check index + 1 (from a parallel body: through a shared
+status slot).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from llvmlite import ir
+
+from ember.ir import DataType, IntImm, StringImm, Var
+from ember.tir import (
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
+    ForKind, IfThenElse, LetStmt, PrimFunc, SeqStmt, While, collect,
+)
+
+from .expr import CodegenError, ExprEmitter
+from .types import I32, I64, PTR, VOID, llvm_type, memory_type
+
+__all__ = ["CodeGenLLVM", "CodegenError", "STACK_ALLOCA_LIMIT"]
+
+STACK_ALLOCA_LIMIT = 64 * 1024  # bytes; larger or symbolic Allocates use the heap
+_HEAP_ALIGN = 64
+
+
+@dataclass
+class _Frame:
+    """Per-function emission state: swapped when a body is outlined."""
+
+    function: ir.Function
+    builder: ir.IRBuilder
+    entry: ir.Block
+    vars: dict
+    status_ptr: ir.Value | None = None  # set in parallel bodies: asserts store here
+    extras: dict = field(default_factory=dict)
+
+
+class CodeGenLLVM(ExprEmitter):
+    """Accumulates functions into ``self.module``; ``add_function`` per PrimFunc."""
+
+    def __init__(self, target, module_name: str = "ember"):
+        self.target = target
+        self.module = ir.Module(name=module_name)
+        self.strings: dict[str, ir.GlobalVariable] = {}
+        self.checks: list[str] = []
+        self.in_parallel = False
+        self.num_threads = int(getattr(target, "num_cores", 0) or 0)
+        self.noalias = True
+        self._frame: _Frame | None = None
+        self._name = ""
+        self._counter = 0
+
+    # -- frame plumbing ----------------------------------------------------------------------
+    @property
+    def builder(self) -> ir.IRBuilder:
+        return self._frame.builder
+
+    @property
+    def vars(self) -> dict:
+        return self._frame.vars
+
+    @property
+    def function(self) -> ir.Function:
+        return self._frame.function
+
+    def new_block(self, name: str) -> ir.Block:
+        return self.function.append_basic_block(name)
+
+    def _enter(self, fn: ir.Function, vars: dict, status_ptr=None) -> _Frame:
+        entry = fn.append_basic_block("entry")
+        previous = self._frame
+        self._frame = _Frame(fn, ir.IRBuilder(entry), entry, vars, status_ptr)
+        return previous
+
+    def _unique(self, stem: str) -> str:
+        self._counter += 1
+        return f"{self._name}_{stem}{self._counter}"
+
+    # -- functions ---------------------------------------------------------------------------
+    def add_function(self, func: PrimFunc, name: str) -> list[str]:
+        """Emit ``func`` as the external function ``name``; returns its check messages."""
+        self.checks = []
+        self._name = name
+        self.noalias = bool(func.attrs.get("tir.noalias", True))
+        arg_types = [self._param_type(p) for p in func.params]
+        fn = ir.Function(self.module, ir.FunctionType(I32, arg_types), name)
+        vars = {}
+        for param, arg in zip(func.params, fn.args):
+            arg.name = param.name
+            vars[param] = arg
+        previous = self._enter(fn, vars)
+        try:
+            self.emit_stmt(func.body)
+            if not self.builder.block.is_terminated:
+                self.builder.ret(ir.Constant(I32, 0))
+        finally:
+            self._frame = previous
+        return list(self.checks)
+
+    @staticmethod
+    def _param_type(param: Var) -> ir.Type:
+        return llvm_type(param.dtype)  # handles (the packed ABI's uint64_t* args too) are i8*
+
+    def emit_return(self, value: ir.Value, dtype) -> None:
+        """Return ``value`` (an int status) from the current function and continue in dead code."""
+        b = self.builder
+        if value.type != I32:
+            value = b.trunc(value, I32) if value.type.width > 32 else b.zext(value, I32)
+        if self._frame.status_ptr is not None:
+            b.store(value, self._frame.status_ptr)
+            b.ret_void()
+        else:
+            b.ret(value)
+        b.position_at_end(self.new_block("after_return"))
+
+    # -- statements --------------------------------------------------------------------------
+    def emit_stmt(self, s) -> None:
+        method = _STMT.get(type(s))
+        if method is None:
+            hint = _UNLOWERED.get(type(s).__name__)
+            if hint:
+                raise CodegenError(f"the LLVM code generator got a {type(s).__name__}; it should have been "
+                                   f"removed by {hint} (run ember.tir.transform.lower_for_codegen first)")
+            raise CodegenError(f"the LLVM code generator cannot emit statement {type(s).__name__}")
+        method(self, s)
+
+    def _seq(self, s: SeqStmt) -> None:
+        for stmt in s.seq:
+            self.emit_stmt(stmt)
+
+    def _evaluate(self, s: Evaluate) -> None:
+        if not isinstance(s.value, IntImm):
+            self.emit(s.value)
+
+    def _store(self, s: BufferStore) -> None:
+        value = self.emit(s.value)
+        lanes = 1
+        for index in s.indices:
+            lanes *= index.dtype.lanes
+        if lanes > 1 and s.value.dtype.lanes == 1:
+            value = self.splat(value, lanes)
+        self.access(s.buffer, s.indices, value)
+
+    def _let_stmt(self, s: LetStmt) -> None:
+        self.vars[s.var] = self.emit(s.value)
+        self.emit_stmt(s.body)
+
+    def _decl_buffer(self, s: DeclBuffer) -> None:
+        self.emit_stmt(s.body)
+
+    def _if(self, s: IfThenElse) -> None:
+        b = self.builder
+        cond = self.emit(s.condition)
+        then_bb, end_bb = self.new_block("then"), self.new_block("endif")
+        else_bb = self.new_block("else") if s.else_case is not None else end_bb
+        b.cbranch(cond, then_bb, else_bb)
+        b.position_at_end(then_bb)
+        self.emit_stmt(s.then_case)
+        b.branch(end_bb)
+        if s.else_case is not None:
+            b.position_at_end(else_bb)
+            self.emit_stmt(s.else_case)
+            b.branch(end_bb)
+        b.position_at_end(end_bb)
+
+    def _while(self, s: While) -> None:
+        b = self.builder
+        head, body, end = self.new_block("while_head"), self.new_block("while_body"), self.new_block("while_end")
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(self.emit(s.condition), body, end)
+        b.position_at_end(body)
+        self.emit_stmt(s.body)
+        b.branch(head)
+        b.position_at_end(end)
+
+    def _assert(self, s: AssertStmt) -> None:
+        index = len(self.checks)
+        message = s.message.value if isinstance(s.message, StringImm) else str(s.message)
+        self.checks.append(message)
+        b = self.builder
+        cond = self.emit(s.condition)
+        ok, fail = self.new_block("check_ok"), self.new_block("check_failed")
+        b.cbranch(cond, ok, fail)
+        b.position_at_end(fail)
+        self.emit_return(ir.Constant(I32, index + 1), None)
+        b.branch(ok)
+        b.position_at_end(ok)
+        self.emit_stmt(s.body)
+
+    def _attr(self, s: AttrStmt) -> None:
+        if s.attr_key == "compute_scope":
+            self._compute_scope(s)
+        else:
+            self.emit_stmt(s.body)
+
+    def _allocate(self, s: Allocate) -> None:
+        elem = memory_type(s.dtype)
+        itemsize = max(s.dtype.bits, 8) // 8 * s.dtype.lanes
+        count = 1
+        for extent in s.extents:
+            count = count * extent.value if isinstance(count, int) and isinstance(extent, IntImm) else None
+            if count is None:
+                break
+        if count is not None and count * itemsize <= STACK_ALLOCA_LIMIT:
+            entry_builder = ir.IRBuilder(self._frame.entry)
+            entry_builder.position_at_start(self._frame.entry)
+            slot = entry_builder.alloca(ir.ArrayType(elem, max(count, 1)), name=s.buffer_var.name)
+            slot.align = _HEAP_ALIGN
+            self.vars[s.buffer_var] = self.builder.bitcast(slot, PTR)
+            self.emit_stmt(s.body)
+            return
+        b = self.builder
+        size = ir.Constant(I64, itemsize)
+        for extent in s.extents:
+            size = b.mul(size, self._index_i64(self.emit(extent), extent.dtype))
+        rounded = b.and_(b.add(size, ir.Constant(I64, _HEAP_ALIGN)), ir.Constant(I64, ~(_HEAP_ALIGN - 1)))
+        ptr = b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [ir.Constant(I64, _HEAP_ALIGN), rounded])
+        self.vars[s.buffer_var] = ptr
+        self.emit_stmt(s.body)
+        self.builder.call(self._libc("free", VOID, [PTR]), [ptr])
+
+    def _libc(self, name: str, ret: ir.Type, args: list) -> ir.Function:
+        fn = self.module.globals.get(name)
+        return fn if fn is not None else ir.Function(self.module, ir.FunctionType(ret, args), name)
+
+    # -- loops -------------------------------------------------------------------------------
+    def _for(self, s: For) -> None:
+        if s.kind == ForKind.THREAD_BINDING:
+            raise CodegenError(f"loop {s.loop_var.name!r} is bound to a GPU thread axis; CPU targets cannot "
+                               "run thread-bound loops (schedule it for a GPU target or remove the binding)")
+        if s.kind == ForKind.PARALLEL and not self.in_parallel:
+            self._parallel_for(s)
+            return
+        begin = self.emit(s.min)
+        end = self.builder.add(begin, self.emit(s.extent)) if not _is_zero(s.min) else self.emit(s.extent)
+        self.serial_loop(s.loop_var, begin, end, lambda: self.emit_stmt(s.body))
+
+    def serial_loop(self, var: Var, begin: ir.Value, end: ir.Value, body, offset: ir.Value | None = None) -> None:
+        """``for i in [begin, end): var = i (+ offset); body()``."""
+        b = self.builder
+        pre = b.block
+        head, body_bb, done = self.new_block("for_head"), self.new_block("for_body"), self.new_block("for_end")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(begin.type, name=var.name)
+        i.add_incoming(begin, pre)
+        b.cbranch(self.compare("<", i, end, var.dtype), body_bb, done)
+        b.position_at_end(body_bb)
+        self.vars[var] = i if offset is None else b.add(i, offset)
+        body()
+        nxt = b.add(i, ir.Constant(i.type, 1))
+        i.add_incoming(nxt, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def free_vars(self, stmt) -> list[Var]:
+        """Vars used in ``stmt`` that are bound outside it (in the current function)."""
+        bound = self.vars
+        return [v for v in collect(stmt, lambda x: isinstance(x, Var)) if v in bound]
+
+    def _parallel_for(self, s: For) -> None:
+        free = self.free_vars(s)
+        outer = self.builder
+        status = self._entry_alloca(I32, "status")
+        outer.store(ir.Constant(I32, 0), status)
+        fields = [self.vars[v].type for v in free] + [I32.as_pointer()]
+        struct_ty = ir.LiteralStructType(fields)
+        data = self._entry_alloca(struct_ty, "parallel_args")
+        for k, value in enumerate([self.vars[v] for v in free] + [status]):
+            outer.store(value, outer.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True))
+        fn = ir.Function(self.module, ir.FunctionType(VOID, [PTR]), self._unique("parallel"))
+        fn.linkage = "internal"
+        gomp = self._libc("GOMP_parallel", VOID, [fn.type, PTR, I32, I32])
+        outer.call(gomp, [fn, outer.bitcast(data, PTR), ir.Constant(I32, self.num_threads), ir.Constant(I32, 0)])
+        code = outer.load(status)
+        self._return_if_nonzero(code)
+
+        previous = self._enter(fn, {})
+        was_parallel, self.in_parallel = self.in_parallel, True
+        try:
+            b = self.builder
+            ptr = b.bitcast(fn.args[0], struct_ty.as_pointer())
+            loaded = [b.load(b.gep(ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True)) for k in range(len(fields))]
+            for var, value in zip(free, loaded):
+                self.vars[var] = value
+            self._frame.status_ptr = loaded[-1]
+            ty = llvm_type(s.loop_var.dtype)
+            nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), _I32, s.loop_var.dtype)
+            tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), _I32, s.loop_var.dtype)
+            extent = self.emit(s.extent)
+            one = ir.Constant(ty, 1)
+            chunk = b.sdiv(b.sub(b.add(extent, nthreads), one), nthreads)
+            begin = b.mul(tid, chunk)
+            stop = b.add(begin, chunk)
+            end = b.select(b.icmp_signed("<", stop, extent), stop, extent)
+            offset = None if _is_zero(s.min) else self.emit(s.min)
+            self.serial_loop(s.loop_var, begin, end, lambda: self.emit_stmt(s.body), offset)
+            self.builder.ret_void()
+        finally:
+            self.in_parallel = was_parallel
+            self._frame = previous
+
+    def _compute_scope(self, s: AttrStmt) -> None:
+        free = self.free_vars(s.body)
+        values = [self.vars[v] for v in free]
+        fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in values]), f"{self._name}_compute_")
+        fn.linkage = "internal"
+        for arg, var in zip(fn.args, free):
+            arg.name = var.name
+            if var.dtype.is_handle and self.noalias:
+                arg.add_attribute("noalias")
+        code = self.builder.call(fn, values)
+        self._return_if_nonzero(code)
+        previous = self._enter(fn, dict(zip(free, fn.args)))
+        try:
+            self.emit_stmt(s.body)
+            if not self.builder.block.is_terminated:
+                self.builder.ret(ir.Constant(I32, 0))
+        finally:
+            self._frame = previous
+
+    def _return_if_nonzero(self, code: ir.Value) -> None:
+        b = self.builder
+        fail, ok = self.new_block("propagate_error"), self.new_block("continue")
+        b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), fail, ok)
+        b.position_at_end(fail)
+        self.emit_return(code, None)
+        b.branch(ok)
+        b.position_at_end(ok)
+
+    def _entry_alloca(self, ty: ir.Type, name: str) -> ir.Value:
+        entry_builder = ir.IRBuilder(self._frame.entry)
+        entry_builder.position_at_start(self._frame.entry)
+        return entry_builder.alloca(ty, name=name)
+
+
+_I32 = DataType("int32")
+
+
+def _is_zero(x) -> bool:
+    return isinstance(x, IntImm) and x.value == 0
+
+
+_STMT = {
+    SeqStmt: CodeGenLLVM._seq,
+    Evaluate: CodeGenLLVM._evaluate,
+    BufferStore: CodeGenLLVM._store,
+    LetStmt: CodeGenLLVM._let_stmt,
+    DeclBuffer: CodeGenLLVM._decl_buffer,
+    IfThenElse: CodeGenLLVM._if,
+    While: CodeGenLLVM._while,
+    AssertStmt: CodeGenLLVM._assert,
+    AttrStmt: CodeGenLLVM._attr,
+    Allocate: CodeGenLLVM._allocate,
+    For: CodeGenLLVM._for,
+}
+_UNLOWERED = {
+    Block.__name__: "tir.transform.LowerOpaqueBlock / ConvertBlocksToOpaque",
+    BlockRealize.__name__: "tir.transform.LowerOpaqueBlock / ConvertBlocksToOpaque",
+}

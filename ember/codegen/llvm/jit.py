@@ -1,0 +1,101 @@
+"""From LLVM IR text to native code in this process: target machine, optimisation, MCJIT.
+
+``compile_ir`` parses the module, runs LLVM's ``default<O3>`` pipeline (new pass
+manager, loop and SLP vectorisers on) for the target's CPU and features, and JITs it.
+The runtime libraries generated code calls are loaded once: libm (math not mapped to
+LLVM intrinsics) and libgomp (parallel loops).
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import functools
+import threading
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+__all__ = ["CompiledObject", "compile_ir", "target_machine", "load_runtime_libraries"]
+
+_LOCK = threading.Lock()
+
+
+@functools.cache
+def _init() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    load_runtime_libraries()
+
+
+@functools.cache
+def load_runtime_libraries() -> dict[str, str | None]:
+    """Make libm and libgomp symbols resolvable by the JIT; returns what was loaded."""
+    loaded = {}
+    for stem, fallback in (("m", "libm.so.6"), ("gomp", "libgomp.so.1")):
+        name = ctypes.util.find_library(stem) or fallback
+        try:
+            llvm.load_library_permanently(name)
+            loaded[stem] = name
+        except RuntimeError:
+            loaded[stem] = None
+    return loaded
+
+
+@functools.cache
+def target_machine(triple: str, cpu: str, features: str, opt_level: int = 3) -> llvm.TargetMachine:
+    _init()
+    target = llvm.Target.from_triple(triple)
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt_level, reloc="default",
+                                        codemodel="jitdefault")
+
+
+def machine_for(target) -> llvm.TargetMachine:
+    """The LLVM target machine for an ember ``Target`` (host CPU unless -mcpu/-mtriple)."""
+    return target_machine(target.mtriple, target.mcpu or "", ",".join(target.mattr),
+                          int(target.attrs.get("opt-level", 3)))
+
+
+@dataclass
+class CompiledObject:
+    """JIT-compiled code: the engine (owns the memory), the optimised module and sources."""
+
+    engine: object
+    module: object
+    ll_unopt: str
+    ll: str
+    machine: object
+
+    def address(self, name: str) -> int:
+        return self.engine.get_function_address(name)
+
+    def assembly(self) -> str:
+        return self.machine.emit_assembly(llvm.parse_assembly(self.ll))
+
+    def object_code(self) -> bytes:
+        return self.machine.emit_object(llvm.parse_assembly(self.ll))
+
+
+def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int = 3) -> None:
+    pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    pto.loop_vectorization = opt_level >= 2
+    pto.slp_vectorization = opt_level >= 2
+    pto.loop_unrolling = opt_level >= 2
+    pto.loop_interleaving = opt_level >= 2
+    pb = llvm.create_pass_builder(machine, pto)
+    pb.getModulePassManager().run(module, pb)
+
+
+def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
+    """Parse, verify, optimise and JIT ``text`` for ``target``."""
+    machine = machine_for(target)
+    with _LOCK:  # LLVM's global context is shared
+        module = llvm.parse_assembly(text)
+        module.triple = machine.triple
+        module.data_layout = str(machine.target_data)
+        module.verify()
+        optimize(module, machine, opt_level)
+        ll = str(module)
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.finalize_object()
+        engine.run_static_constructors()
+    return CompiledObject(engine, module, text, ll, machine)
