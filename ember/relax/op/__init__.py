@@ -1,0 +1,11 @@
+"""``relax.op``: Relax operators.  Each builder returns an un-normalised ``Call``; the
+BlockBuilder infers its struct info from the op's ``FInferStructInfo``."""
+
+from . import attrs, base, builtin, nn  # noqa: F401
+from .call import *  # noqa: F403
+from .create import *  # noqa: F403
+from .elementwise import *  # noqa: F403
+from .linear_algebra import *  # noqa: F403
+from .manipulate import *  # noqa: F403
+from .statistical import *  # noqa: F403
+from .statistical import max, min, sum  # noqa: F401, A004

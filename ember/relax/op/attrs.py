@@ -1,0 +1,249 @@
+"""Attribute records of Relax operators: immutable nodes with named fields.
+
+``call.attrs.strides`` rather than positional tuples; structural equality compares
+them field by field.  Axes and sizes are Python ints (or tuples of them); dtypes are
+``DataType`` or None ("same as the input").
+"""
+
+from __future__ import annotations
+
+from ember.ir import DataType, Node, node
+
+__all__ = [
+    "Attrs", "AstypeAttrs", "AxisAttrs", "StatisticalAttrs", "ArgReduceAttrs", "PermuteDimsAttrs",
+    "ExpandDimsAttrs", "SqueezeAttrs", "ConcatAttrs", "SplitAttrs", "StridedSliceAttrs",
+    "TakeAttrs", "InitAttrs", "ArangeAttrs", "MatmulAttrs", "SoftmaxAttrs", "LayerNormAttrs",
+    "BatchNormAttrs", "GroupNormAttrs", "RMSNormAttrs", "DropoutAttrs", "Conv1DAttrs",
+    "Conv2DAttrs", "Conv2DTransposeAttrs", "Pool2DAttrs", "AdaptivePool2DAttrs", "PadAttrs",
+    "AttentionAttrs", "ClipAttrs", "GeluAttrs", "FlattenAttrs",
+]
+
+
+class Attrs(Node):
+    """Base of operator attribute records."""
+
+    __slots__ = ()
+
+    def keys(self) -> list[str]:
+        from ember.ir import fields_of
+
+        return list(fields_of(type(self)))
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+@node
+class AstypeAttrs(Attrs):
+    dtype: DataType
+
+
+@node
+class AxisAttrs(Attrs):
+    axis: int
+
+
+@node
+class StatisticalAttrs(Attrs):
+    axis: tuple | None
+    keepdims: bool = False
+
+
+@node
+class ArgReduceAttrs(Attrs):
+    axis: int | None
+    keepdims: bool = False
+
+
+@node
+class PermuteDimsAttrs(Attrs):
+    axes: tuple | None
+
+
+@node
+class ExpandDimsAttrs(Attrs):
+    axis: tuple
+
+
+@node
+class SqueezeAttrs(Attrs):
+    axis: tuple | None
+
+
+@node
+class FlattenAttrs(Attrs):
+    pass
+
+
+@node
+class ConcatAttrs(Attrs):
+    axis: int | None
+
+
+@node
+class SplitAttrs(Attrs):
+    indices_or_sections: object  # int (sections) or tuple of split indices
+    axis: int
+
+
+@node
+class StridedSliceAttrs(Attrs):
+    axes: tuple
+    begin: tuple
+    end: tuple
+    strides: tuple | None = None
+    assume_inbound: bool = True
+
+
+@node
+class TakeAttrs(Attrs):
+    axis: int | None
+    mode: str = "fast"
+
+
+@node
+class InitAttrs(Attrs):
+    dtype: DataType | None
+
+
+@node
+class ArangeAttrs(Attrs):
+    dtype: DataType
+
+
+@node
+class MatmulAttrs(Attrs):
+    out_dtype: DataType | None
+
+
+@node
+class SoftmaxAttrs(Attrs):
+    axis: int
+
+
+@node
+class GeluAttrs(Attrs):
+    approximate: str = "none"
+
+
+@node
+class ClipAttrs(Attrs):
+    min: float
+    max: float
+
+
+@node
+class LayerNormAttrs(Attrs):
+    axes: tuple
+    epsilon: float = 1e-5
+    center: bool = True
+    scale: bool = True
+
+
+@node
+class BatchNormAttrs(Attrs):
+    axis: int
+    epsilon: float = 1e-5
+    center: bool = True
+    scale: bool = True
+    momentum: float = 0.1
+    training: bool = True
+
+
+@node
+class GroupNormAttrs(Attrs):
+    num_groups: int
+    channel_axis: int
+    axes: tuple
+    epsilon: float = 1e-5
+    center: bool = True
+    scale: bool = True
+
+
+@node
+class RMSNormAttrs(Attrs):
+    axes: tuple
+    epsilon: float = 1e-5
+
+
+@node
+class DropoutAttrs(Attrs):
+    rate: float
+
+
+@node
+class Conv1DAttrs(Attrs):
+    strides: tuple
+    padding: tuple
+    dilation: tuple
+    groups: int
+    data_layout: str
+    kernel_layout: str
+    out_layout: str
+    out_dtype: DataType | None
+
+
+@node
+class Conv2DAttrs(Attrs):
+    strides: tuple
+    padding: tuple
+    dilation: tuple
+    groups: int
+    data_layout: str
+    kernel_layout: str
+    out_layout: str
+    out_dtype: DataType | None
+
+
+@node
+class Conv2DTransposeAttrs(Attrs):
+    strides: tuple
+    padding: tuple
+    output_padding: tuple
+    dilation: tuple
+    groups: int
+    data_layout: str
+    kernel_layout: str
+    out_layout: str
+    out_dtype: DataType | None
+
+
+@node
+class Pool2DAttrs(Attrs):
+    pool_size: tuple
+    strides: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    layout: str
+    out_layout: str
+
+
+@node
+class AdaptivePool2DAttrs(Attrs):
+    output_size: tuple | None
+    layout: str
+    out_layout: str
+
+
+@node
+class PadAttrs(Attrs):
+    pad_width: tuple
+    pad_mode: str = "constant"
+    pad_value: float = 0.0
+
+
+@node
+class AttentionAttrs(Attrs):
+    scale: float | None = None
+    causal_mask: str | None = None
+    window_size: int | None = None
+
+
+@node
+class CallTIRAttrs(Attrs):
+    pass
+
+
+_ = DataType  # used in annotations

@@ -1,0 +1,46 @@
+"""``relax.op.builtin``: runtime built-ins used by lowering (tensor allocation, kill)."""
+
+from __future__ import annotations
+
+from ember.ir import DataType, as_expr, node
+
+from ..expr import Call, DataTypeImm, PrimValue, ShapeExpr, StringImm
+from ..struct_info import ObjectStructInfo, TensorStructInfo
+from .attrs import Attrs
+from .base import make_call, register, shape_arg
+
+__all__ = ["alloc_tensor", "stop_lift_params"]
+
+
+def _infer_alloc(call: Call, ctx) -> TensorStructInfo:
+    values = shape_arg(call, 0)
+    dtype = call.args[1].value
+    if values is None:
+        return TensorStructInfo(None, dtype, ndim=call.args[0].struct_info.ndim)
+    return TensorStructInfo(list(values), dtype)
+
+
+register("builtin.alloc_tensor", _infer_alloc, arg_names=("shape", "dtype", "runtime_device_index", "storage_scope"))
+
+
+def alloc_tensor(shape, dtype, runtime_device_index=0, storage_scope: str = "global") -> Call:
+    """Allocate an uninitialised tensor (used once the graph is in destination-passing style)."""
+    if isinstance(shape, list | tuple):
+        shape = ShapeExpr(shape)
+    idx = runtime_device_index if isinstance(runtime_device_index, PrimValue) else PrimValue(as_expr(runtime_device_index, "int64"))
+    return make_call("builtin.alloc_tensor", [shape, DataTypeImm(DataType(dtype)), idx, StringImm(storage_scope)])
+
+
+@node
+class _NoAttrs(Attrs):
+    pass
+
+
+register("builtin.stop_lift_params", lambda call, ctx: call.args[0].struct_info, arg_names=("x",))
+
+
+def stop_lift_params(x) -> Call:
+    return make_call("builtin.stop_lift_params", [x])
+
+
+_ = ObjectStructInfo
