@@ -9,6 +9,7 @@ and what was given.  It runs only on the error path, so it favours clarity over 
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -69,15 +70,21 @@ def _check_buffer(param: ParamInfo, view: TensorView, bindings: dict) -> str | N
     if view.dtype != param.dtype:
         return f"expected dtype {param.dtype}, got {view.dtype}"
     for axis, (dim, got) in enumerate(zip(param.shape, view.shape)):
-        problem = _check_dim(param.name, axis, dim, got, bindings)
+        problem = _check_dim(param.name, "shape", axis, dim, got, bindings)
         if problem:
             return problem
-    if view.strides is not None and not dlpack.is_compact(view.shape, view.strides):
+    if param.strides is not None:
+        actual = view.strides if view.strides is not None else _compact_strides(view.shape)
+        for axis, (stride, got) in enumerate(zip(param.strides, actual)):
+            problem = _check_dim(param.name, "strides", axis, stride, got, bindings)
+            if problem:
+                return problem
+    elif view.strides is not None and not dlpack.is_compact(view.shape, view.strides):
         return (
             f"expected a compact (row-major contiguous) array, got strides {view.strides} "
             f"(in elements) for shape {view.shape}"
         )
-    if view.data == 0:
+    if view.data == 0 and math.prod(view.shape) != 0:
         return "expected a non-NULL data pointer, got NULL"
     if param.data_alignment and view.data % param.data_alignment:
         return (
@@ -87,23 +94,30 @@ def _check_buffer(param: ParamInfo, view: TensorView, bindings: dict) -> str | N
     return None
 
 
-def _check_dim(name: str, axis: int, dim: int | str, got: int, bindings: dict) -> str | None:
+def _check_dim(name: str, field: str, axis: int, dim: int | str, got: int, bindings: dict) -> str | None:
+    """Check ``name.field[axis]`` (field is "shape" or "strides") against a declared entry."""
     if isinstance(dim, int):
-        return None if got == dim else f"expected shape[{axis}] == {dim}, got {got}"
+        return None if got == dim else f"expected {field}[{axis}] == {dim}, got {got}"
     if is_symbol(dim):
         if dim not in bindings:
-            bindings[dim] = (got, f"{name}.shape[{axis}]")
+            bindings[dim] = (got, f"{name}.{field}[{axis}]")
             return None
         value, where = bindings[dim]
-        return (
-            None
-            if got == value
-            else f"expected shape[{axis}] == {value} (symbolic {dim}, bound by {where}), got {got}"
-        )
+        if got == value:
+            return None
+        return f"expected {field}[{axis}] == {value} (symbolic {dim}, bound by {where}), got {got}"
     value = _evaluate(dim, {k: v for k, (v, _) in bindings.items()})
     if value is None or got == value:
         return None
-    return f"expected shape[{axis}] == {value} ({dim}), got {got}"
+    return f"expected {field}[{axis}] == {value} ({dim}), got {got}"
+
+
+def _compact_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, expected = [], 1
+    for extent in reversed(shape):
+        strides.append(expected)
+        expected *= extent
+    return tuple(reversed(strides))
 
 
 _BINOPS = {

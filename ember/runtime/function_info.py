@@ -19,7 +19,9 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 class ParamInfo:
     """One parameter.  ``shape`` entries are ints (fixed) or strings: a symbolic dim name
     such as ``"n"`` or an arithmetic expression over such names (``"n * 2 + 1"``).
-    ``data_alignment`` is the byte alignment the code assumes for the data (0 = none)."""
+    ``data_alignment`` is the byte alignment the code assumes for the data (0 = none).
+    ``strides`` (in elements, same entry forms as ``shape``) is set only for buffers
+    declared with explicit strides; None means the array must be compact."""
 
     name: str
     kind: ParamKind
@@ -27,6 +29,7 @@ class ParamInfo:
     shape: tuple[int | str, ...] = ()
     device_type: int = 1
     data_alignment: int = 0
+    strides: tuple[int | str, ...] | None = None
 
     def __post_init__(self):
         if self.kind not in _KINDS:
@@ -36,6 +39,12 @@ class ParamInfo:
                 f"ParamInfo {self.name!r}: only buffer parameters have a shape, got {self.shape!r}"
             )
         object.__setattr__(self, "shape", tuple(self.shape))
+        if self.strides is not None:
+            if len(self.strides) != len(self.shape):
+                raise ValueError(
+                    f"ParamInfo {self.name!r}: strides {self.strides!r} and shape {self.shape!r} differ in length"
+                )
+            object.__setattr__(self, "strides", tuple(self.strides))
 
     @property
     def is_buffer(self) -> bool:

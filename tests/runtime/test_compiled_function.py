@@ -279,3 +279,26 @@ def test_info_validation():
         ParamInfo("x", "int", "int64", (3,))
     with pytest.raises(ValueError, match="non-NULL function pointer"):
         CompiledFunction(0, FunctionInfo("f", ()))
+
+
+def test_declared_strides_are_explained():
+    params = [
+        ParamInfo("A", "buffer", "float32", ("n", 4), strides=("s", 1)),
+        buffer("B", "float32", ("n", 4)),
+    ]
+    inner = build("strided", [], "  ret i32 1")  # no native checks: always reports check #1
+    f = CompiledFunction(inner.address, FunctionInfo("strided", tuple(params), ("A.strides[1] == 1",)), inner)
+    wide = np.zeros((3, 8), "float32")[:, :4]  # strides (8, 1): fine, s binds to 8
+    with pytest.raises(ArgumentError, match=re.escape("strided: A.strides[1] == 1")):
+        f(wide, f32(3, 4))  # nothing wrong: falls back to the static message
+    with pytest.raises(ArgumentError, match=re.escape("argument 'A' (#1): expected strides[1] == 1, got 2")):
+        f(np.zeros((3, 8), "float32")[:, ::2], f32(3, 4))
+    with pytest.raises(ValueError, match="differ in length"):
+        ParamInfo("A", "buffer", "float32", ("n", 4), strides=(1,))
+
+
+def test_null_data_is_fine_for_empty_arrays():
+    params = [buffer("X", "float32", ("n",))]
+    inner = build("empty_ok", params, "  ret i32 5")
+    with pytest.raises(ArgumentError, match=re.escape("empty_ok: X.data != NULL")):
+        inner(runtime.NDArray(0, (0,), "float32", runtime.cpu(0)))
