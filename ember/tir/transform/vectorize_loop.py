@@ -1,18 +1,257 @@
-"""VectorizeLoop: not written yet — returns its input unchanged."""
+"""VectorizeLoop: VECTORIZED loops with a constant extent become vector code.
+
+The loop variable becomes ``Ramp(min, 1, lanes)``; lane-invariant (scalar) operands
+are broadcast where they meet vectors; ``Ramp ± scalar``, ``Ramp ± Ramp`` and
+``Ramp × scalar`` stay Ramps (so contiguous or strided accesses are visible to the
+codegen); loads and stores take the vector index (a load may gather with any vector
+index; a store needs a Ramp); math intrinsics and ``Select`` become vector ops;
+lane-dependent lets get vector variables.
+
+The loop is left as a SERIAL loop instead (and the reason logged at debug level)
+whenever vector code could differ from the loop: symbolic extent, more than
+``MAX_LANES`` lanes, nested loops / allocations / while / asserts in the body, an
+``if`` or a store index that depends on the lane or does not move with it (a value
+carried across iterations), a load of a stored buffer at another index, a
+lane-dependent ``if_then_else`` whose branches read memory (the untaken side could be
+out of bounds), a lane-dependent non-elementwise call, or vectors already present.
+Assumes flat (1-D) buffer accesses (FlattenBuffer ran).
+"""
 
 from __future__ import annotations
 
+from ember.ir import (
+    Add, BinaryOp, Broadcast, Call, Cast, FloatImm, IntImm, Let, Mul, Op, PrimExpr, Ramp,
+    Select, StringImm, Sub, Var, const, replace, structural_equal,
+)
 from ember.transform import Pass
 
+from ..buffer import BufferLoad
 from ..function import PrimFunc
-from ._common import make_pass
+from ..functor import IRMutator, collect, substitute
+from ..stmt import BufferStore, For, ForKind, IfThenElse, LetStmt, SeqStmt
+from ._common import as_const_int, logger, make_pass, no_op
 
-__all__ = ["vectorize_loop", "VectorizeLoop"]
+__all__ = ["vectorize_loop", "VectorizeLoop", "MAX_LANES"]
+
+MAX_LANES = 64
+
+_ELEMENTWISE = frozenset(
+    "exp exp2 exp10 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan sinh cosh tanh asin "
+    "acos atan asinh acosh atanh sigmoid erf fabs floor ceil round nearbyint trunc isnan "
+    "isinf isfinite popcount clz bitwise_not pow fmod atan2 copysign hypot ldexp nextafter "
+    "bitwise_and bitwise_or bitwise_xor shift_left shift_right likely reinterpret".split()
+)
+
+
+class _Fallback(Exception):
+    """Raised inside the vectorizer to keep the loop serial; the message says why."""
+
+
+def _is_vec(e: PrimExpr) -> bool:
+    return e.dtype.lanes > 1
+
+
+class _Vectorizer:
+    def __init__(self, loop: For, lanes: int):
+        self.var = loop.loop_var
+        self.lanes = lanes
+        self.ramp = Ramp(loop.min, const(1, loop.min.dtype), lanes)
+        self.lets: dict = {}
+        self.stores: dict[int, list] = {}  # data var id → vector store indices
+        self.loads: dict[int, list] = {}
+
+    def bcast(self, e: PrimExpr) -> PrimExpr:
+        return e if _is_vec(e) else Broadcast(e, self.lanes)
+
+    # -- expressions ---------------------------------------------------------------
+    def expr(self, e: PrimExpr) -> PrimExpr:
+        if isinstance(e, Var):
+            if e is self.var:
+                return self.ramp
+            return self.lets.get(e, e)
+        if isinstance(e, IntImm | FloatImm | StringImm):
+            return e
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            if isinstance(e, BinaryOp):
+                return self.binary(e)
+            raise _Fallback(f"cannot vectorize a {type(e).__name__} expression")
+        return method(e)
+
+    def binary(self, e: BinaryOp) -> PrimExpr:
+        a, b = self.expr(e.a), self.expr(e.b)
+        if not _is_vec(a) and not _is_vec(b):
+            return replace(e, a=a, b=b)
+        cls = type(e)
+        if cls is Add or cls is Sub:
+            if isinstance(a, Ramp) and not _is_vec(b):
+                base = a.base + b if cls is Add else a.base - b
+                return Ramp(base, a.stride, self.lanes)
+            if isinstance(b, Ramp) and not _is_vec(a):
+                if cls is Add:
+                    return Ramp(a + b.base, b.stride, self.lanes)
+                return Ramp(a - b.base, -b.stride, self.lanes)
+            if isinstance(a, Ramp) and isinstance(b, Ramp):
+                if cls is Add:
+                    return Ramp(a.base + b.base, a.stride + b.stride, self.lanes)
+                return Ramp(a.base - b.base, a.stride - b.stride, self.lanes)
+        if cls is Mul:
+            if isinstance(a, Ramp) and not _is_vec(b):
+                return Ramp(a.base * b, a.stride * b, self.lanes)
+            if isinstance(b, Ramp) and not _is_vec(a):
+                return Ramp(a * b.base, a * b.stride, self.lanes)
+        return cls(self.bcast(a), self.bcast(b))
+
+    def expr_Not(self, e):
+        return replace(e, a=self.expr(e.a))
+
+    def expr_Cast(self, e: Cast):
+        value = self.expr(e.value)
+        if not _is_vec(value):
+            return replace(e, value=value)
+        return Cast(e.dtype.with_lanes(self.lanes), value)
+
+    def expr_Select(self, e: Select):
+        c, t, f = self.expr(e.condition), self.expr(e.true_value), self.expr(e.false_value)
+        if not any(_is_vec(x) for x in (c, t, f)):
+            return replace(e, condition=c, true_value=t, false_value=f)
+        return Select(self.bcast(c), self.bcast(t), self.bcast(f))
+
+    def expr_Let(self, e: Let):
+        value = self.expr(e.value)
+        if not _is_vec(value):
+            return replace(e, value=value, body=self.expr(e.body))
+        var = Var(e.var.name, value.dtype)
+        self.lets[e.var] = var
+        return Let(var, value, self.expr(e.body))
+
+    def expr_BufferLoad(self, e: BufferLoad):
+        indices = tuple(self.expr(i) for i in e.indices)
+        if len(indices) != 1:
+            raise _Fallback(f"load of the {len(indices)}-d buffer {e.buffer.name!r}; run FlattenBuffer first")
+        self.loads.setdefault(id(e.buffer.data), []).append(indices[0])
+        return replace(e, indices=indices)
+
+    def expr_Call(self, e: Call):
+        args = tuple(self.expr(a) for a in e.args)
+        if not any(_is_vec(a) for a in args):
+            return replace(e, args=args)
+        name = e.op.name[4:] if isinstance(e.op, Op) and e.op.name.startswith("tir.") else None
+        if name == "if_then_else":
+            if collect(e.args[1:], lambda n: isinstance(n, BufferLoad)):
+                raise _Fallback("lane-dependent if_then_else whose branches read memory")
+            return Select(self.bcast(args[0]), self.bcast(args[1]), self.bcast(args[2]))
+        if name not in _ELEMENTWISE:
+            raise _Fallback(f"call of {getattr(e.op, 'name', e.op)!r} is not elementwise")
+        return Call(e.dtype.with_lanes(self.lanes), e.op, tuple(self.bcast(a) for a in args))
+
+    # -- statements ----------------------------------------------------------------
+    def stmt(self, s):
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise _Fallback(f"the body holds a {type(s).__name__}")
+        return method(s)
+
+    def stmt_SeqStmt(self, s: SeqStmt):
+        return replace(s, seq=tuple(self.stmt(x) for x in s.seq))
+
+    def stmt_BufferStore(self, s: BufferStore):
+        value = self.expr(s.value)
+        indices = tuple(self.expr(i) for i in s.indices)
+        if len(indices) != 1:
+            raise _Fallback(f"store to the {len(indices)}-d buffer {s.buffer.name!r}; run FlattenBuffer first")
+        (index,) = indices
+        if not isinstance(index, Ramp):
+            why = "does not depend on" if not _is_vec(index) else "is not a ramp of"
+            raise _Fallback(f"the index of the store to {s.buffer.name!r} {why} the loop variable")
+        if as_const_int(index.stride) == 0:
+            raise _Fallback(f"the store to {s.buffer.name!r} writes one element from every lane")
+        self.stores.setdefault(id(s.buffer.data), []).append(index)
+        return BufferStore(s.buffer, self.bcast(value), indices)
+
+    def stmt_LetStmt(self, s: LetStmt):
+        value = self.expr(s.value)
+        var = s.var
+        if _is_vec(value):
+            var = Var(s.var.name, value.dtype)
+            self.lets[s.var] = var
+        return LetStmt(var, value, self.stmt(s.body))
+
+    def stmt_IfThenElse(self, s: IfThenElse):
+        cond = self.expr(s.condition)
+        if _is_vec(cond):
+            raise _Fallback("an if condition depends on the lane")
+        else_case = self.stmt(s.else_case) if s.else_case is not None else None
+        return IfThenElse(cond, self.stmt(s.then_case), else_case)
+
+    def stmt_Evaluate(self, s):
+        value = self.expr(s.value)
+        if _is_vec(value):
+            raise _Fallback("an evaluated call depends on the lane")
+        return replace(s, value=value)
+
+    def check_hazards(self) -> None:
+        for data, loads in self.loads.items():
+            stores = self.stores.get(data)
+            if not stores:
+                continue
+            first = stores[0]
+            for index in stores[1:] + loads:
+                if not structural_equal(index, first, map_free_vars=False):
+                    raise _Fallback("a stored buffer is also accessed at another index in the loop")
+
+
+def _vectorize(loop: For):
+    extent = as_const_int(loop.extent)
+    if extent is None:
+        return None, f"extent {loop.extent!r} is not a constant"
+    if extent <= 0:
+        return no_op(), None
+    if extent == 1:
+        return substitute(loop.body, {loop.loop_var: loop.min}), None
+    if extent > MAX_LANES:
+        return None, f"extent {extent} is more than {MAX_LANES} lanes"
+    if collect(loop.body, lambda n: isinstance(n, PrimExpr) and n.dtype.lanes > 1):
+        return None, "the body already has vector expressions"
+    vec = _Vectorizer(loop, extent)
+    try:
+        body = vec.stmt(loop.body)
+        vec.check_hazards()
+    except _Fallback as why:
+        return None, str(why)
+    return body, None
+
+
+class _LoopVectorizer(IRMutator):
+    def visit_For(self, loop: For):
+        loop = self.generic_visit(loop)
+        if loop.kind != ForKind.VECTORIZED:
+            return loop
+        body, why = _vectorize(loop)
+        if body is not None:
+            return body
+        logger.debug("loop %s not vectorized (kept serial): %s", loop.loop_var.name, why)
+        return replace(loop, kind=ForKind.SERIAL)
 
 
 def vectorize_loop(func: PrimFunc) -> PrimFunc:
-    return func
+    """Turn ``func``'s VECTORIZED loops into vector code (or serial loops when unsafe)."""
+    return func.with_body(_LoopVectorizer().visit(func.body))
 
 
-def VectorizeLoop() -> Pass:  # noqa: N802 - TVM's name
-    return make_pass(vectorize_loop, "tir.VectorizeLoop")
+def VectorizeLoop(enable_vectorize: bool = True) -> Pass:  # noqa: N802 - TVM's name
+    """The pass form of :func:`vectorize_loop`; ``enable_vectorize=False`` makes every such loop serial."""
+    if enable_vectorize:
+        return make_pass(vectorize_loop, "tir.VectorizeLoop")
+
+    def serialize(func: PrimFunc) -> PrimFunc:
+        def post(n):
+            if isinstance(n, For) and n.kind == ForKind.VECTORIZED:
+                return replace(n, kind=ForKind.SERIAL)
+            return None
+
+        from ..functor import ir_transform
+
+        return func.with_body(ir_transform(func.body, None, post, ["For"]))
+
+    return make_pass(serialize, "tir.VectorizeLoop")
