@@ -1,0 +1,331 @@
+"""Data-movement operators: transpose, reshape, expand_dims, squeeze, concatenate, split,
+strided_slice, take, gather, where, stack, flip, tile, repeat, arange.
+
+Each is one ``te.compute`` per output (named ``T_<op>`` like TVM's topi) that maps an
+output position to the input element it copies.  Choices between inputs use
+``if_then_else`` so only the taken input is read.
+"""
+
+from __future__ import annotations
+
+from ember import te
+from ember.ir import IntImm, as_expr, const
+from ember.tir import op as tir_op
+
+from .broadcast import broadcast_index, broadcast_shape
+from .utils import as_shape, compute_ax, get_const_int, is_const_int, normalize_axis, prod
+
+__all__ = [
+    "transpose", "reshape", "expand_dims", "squeeze", "concatenate", "split", "strided_slice",
+    "take", "gather", "where", "stack", "flip", "tile", "repeat", "arange",
+]
+
+
+def transpose(a, axes=None) -> te.Tensor:
+    """``a`` with its dimensions permuted (reversed when ``axes`` is None)."""
+    nd = a.ndim
+    perm = list(range(nd))[::-1] if axes is None else [int(x) + nd if int(x) < 0 else int(x) for x in axes]
+    if sorted(perm) != list(range(nd)):
+        raise ValueError(f"topi.transpose: axes {list(axes)} is not a permutation of {nd} dimensions")
+    shape = tuple(a.shape[p] for p in perm)
+
+    def f(*idx):
+        src = [None] * nd
+        for out_dim, p in enumerate(perm):
+            src[p] = idx[out_dim]
+        return a(*src)
+
+    return compute_ax(shape, f, "T_transpose", tag="injective")
+
+
+def _ravel(indices, shape):
+    flat = None
+    for i, dim in zip(indices, shape):
+        flat = i if flat is None else flat * dim + i
+    return flat if flat is not None else const(0, "int32")
+
+
+def _unravel(flat, shape):
+    out = []
+    for dim in reversed(shape):
+        out.append(flat if len(out) == len(shape) - 1 else tir_op.floormod(flat, dim))
+        flat = tir_op.floordiv(flat, dim)
+    return list(reversed(out))
+
+
+def _infer_shape(a, newshape):
+    shape = list(newshape)
+    if any(is_const_int(s, -1) for s in shape):
+        known = [s for s in shape if not is_const_int(s, -1)]
+        total = get_const_int(prod(a.shape))
+        rest = get_const_int(prod(known)) if known else 1
+        shape = [IntImm(a.shape[0].dtype if a.shape else as_expr(0).dtype, total // rest)
+                 if is_const_int(s, -1) else s for s in shape]
+    return tuple(as_expr(s) for s in shape)
+
+
+def reshape(a, newshape) -> te.Tensor:
+    """``a`` with a new shape of the same element count (one ``-1`` may be inferred)."""
+    shape = _infer_shape(a, as_shape(newshape))
+    old, new = prod(a.shape), prod(shape)
+    if isinstance(old, IntImm) and isinstance(new, IntImm) and old.value != new.value:
+        raise ValueError(
+            f"topi.reshape: cannot reshape {old.value} elements {tuple(int(getattr(s, 'value', -1)) for s in a.shape)} "
+            f"into shape {tuple(int(getattr(s, 'value', -1)) for s in shape)} ({new.value} elements)"
+        )
+    if not a.shape:
+        return compute_ax(shape, lambda *i: a(), "T_reshape", tag="injective")
+    return compute_ax(shape, lambda *i: a(*_unravel(_ravel(i, shape), a.shape)), "T_reshape", tag="injective")
+
+
+def expand_dims(a, axis: int, num_newaxis: int = 1) -> te.Tensor:
+    """``a`` with ``num_newaxis`` dimensions of extent 1 inserted at ``axis``."""
+    nd = a.ndim
+    if not -nd - 1 <= axis <= nd:
+        raise ValueError(f"topi.expand_dims: axis {axis} is out of range for {nd} dimension(s)")
+    axis = axis + nd + 1 if axis < 0 else axis
+    shape = a.shape[:axis] + tuple(IntImm(_index_dtype(a), 1) for _ in range(num_newaxis)) + a.shape[axis:]
+    return compute_ax(shape, lambda *i: a(*(i[:axis] + i[axis + num_newaxis:])), "T_expand_dims", tag="broadcast")
+
+
+def _index_dtype(a):
+    return a.shape[0].dtype if a.shape else as_expr(0).dtype
+
+
+def squeeze(a, axis=None) -> te.Tensor:
+    """``a`` without the given (or all) extent-1 dimensions."""
+    if axis is None:
+        drop = [d for d, s in enumerate(a.shape) if is_const_int(s, 1)]
+    else:
+        drop = normalize_axis(axis, a.ndim)
+        for d in drop:
+            if not is_const_int(a.shape[d], 1):
+                raise ValueError(f"topi.squeeze: dimension {d} has extent {a.shape[d]}, not 1")
+    keep = [d for d in range(a.ndim) if d not in drop]
+    shape = tuple(a.shape[d] for d in keep)
+
+    def f(*idx):
+        src = [IntImm(a.shape[d].dtype, 0) for d in range(a.ndim)]
+        for d, i in zip(keep, idx):
+            src[d] = i
+        return a(*src)
+
+    return compute_ax(shape, f, "T_squeeze", tag="injective")
+
+
+def concatenate(tensors, axis: int = 0) -> te.Tensor:
+    """The tensors joined along ``axis``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("topi.concatenate: needs at least one tensor")
+    nd = tensors[0].ndim
+    (axis,) = normalize_axis(axis, nd)
+    for t in tensors[1:]:
+        if t.ndim != nd:
+            raise ValueError(f"topi.concatenate: all tensors need {nd} dimensions, {t.name!r} has {t.ndim}")
+    offsets, total = [], as_expr(0)
+    for t in tensors:
+        offsets.append(total)
+        total = total + t.shape[axis]
+    shape = tensors[0].shape[:axis] + (total,) + tensors[0].shape[axis + 1:]
+
+    def f(*idx):
+        i = idx[axis]
+        value = None
+        for t, off in reversed(list(zip(tensors, offsets))):
+            load = t(*(idx[:axis] + (i - off if not is_const_int(off, 0) else i,) + idx[axis + 1:]))
+            value = load if value is None else tir_op.if_then_else(i < off + t.shape[axis], load, value)
+        return value
+
+    return compute_ax(shape, f, "T_concat", tag="injective")
+
+
+def split(a, indices_or_sections, axis: int = 0) -> list:
+    """``a`` cut along ``axis`` into equal sections or at the given indices."""
+    (axis,) = normalize_axis(axis, a.ndim)
+    dim = a.shape[axis]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        size = get_const_int(dim)
+        if size % n:
+            raise ValueError(f"topi.split: extent {size} of axis {axis} is not divisible into {n} sections")
+        points = [size // n * k for k in range(1, n)]
+    else:
+        points = [int(p) for p in indices_or_sections]
+    bounds = [0] + points + [dim]
+    outs = []
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        extent = as_expr(end) - begin
+        shape = a.shape[:axis] + (extent,) + a.shape[axis + 1:]
+        outs.append(compute_ax(
+            shape,
+            lambda *idx, b=begin: a(*(idx[:axis] + (idx[axis] + b if b else idx[axis],) + idx[axis + 1:])),
+            "T_split", tag="injective",
+        ))
+    return outs
+
+
+def _slice_dim(begin, end, stride, dim):
+    """Clamp one python slice like numpy; returns (start, extent)."""
+    start, stop, step = slice(begin, end, stride).indices(dim)
+    extent = max(0, (stop - start + (step - (1 if step > 0 else -1))) // step)
+    return start, extent
+
+
+def strided_slice(a, begin, end, strides=None, axes=None, slice_mode: str = "end") -> te.Tensor:
+    """``a[begin:end:strides]`` per axis (numpy clamping; static extents)."""
+    axes = list(range(len(begin))) if axes is None else normalize_axis(axes, a.ndim)
+    strides = list(strides) if strides is not None else [1] * len(axes)
+    starts = [0] * a.ndim
+    steps = [1] * a.ndim
+    shape = list(a.shape)
+    for k, d in enumerate(axes):
+        dim = get_const_int(a.shape[d])
+        b = int(begin[k])
+        s = int(strides[k]) if k < len(strides) else 1
+        e = int(end[k]) if k < len(end) else (dim if s > 0 else -dim - 1)
+        if slice_mode == "size":
+            e = dim if e < 0 else b + e
+        if s == 0:
+            raise ValueError(f"topi.strided_slice: stride of axis {d} must not be 0")
+        start, extent = _slice_dim(b, e, s, dim)
+        starts[d], steps[d] = start, s
+        shape[d] = IntImm(a.shape[d].dtype, extent)
+
+    def f(*idx):
+        return a(*[i * st + s0 if (st != 1 or s0) else i for i, st, s0 in zip(idx, steps, starts)])
+
+    return compute_ax(tuple(shape), f, "T_strided_slice", tag="injective")
+
+
+def _clamp_index(i, dim, mode):
+    i = i if i.dtype is dim.dtype else tir_op.cast(i, dim.dtype)
+    if mode == "clip":
+        return tir_op.min(tir_op.max(i, 0), dim - 1)
+    if mode == "wrap":
+        return tir_op.floormod(i, dim)
+    if mode == "fast":
+        return i
+    raise ValueError(f"topi.take: mode must be 'clip', 'wrap' or 'fast', got {mode!r}")
+
+
+def take(a, indices, axis=None, batch_dims: int = 0, mode: str = "clip") -> te.Tensor:
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None)."""
+    if axis is None:
+        a = reshape(a, (prod(a.shape),))
+        axis = 0
+    (axis,) = normalize_axis(axis, a.ndim)
+    dim = a.shape[axis]
+    if not isinstance(indices, te.Tensor):
+        idx_expr = as_expr(indices)
+        shape = a.shape[:axis] + a.shape[axis + 1:]
+        return compute_ax(
+            shape, lambda *i: a(*(i[:axis] + (_clamp_index(idx_expr, dim, mode),) + i[axis:])),
+            "T_take", tag="injective",
+        )
+    n = indices.ndim
+    shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
+
+    def f(*i):
+        pos = _clamp_index(indices(*i[axis:axis + n]), dim, mode)
+        return a(*(i[:axis] + (pos,) + i[axis + n:]))
+
+    return compute_ax(shape, f, "T_take", tag="injective")
+
+
+def gather(data, axis: int, indices) -> te.Tensor:
+    """``out[i..] = data[i.. with indices[i..] on axis]`` (numpy take_along_axis)."""
+    (axis,) = normalize_axis(axis, data.ndim)
+
+    def f(*i):
+        pos = indices(*i)
+        pos = pos if pos.dtype is data.shape[axis].dtype else tir_op.cast(pos, data.shape[axis].dtype)
+        return data(*(i[:axis] + (pos,) + i[axis + 1:]))
+
+    return compute_ax(indices.shape, f, "T_gather", tag="injective")
+
+
+def where(condition, x, y) -> te.Tensor:
+    """``x`` where ``condition`` holds, else ``y``, with broadcasting."""
+    from .broadcast import _scalar
+
+    parts = [condition, x, y]
+    ref = next((p for p in (x, y) if isinstance(p, te.Tensor)), None)
+    shape = ()
+    for p in parts:
+        if isinstance(p, te.Tensor):
+            shape = broadcast_shape(shape, p.shape, "topi.where")
+
+    def get(p, idx, dtype=None):
+        if isinstance(p, te.Tensor):
+            return p(*broadcast_index(p, idx))
+        return _scalar(p, dtype) if dtype is not None else as_expr(p)
+
+    def f(*idx):
+        c = get(condition, idx)
+        c = c if c.dtype.is_bool else c != 0
+        dtype = ref.dtype if ref is not None else None
+        a, b = get(x, idx, dtype), get(y, idx, dtype)
+        return tir_op.Select(c, a, b)
+
+    return compute_ax(shape, f, "T_where", tag="broadcast")
+
+
+def stack(tensors, axis: int = 0) -> te.Tensor:
+    """The tensors stacked along a new ``axis``."""
+    tensors = list(tensors)
+    nd = tensors[0].ndim + 1
+    (axis,) = normalize_axis(axis, nd)
+    shape = tensors[0].shape[:axis] + (IntImm(_index_dtype(tensors[0]), len(tensors)),) + tensors[0].shape[axis:]
+
+    def f(*idx):
+        rest = idx[:axis] + idx[axis + 1:]
+        value = tensors[-1](*rest)
+        for k in range(len(tensors) - 2, -1, -1):
+            value = tir_op.if_then_else(idx[axis] == k, tensors[k](*rest), value)
+        return value
+
+    return compute_ax(shape, f, "T_stack", tag="injective")
+
+
+def flip(a, axis: int = 0) -> te.Tensor:
+    """``a`` reversed along ``axis``."""
+    (axis,) = normalize_axis(axis, a.ndim)
+    return compute_ax(
+        a.shape, lambda *i: a(*(i[:axis] + (a.shape[axis] - 1 - i[axis],) + i[axis + 1:])),
+        "T_reverse_sequence", tag="injective",
+    )
+
+
+def tile(a, reps) -> te.Tensor:
+    """``a`` repeated ``reps[d]`` times along each dimension (numpy tile)."""
+    reps = [int(r) for r in reps]
+    nd = builtins_max(a.ndim, len(reps))
+    reps = [1] * (nd - len(reps)) + reps
+    base = (IntImm(_index_dtype(a), 1),) * (nd - a.ndim) + a.shape
+    shape = tuple(d * r for d, r in zip(base, reps))
+    skip = nd - a.ndim
+    return compute_ax(shape, lambda *i: a(*[tir_op.floormod(x, d) for x, d in zip(i[skip:], a.shape)]),
+                      "T_tile", tag="injective")
+
+
+def repeat(a, repeats: int, axis: int) -> te.Tensor:
+    """Each element of ``a`` repeated ``repeats`` times along ``axis``."""
+    (axis,) = normalize_axis(axis, a.ndim)
+    shape = a.shape[:axis] + (a.shape[axis] * repeats,) + a.shape[axis + 1:]
+    return compute_ax(shape, lambda *i: a(*(i[:axis] + (tir_op.floordiv(i[axis], repeats),) + i[axis + 1:])),
+                      "T_repeat", tag="injective")
+
+
+def arange(start, stop=None, step=1, dtype="float32") -> te.Tensor:
+    """``[start, start + step, …)`` up to ``stop`` (static bounds)."""
+    if stop is None:
+        start, stop = 0, start
+    import math
+
+    n = builtins_max(0, math.ceil((float(stop) - float(start)) / float(step)))
+    return compute_ax((n,), lambda i: tir_op.cast(i, dtype) * const(step, dtype) + const(start, dtype),
+                      "T_arange", tag="elemwise")
+
+
+builtins_max = max
