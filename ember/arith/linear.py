@@ -1,0 +1,122 @@
+"""The canonical form of integer sums: ``sum(coeff_i * atom_i) + const``.
+
+A ``Linear`` maps atom keys (from ``StructKeys``) to ``[atom, coeff]`` in order of first
+appearance, plus an int constant.  Atoms are everything that is not ``+``, ``-`` or a
+multiplication by a constant: variables, products of two non-constant factors,
+divisions, calls, loads.  Equal atoms merge, so ``(x + y) - x`` is ``y`` and
+``x*4 + x*2`` is ``x*6``.  ``to_expr`` rebuilds an expression deterministically:
+positive terms in order, then negative terms subtracted, then the constant.
+"""
+
+from __future__ import annotations
+
+from ember.ir import Add, IntImm, Mul, PrimExpr, Sub
+from ember.runtime.dtype import DataType
+
+__all__ = ["Linear", "linearize", "to_expr", "is_int_scalar"]
+
+
+def is_int_scalar(dtype: DataType) -> bool:
+    return dtype.is_integer and dtype.lanes == 1
+
+
+class Linear:
+    """``sum(coeff * atom) + const`` with terms keyed by atom key, in first-seen order."""
+
+    __slots__ = ("terms", "const")
+
+    def __init__(self, terms: dict | None = None, const: int = 0):
+        self.terms: dict[int, tuple] = terms if terms is not None else {}  # key -> (atom, coeff)
+        self.const = const
+
+    @staticmethod
+    def atom(key: int, e: PrimExpr, coeff: int = 1) -> Linear:
+        return Linear({key: (e, coeff)}, 0)
+
+    def is_const(self) -> bool:
+        return not self.terms
+
+    def plus(self, other: Linear, scale: int = 1) -> Linear:
+        """``self + scale * other``."""
+        terms = dict(self.terms)
+        for k, (atom, c) in other.terms.items():
+            old = terms.get(k)
+            total = (old[1] if old else 0) + scale * c
+            if total:
+                terms[k] = (old[0] if old else atom, total)
+            elif old:
+                del terms[k]
+        return Linear(terms, self.const + scale * other.const)
+
+    def scaled(self, c: int) -> Linear:
+        if c == 0:
+            return Linear({}, 0)
+        return Linear({k: (a, v * c) for k, (a, v) in self.terms.items()}, self.const * c)
+
+    def size(self) -> int:
+        return len(self.terms) + (1 if self.const else 0)
+
+    def single_atom(self):
+        """The atom when this is exactly ``1 * atom``, else None."""
+        if self.const == 0 and len(self.terms) == 1:
+            (atom, c), = self.terms.values()
+            if c == 1:
+                return atom
+        return None
+
+    def __repr__(self) -> str:
+        parts = [f"{c}*{a!r}" for a, c in self.terms.values()]
+        return f"Linear({' + '.join(parts) or '0'} + {self.const})"
+
+
+def linearize(s, e: PrimExpr) -> Linear:
+    """The linear form of the integer expression ``e`` whose children are simplified."""
+    cache = s.ana._linear_cache
+    hit = cache.get(id(e))
+    if hit is not None:
+        return hit[1]
+    cls = type(e)
+    if cls is IntImm:
+        out = Linear({}, e.value)
+    elif cls is Add:
+        out = linearize(s, e.a).plus(linearize(s, e.b))
+    elif cls is Sub:
+        out = linearize(s, e.a).plus(linearize(s, e.b), -1)
+    elif cls is Mul and type(e.b) is IntImm:
+        out = linearize(s, e.a).scaled(e.b.value)
+    elif cls is Mul and type(e.a) is IntImm:
+        out = linearize(s, e.b).scaled(e.a.value)
+    else:
+        out = Linear.atom(s.keys.key(e), e)
+    cache[id(e)] = (e, out)
+    return out
+
+
+def _term(atom: PrimExpr, c: int, dtype: DataType) -> PrimExpr:
+    return atom if c == 1 else Mul(atom, IntImm(dtype, c))
+
+
+def to_expr(lin: Linear, dtype: DataType) -> PrimExpr:
+    """The expression of ``lin`` in ``dtype``: positive terms, then negative, then constant."""
+    pos = [(a, c) for a, c in lin.terms.values() if c > 0]
+    neg = [(a, -c) for a, c in lin.terms.values() if c < 0]
+    out: PrimExpr | None = None
+    for a, c in pos:
+        t = _term(a, c, dtype)
+        out = t if out is None else Add(out, t)
+    const = lin.const
+    if out is None and neg:
+        if const > 0:
+            out, const = IntImm(dtype, const), 0
+        else:
+            a, c = neg.pop(0)
+            out = Mul(a, IntImm(dtype, -c))
+    for a, c in neg:
+        out = Sub(out, _term(a, c, dtype))
+    if out is None:
+        return IntImm(dtype, const)
+    if const > 0:
+        out = Add(out, IntImm(dtype, const))
+    elif const < 0:
+        out = Sub(out, IntImm(dtype, -const))
+    return out

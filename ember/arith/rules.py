@@ -1,0 +1,204 @@
+"""The simplifier's rule table: for each node type, the ordered rules to try.
+
+Most rules are patterns (``Rule(name, lhs, rhs, cond)`` over wildcard IR, see
+``pattern.py``); the rest are functions that reason over linear forms and bounds
+(``rules_arith``, ``rules_logic``).  Every rule returns a replacement or ``None``;
+the driver in ``simplifier.py`` takes the first hit and simplifies it again.
+"""
+
+from __future__ import annotations
+
+from ember.ir import (
+    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloorDiv, FloorMod, IntImm, Max,
+    Min, Mod, Mul, Not, Or, Ramp, Select, Sub,
+)
+from ember.runtime.dtype import DataType
+
+from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_select
+from .linear import is_int_scalar
+from .pattern import PConst, PVar, Rule
+from .rules_arith import div_linear, minmax_bound, mod_linear, mul_products, linear_sum
+from .rules_logic import compare_linear, logic_entailment
+from .vector import vector_rules
+
+__all__ = ["RULES", "rules_for"]
+
+x, y, z = PVar("x"), PVar("y"), PVar("z")
+c1, c2 = PConst("c1"), PConst("c2")
+_B = DataType("bool")
+T, F = IntImm(_B, 1), IntImm(_B, 0)
+ZERO, ONE = IntImm(DataType("int32"), 0), IntImm(DataType("int32"), 1)
+
+
+def _int(m, s) -> bool:
+    return is_int_scalar(m.dtype)
+
+
+def _args_int(m, s) -> bool:
+    return is_int_scalar(m["x"].dtype)
+
+
+def _pos(*names):
+    return lambda m, s: all(getattr(m, n) > 0 for n in names)
+
+
+def _nonneg(name):
+    return lambda m, s: s.bound(m[name])[0] >= 0
+
+
+# -- identities ----------------------------------------------------------------------
+IDENTITY = [
+    Rule("x + 0", Add(x, ZERO), x),
+    Rule("0 + x", Add(ZERO, x), x),
+    Rule("x - 0", Sub(x, ZERO), x),
+    Rule("x - x", Sub(x, x), ZERO, _int),
+    Rule("x * 1", Mul(x, ONE), x),
+    Rule("1 * x", Mul(ONE, x), x),
+    Rule("x * 0", Mul(x, ZERO), ZERO, _int),
+    Rule("0 * x", Mul(ZERO, x), ZERO, _int),
+]
+DIV_RULES = [
+    Rule("x / 1", Div(x, ONE), x),
+    Rule("x // 1", FloorDiv(x, ONE), x, _int),
+    Rule("(x // c1) // c2", FloorDiv(FloorDiv(x, c1), c2), lambda m: FloorDiv(m.x, m.const(m.c1 * m.c2)),
+         _pos("c1", "c2")),
+    Rule("(x / c1) / c2", Div(Div(x, c1), c2), lambda m: Div(m.x, m.const(m.c1 * m.c2)), _pos("c1", "c2")),
+    Rule("(x * y) // y", FloorDiv(Mul(x, y), y), x, lambda m, s: s.bound(m.y)[0] > 0),
+    Rule("(y * x) // y", FloorDiv(Mul(y, x), y), x, lambda m, s: s.bound(m.y)[0] > 0),
+    Rule("x // x", FloorDiv(x, x), ONE, lambda m, s: s.bound(m.x)[0] > 0),
+]
+MOD_RULES = [
+    Rule("x % 1", FloorMod(x, ONE), ZERO, _int),
+    Rule("x truncmod 1", Mod(x, ONE), ZERO, _int),
+    Rule("(x % c1) % c2", FloorMod(FloorMod(x, c1), c2), lambda m: FloorMod(m.x, m.const(m.c2)),
+         lambda m, s: m.c1 > 0 and m.c2 > 0 and m.c1 % m.c2 == 0),
+    Rule("(x * y) % y", FloorMod(Mul(x, y), y), ZERO, lambda m, s: s.bound(m.y)[0] > 0),
+    Rule("(y * x) % y", FloorMod(Mul(y, x), y), ZERO, lambda m, s: s.bound(m.y)[0] > 0),
+    Rule("x % x", FloorMod(x, x), ZERO, lambda m, s: s.bound(m.x)[0] > 0),
+    Rule("x % y, 0 <= x < y", FloorMod(x, y), x,
+         lambda m, s: _nonneg("x")(m, s) and _args_int(m, s) and s.prove_le0(
+             s.linear(m.x).plus(s.linear(m.y), -1).plus(_one()))),
+]
+MIN_RULES = [
+    Rule("min(x, x)", Min(x, x), x),
+    Rule("min(min(x, y), x)", Min(Min(x, y), x), Min(x, y)),
+    Rule("min(min(x, y), y)", Min(Min(x, y), y), Min(x, y)),
+    Rule("min(x, min(x, y))", Min(x, Min(x, y)), Min(x, y)),
+    Rule("min(y, min(x, y))", Min(y, Min(x, y)), Min(x, y)),
+    Rule("min(max(x, y), x)", Min(Max(x, y), x), x),
+    Rule("min(max(x, y), y)", Min(Max(x, y), y), y),
+    Rule("min(x, max(x, y))", Min(x, Max(x, y)), x),
+    Rule("min(min(x, c1), c2)", Min(Min(x, c1), c2), lambda m: Min(m.x, m.const(min(m.c1, m.c2)))),
+    Rule("min(x * c1, y * c1)", Min(Mul(x, c1), Mul(y, c1)), lambda m: Mul(Min(m.x, m.y), m["c1"]),
+         _pos("c1")),
+    Rule("min(x * c1, y * c1), c1 < 0", Min(Mul(x, c1), Mul(y, c1)),
+         lambda m: Mul(Max(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
+]
+MAX_RULES = [
+    Rule("max(x, x)", Max(x, x), x),
+    Rule("max(max(x, y), x)", Max(Max(x, y), x), Max(x, y)),
+    Rule("max(max(x, y), y)", Max(Max(x, y), y), Max(x, y)),
+    Rule("max(x, max(x, y))", Max(x, Max(x, y)), Max(x, y)),
+    Rule("max(y, max(x, y))", Max(y, Max(x, y)), Max(x, y)),
+    Rule("max(min(x, y), x)", Max(Min(x, y), x), x),
+    Rule("max(min(x, y), y)", Max(Min(x, y), y), y),
+    Rule("max(x, min(x, y))", Max(x, Min(x, y)), x),
+    Rule("max(max(x, c1), c2)", Max(Max(x, c1), c2), lambda m: Max(m.x, m.const(max(m.c1, m.c2)))),
+    Rule("max(x * c1, y * c1)", Max(Mul(x, c1), Mul(y, c1)), lambda m: Mul(Max(m.x, m.y), m["c1"]),
+         _pos("c1")),
+    Rule("max(x * c1, y * c1), c1 < 0", Max(Mul(x, c1), Mul(y, c1)),
+         lambda m: Mul(Min(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
+]
+
+
+def _one():
+    from .linear import Linear
+
+    return Linear({}, 1)
+
+
+def _same_args(m, s) -> bool:
+    return True
+
+
+COMPARE_RULES = {
+    EQ: [Rule("x == x", EQ(x, x), T, _args_int)],
+    NE: [Rule("x != x", NE(x, x), F, _args_int)],
+    LE: [Rule("x <= x", LE(x, x), T, _args_int)],
+    GE: [Rule("x >= x", GE(x, x), T, _args_int)],
+    LT: [Rule("x < x", LT(x, x), F, _args_int)],
+    GT: [Rule("x > x", GT(x, x), F, _args_int)],
+}
+AND_RULES = [
+    Rule("x && true", And(x, T), x),
+    Rule("true && x", And(T, x), x),
+    Rule("x && false", And(x, F), F),
+    Rule("false && x", And(F, x), F),
+    Rule("x && x", And(x, x), x),
+    Rule("x && !x", And(x, Not(x)), F),
+    Rule("!x && x", And(Not(x), x), F),
+    Rule("(x && y) && x", And(And(x, y), x), And(x, y)),
+    Rule("(x && y) && y", And(And(x, y), y), And(x, y)),
+]
+OR_RULES = [
+    Rule("x || false", Or(x, F), x),
+    Rule("false || x", Or(F, x), x),
+    Rule("x || true", Or(x, T), T),
+    Rule("true || x", Or(T, x), T),
+    Rule("x || x", Or(x, x), x),
+    Rule("x || !x", Or(x, Not(x)), T),
+    Rule("!x || x", Or(Not(x), x), T),
+    Rule("(x || y) || x", Or(Or(x, y), x), Or(x, y)),
+    Rule("(x || y) || y", Or(Or(x, y), y), Or(x, y)),
+]
+NOT_RULES = [
+    Rule("!!x", Not(Not(x)), x),
+    Rule("!(x < y)", Not(LT(x, y)), LE(y, x), _args_int),
+    Rule("!(x <= y)", Not(LE(x, y)), LT(y, x), _args_int),
+    Rule("!(x > y)", Not(GT(x, y)), LE(x, y), _args_int),
+    Rule("!(x >= y)", Not(GE(x, y)), LT(x, y), _args_int),
+    Rule("!(x == y)", Not(EQ(x, y)), NE(x, y), _args_int),
+    Rule("!(x != y)", Not(NE(x, y)), EQ(x, y), _args_int),
+    Rule("!(x && y)", Not(And(x, y)), Or(Not(x), Not(y))),
+    Rule("!(x || y)", Not(Or(x, y)), And(Not(x), Not(y))),
+]
+SELECT_RULES = [
+    Rule("select(!c, x, y)", Select(Not(z), x, y), Select(z, y, x)),
+]
+
+
+def _apply(rules):
+    return [r.apply for r in rules]
+
+
+RULES: dict[type, list] = {
+    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2]), linear_sum],
+    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4]), linear_sum],
+    Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:]), mul_products, linear_sum],
+    FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_linear],
+    Div: [fold_binary, *_apply(DIV_RULES), div_linear],
+    FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_linear],
+    Mod: [fold_binary, *_apply(MOD_RULES), mod_linear],
+    Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_bound],
+    Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), minmax_bound],
+    **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]
+       for cls, rules in COMPARE_RULES.items()},
+    And: [fold_binary, *_apply(AND_RULES), logic_entailment],
+    Or: [fold_binary, *_apply(OR_RULES), logic_entailment],
+    Not: [fold_not, *_apply(NOT_RULES)],
+    Select: [fold_select, *_apply(SELECT_RULES)],
+    Cast: [fold_cast],
+    Call: [fold_if_then_else],
+    Ramp: vector_rules(Ramp),
+    Broadcast: [],
+}
+
+
+def rules_for(cls) -> list:
+    """The rules of ``cls`` or of its nearest listed base class (none for unknown nodes)."""
+    for base in cls.__mro__:
+        if base in RULES:
+            RULES[cls] = RULES[base]
+            return RULES[base]
+    RULES[cls] = []
+    return []

@@ -1,0 +1,227 @@
+"""Simplifier rules for integer arithmetic that reason over linear forms and bounds.
+
+- ``linear_sum``: ``+``, ``-`` and ``* const`` become the canonical linear form, with
+  ``(x // c) * c + x % c`` folded back to ``x`` (and ``x - (x // c) * c`` to ``x % c``).
+- ``div_linear`` / ``mod_linear``: ``(x*c1 + y) // c2`` splits off the multiples of
+  ``c2``; what remains is decided from its bounds (``y // c`` is 0 when 0 <= y < c) or
+  reduced by common factors.  Truncating ``/`` and ``%`` get the same treatment once
+  their numerator is proven non-negative.
+- ``minmax_bound``: ``min``/``max`` decided when one side is provably smaller, and
+  common terms pulled out (``min(x + 2, y + 2)`` → ``min(x, y) + 2``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember.ir import Div, FloorDiv, FloorMod, IntImm, Min, Mod, Mul, PrimExpr
+
+from .linear import Linear, is_int_scalar, to_expr
+
+__all__ = ["linear_sum", "div_linear", "mod_linear", "minmax_bound", "mul_products"]
+
+_DIV_OF = {FloorMod: FloorDiv, Mod: Div}
+
+
+def linear_sum(s, e) -> PrimExpr | None:
+    """Rebuild an integer ``+``/``-``/``*`` in canonical linear form."""
+    if not is_int_scalar(e.dtype):
+        return None
+    lin = _recombine_div_mod(s, s.linear(e), e.dtype)
+    r = to_expr(lin, e.dtype)
+    return None if s.same(r, e) else r
+
+
+def mul_products(s, e) -> PrimExpr | None:
+    """``(x*c1) * (y*c2)`` → ``(x*y) * (c1*c2)``."""
+    if not is_int_scalar(e.dtype) or type(e.a) is IntImm or type(e.b) is IntImm:
+        return None
+    la, lb = s.linear(e.a), s.linear(e.b)
+    if la.const or lb.const or len(la.terms) != 1 or len(lb.terms) != 1:
+        return None
+    (xa, ca), = la.terms.values()
+    (xb, cb), = lb.terms.values()
+    if ca == 1 and cb == 1:
+        return None
+    return Mul(Mul(xa, xb), IntImm(e.dtype, ca * cb))
+
+
+def _recombine_div_mod(s, lin: Linear, dtype) -> Linear:
+    """``k*c*(x // c) + k*(x % c)`` → ``k*x``; ``k*x - k*c*(x // c)`` → ``k*(x % c)``."""
+    if not any(type(a) in (FloorDiv, Div, FloorMod, Mod) for a, _ in lin.terms.values()):
+        return lin
+    changed = True
+    while changed:
+        changed = False
+        for atom, coeff in list(lin.terms.values()):
+            if type(atom) not in (FloorMod, Mod) or type(atom.b) is not IntImm:
+                continue
+            c = atom.b.value
+            div_cls = _DIV_OF[type(atom)]
+            key = s.keys.lookup(s.keys.shape_of(div_cls, atom.a, atom.b))
+            div_term = lin.terms.get(key) if key is not None else None
+            if div_term is not None and div_term[1] == coeff * c:
+                # k*c*(x//c) + k*(x%c) == k*x (floor and trunc alike)
+                lin = lin.plus(Linear({key: div_term}), -1)
+                lin = lin.plus(Linear.atom(s.keys.key(atom), atom, coeff), -1)
+                lin = lin.plus(s.linear(atom.a), coeff)
+                changed = True
+                break
+        if changed:
+            continue
+        for key, (atom, coeff) in list(lin.terms.items()):
+            if type(atom) not in (FloorDiv, Div) or type(atom.b) is not IntImm:
+                continue
+            c = atom.b.value
+            if c == 0 or coeff % c:
+                continue
+            k = -coeff // c
+            if k == 0:
+                continue
+            # k*x - k*c*(x//c) == k*(x%c): take it when it makes the sum smaller
+            mod_cls = FloorMod if type(atom) is FloorDiv else Mod
+            mod_atom = mod_cls(atom.a, atom.b)
+            trial = lin.plus(s.linear(atom.a), -k)
+            trial = trial.plus(Linear({key: (atom, coeff)}), -1)
+            trial = trial.plus(Linear.atom(s.keys.key(mod_atom), mod_atom, k))
+            if trial.size() < lin.size():
+                lin = trial
+                changed = True
+                break
+    return lin
+
+
+def _positive_const(e) -> int | None:
+    return e.value if type(e) is IntImm and e.value > 0 else None
+
+
+def _split(lin: Linear, c: int) -> tuple[Linear, Linear]:
+    """``lin == c * q + r`` with the multiples of ``c`` in q and ``r.const`` in [0, c)."""
+    q, r = {}, {}
+    for k, (atom, coeff) in lin.terms.items():
+        if coeff % c == 0:
+            q[k] = (atom, coeff // c)
+        else:
+            r[k] = (atom, coeff)
+    qc, rc = divmod(lin.const, c)
+    return Linear(q, qc), Linear(r, rc)
+
+
+def _gcd_terms(lin: Linear) -> int:
+    g = 0
+    for _, coeff in lin.terms.values():
+        g = math.gcd(g, coeff)
+    return g
+
+
+def _floor_div_mod(s, e, want_div: bool, div_cls, mod_cls) -> PrimExpr | None:
+    """Floor semantics of ``e.a // c`` (or ``%``) over the linear form of ``e.a``."""
+    c = _positive_const(e.b)
+    dtype = e.dtype
+    if c is None:
+        return None
+    if c == 1:
+        return e.a if want_div else IntImm(dtype, 0)
+    lin = s.linear(e.a)
+    q, r = _split(lin, c)
+    lo, hi = s.lin_bound(r)
+    if lo != -math.inf and hi != math.inf and lo // c == hi // c:
+        k = lo // c  # r lies within one period
+        if want_div:
+            return to_expr(q.plus(Linear({}, k)), dtype)
+        return to_expr(r.plus(Linear({}, -k * c)), dtype)
+    ms = _modular_of_linear(s, r)
+    if not want_div and ms is not None and ms[0] % c == 0:
+        return IntImm(dtype, ms[1] % c)
+    # divide out a factor common to the remaining terms and the divisor
+    g = math.gcd(_gcd_terms(r), c)
+    residue_cls_div, residue_cls_mod = div_cls, mod_cls
+    if lo < 0:
+        residue_cls_div, residue_cls_mod = FloorDiv, FloorMod
+    if g > 1:
+        low = r.const % g
+        reduced = Linear({k: (a, v // g) for k, (a, v) in r.terms.items()}, r.const // g)
+        inner = to_expr(reduced, dtype)
+        cg = IntImm(dtype, c // g)
+        if want_div:
+            return to_expr(q.plus(_atom(s, residue_cls_div(inner, cg))), dtype)
+        m = _atom(s, residue_cls_mod(inner, cg)).scaled(g).plus(Linear({}, low))
+        return to_expr(m, dtype)
+    if want_div:
+        if q.is_const() and q.const == 0 and r.const == lin.const and type(e) is residue_cls_div:
+            return None
+        return to_expr(q.plus(_atom(s, residue_cls_div(to_expr(r, dtype), e.b))), dtype)
+    if r.size() == lin.size() and r.const == lin.const and type(e) is residue_cls_mod:
+        return None
+    return to_expr(_atom(s, residue_cls_mod(to_expr(r, dtype), e.b)), dtype)
+
+
+def _atom(s, e: PrimExpr) -> Linear:
+    return Linear.atom(s.keys.key(e), e)
+
+
+def _modular_of_linear(s, lin: Linear):
+    from .modular_set import modular_of
+
+    g, base = 0, lin.const
+    for atom, coeff in lin.terms.values():
+        m = modular_of(s.ana, atom)
+        g = math.gcd(g, coeff * m.coeff)
+        base += coeff * m.base
+    return (g, base)
+
+
+def _exact_div(s, e, want_div: bool) -> PrimExpr | None:
+    """Truncating division that divides exactly: ``(x*8 + 4) / 4`` → ``x*2 + 1``."""
+    c = e.b.value if type(e.b) is IntImm else 0
+    if c == 0:
+        return None
+    if c in (1, -1):
+        return (e.a if c == 1 else None) if want_div else IntImm(e.dtype, 0)
+    lin = s.linear(e.a)
+    if lin.const % c or any(v % c for _, v in lin.terms.values()):
+        return None
+    if not want_div:
+        return IntImm(e.dtype, 0)
+    return to_expr(Linear({k: (a, v // c) for k, (a, v) in lin.terms.items()}, lin.const // c), e.dtype)
+
+
+def div_linear(s, e) -> PrimExpr | None:
+    if not is_int_scalar(e.dtype):
+        return None
+    if type(e) is FloorDiv:
+        return _floor_div_mod(s, e, True, FloorDiv, FloorMod)
+    if s.bound(e.a)[0] >= 0 and _positive_const(e.b) is not None:
+        return _floor_div_mod(s, e, True, Div, Mod)
+    return _exact_div(s, e, True)
+
+
+def mod_linear(s, e) -> PrimExpr | None:
+    if not is_int_scalar(e.dtype):
+        return None
+    if type(e) is FloorMod:
+        return _floor_div_mod(s, e, False, FloorDiv, FloorMod)
+    if s.bound(e.a)[0] >= 0 and _positive_const(e.b) is not None:
+        return _floor_div_mod(s, e, False, Div, Mod)
+    return _exact_div(s, e, False)
+
+
+def minmax_bound(s, e) -> PrimExpr | None:
+    """Decide ``min``/``max`` when one side provably wins; pull out common terms."""
+    if not is_int_scalar(e.dtype):
+        return None
+    la, lb = s.linear(e.a), s.linear(e.b)
+    diff = la.plus(lb, -1)
+    is_min = type(e) is Min
+    if s.prove_le0(diff):  # a <= b
+        return e.a if is_min else e.b
+    if s.prove_le0(diff.scaled(-1)):  # b <= a
+        return e.b if is_min else e.a
+    common = {k: t for k, t in la.terms.items() if lb.terms.get(k, (None, None))[1] == t[1]}
+    const = la.const if la.const == lb.const else 0
+    if not common and not const:
+        return None
+    shared = Linear(common, const)
+    ra, rb = la.plus(shared, -1), lb.plus(shared, -1)
+    inner = type(e)(to_expr(ra, e.dtype), to_expr(rb, e.dtype))
+    return to_expr(shared.plus(_atom(s, inner)), e.dtype)

@@ -1,0 +1,102 @@
+"""Simplifier rules for vector expressions (``Ramp`` and ``Broadcast``).
+
+Lowered vector loops produce ``Ramp(base, stride, lanes)`` indices and ``Broadcast``
+operands; these rules push scalar arithmetic into them so codegen sees contiguous
+ramps: ``Broadcast(a) op Broadcast(b)`` → ``Broadcast(a op b)``, ``Ramp + Broadcast``
+→ ``Ramp``, ``Ramp * Broadcast`` → ``Ramp``, and ``Ramp(b, s, n) // Broadcast(c)`` →
+``Broadcast(b // c)`` when the ramp stays inside one multiple of ``c``.
+"""
+
+from __future__ import annotations
+
+from ember.ir import (
+    EQ, GE, GT, LE, LT, NE, Add, Broadcast, FloorDiv, FloorMod, IntImm, Max, Min, Mul, Ramp, Sub,
+)
+
+__all__ = ["vector_rules"]
+
+
+def _both_broadcast(s, e):
+    if type(e.a) is Broadcast and type(e.b) is Broadcast and e.a.lanes == e.b.lanes:
+        return Broadcast(type(e)(e.a.value, e.b.value), e.a.lanes)
+    return None
+
+
+def _ramp_add(s, e):
+    a, b = e.a, e.b
+    sign = type(e) is Sub
+    if type(a) is Ramp and type(b) is Broadcast and a.lanes == b.lanes:
+        return Ramp(type(e)(a.base, b.value), a.stride, a.lanes)
+    if type(a) is Broadcast and type(b) is Ramp and a.lanes == b.lanes:
+        stride = Sub(IntImm(b.stride.dtype, 0), b.stride) if sign else b.stride
+        return Ramp(type(e)(a.value, b.base), stride, b.lanes)
+    if type(a) is Ramp and type(b) is Ramp and a.lanes == b.lanes:
+        return Ramp(type(e)(a.base, b.base), type(e)(a.stride, b.stride), a.lanes)
+    return None
+
+
+def _ramp_mul(s, e):
+    a, b = e.a, e.b
+    if type(a) is Broadcast:
+        a, b = b, a
+    if type(a) is Ramp and type(b) is Broadcast and a.lanes == b.lanes:
+        return Ramp(Mul(a.base, b.value), Mul(a.stride, b.value), a.lanes)
+    return None
+
+
+def _ramp_in_one_period(s, e):
+    """(base, c) when ``Ramp(base, stride, n)`` never crosses a multiple of ``c``."""
+    a, b = e.a, e.b
+    if type(a) is not Ramp or type(b) is not Broadcast or type(b.value) is not IntImm:
+        return None
+    c = b.value.value
+    if c <= 0 or type(a.stride) is not IntImm or a.stride.value < 0:
+        return None
+    from .modular_set import modular_of
+
+    m = modular_of(s.ana, a.base)
+    if m.coeff % c:
+        return None
+    if m.base % c + a.stride.value * (a.lanes - 1) < c:
+        return a, b.value
+    return None
+
+
+def _ramp_floordiv(s, e):
+    hit = _ramp_in_one_period(s, e)
+    if hit is None:
+        return None
+    ramp, c = hit
+    return Broadcast(FloorDiv(ramp.base, c), ramp.lanes)
+
+
+def _ramp_floormod(s, e):
+    hit = _ramp_in_one_period(s, e)
+    if hit is None:
+        return None
+    ramp, c = hit
+    return Ramp(FloorMod(ramp.base, c), ramp.stride, ramp.lanes)
+
+
+def _ramp_zero_stride(s, e):
+    if type(e.stride) is IntImm and e.stride.value == 0:
+        return Broadcast(e.base, e.lanes)
+    return None
+
+
+_TABLE = {
+    Add: [_both_broadcast, _ramp_add],
+    Sub: [_both_broadcast, _ramp_add],
+    Mul: [_both_broadcast, _ramp_mul],
+    FloorDiv: [_both_broadcast, _ramp_floordiv],
+    FloorMod: [_both_broadcast, _ramp_floormod],
+    Min: [_both_broadcast],
+    Max: [_both_broadcast],
+    Ramp: [_ramp_zero_stride],
+    **{cls: [_both_broadcast] for cls in (EQ, NE, LT, LE, GT, GE)},
+}
+
+
+def vector_rules(cls) -> list:
+    """The vector rules of node type ``cls``."""
+    return list(_TABLE.get(cls, ()))
