@@ -14,3 +14,45 @@ __all__ = ["MorePrimitives"]
 
 class MorePrimitives:
     """Mixin: needs ``_apply``, ``_block``, ``_loop``, ``_new``, ``_record`` from Schedule."""
+
+    # -- compute location -------------------------------------------------------------------
+    def compute_inline(self, block: BlockRV) -> None:
+        from .compute_inline import compute_inline
+
+        self._apply(block, compute_inline, self._block(block))
+        self._record("compute_inline", [block], [], [])
+
+    def reverse_compute_inline(self, block: BlockRV) -> None:
+        from .compute_inline import reverse_compute_inline
+
+        self._apply(block, reverse_compute_inline, self._block(block))
+        self._record("reverse_compute_inline", [block], [], [])
+
+    def _location(self, loop: LoopRV):
+        key = self._key(loop, LoopRV)[1]
+        return key if isinstance(key, str) else None
+
+    def compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
+                   index: int = -1) -> None:
+        from .compute_location import compute_at
+        from .state import INLINE
+
+        special = self._location(loop)
+        if special == INLINE:
+            return self.compute_inline(block)
+        if special is None:
+            self._apply(block, compute_at, self._block(block), self._loop(loop), preserve_unit_loops, index)
+        self._record("compute_at", [block, loop], [preserve_unit_loops, index], [])
+
+    def reverse_compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
+                           index: int = -1) -> None:
+        from .compute_location import reverse_compute_at
+        from .state import INLINE
+
+        special = self._location(loop)
+        if special == INLINE:
+            return self.reverse_compute_inline(block)
+        if special is None:
+            self._apply(block, reverse_compute_at, self._block(block), self._loop(loop),
+                        preserve_unit_loops, index)
+        self._record("reverse_compute_at", [block, loop], [preserve_unit_loops, index], [])

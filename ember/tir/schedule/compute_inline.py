@@ -1,0 +1,165 @@
+"""compute_inline and reverse_compute_inline.
+
+``compute_inline(P)`` substitutes a producer's stored expression into every load of
+the buffer it writes and removes the producer (and the buffer's allocation).
+``reverse_compute_inline(C)`` folds an elementwise consumer into its producer: the
+producer stores the consumer's expression directly into the consumer's output.
+Both need "simple" blocks: one BufferStore, no reduction, indices that are distinct
+block iterators.
+"""
+
+from __future__ import annotations
+
+from ember.ir import Var, replace
+from ember.tir.buffer import BufferLoad
+from ember.tir.functor import IRMutator, collect, substitute
+from ember.tir.stmt import Block, BlockRealize, BufferStore, For, IterVarType
+
+from .analysis import (
+    consumers, infer_regions, is_reduction, path_to, producers, reads_buffer, replace_stmts,
+)
+from .errors import ScheduleError
+
+__all__ = ["compute_inline", "reverse_compute_inline", "subtree_root", "drop_alloc", "refresh_regions"]
+
+
+def subtree_root(func, realize: BlockRealize):
+    """The outermost statement that contains ``realize`` and nothing else (its loop nest)."""
+    node = realize
+    for parent in reversed(path_to(func.body, realize) or []):
+        if isinstance(parent, For) and parent.body is node:
+            node = parent
+        else:
+            break
+    return node
+
+
+def drop_alloc(func, buffer):
+    """Remove ``buffer`` from the alloc_buffers of whichever block allocates it."""
+    def visit(n):
+        if isinstance(n, Block) and any(b is buffer for b in n.alloc_buffers):
+            found.append(n)
+
+    found: list = []
+    from ember.tir.functor import post_order_visit
+
+    post_order_visit(func.body, visit)
+    mapping = {b: replace(b, alloc_buffers=tuple(x for x in b.alloc_buffers if x is not buffer))
+               for b in found}
+    return replace_stmts(func, mapping) if mapping else func
+
+
+def refresh_regions(block: Block, buffers) -> Block:
+    """Re-infer the read/write regions of ``block`` when they mention one of ``buffers``."""
+    touched = any(r.buffer in buffers for r in block.reads + block.writes)
+    if not touched or block.name_hint == "root":
+        return block
+    reads, writes = infer_regions(block)
+    return replace(block, reads=reads, writes=writes)
+
+
+def _simple_store(func, realize: BlockRealize, what: str) -> BufferStore:
+    block = realize.block
+    if is_reduction(block):
+        raise ScheduleError(f"{what}: block {block.name_hint!r} is a reduction block; only blocks "
+                            "with spatial iterators and no init can be inlined", func, block=block)
+    if not isinstance(block.body, BufferStore):
+        raise ScheduleError(f"{what}: the body of block {block.name_hint!r} must be a single "
+                            "BufferStore", func, block=block)
+    if len(block.writes) != 1:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} writes {len(block.writes)} buffers; "
+                            "it must write exactly one", func, block=block)
+    return block.body
+
+
+def _distinct_iter_vars(func, block: Block, indices, what: str, role: str) -> list[Var]:
+    ivars = [iv.var for iv in block.iter_vars]
+    out = []
+    for index in indices:
+        if not isinstance(index, Var) or index not in ivars or index in out:
+            raise ScheduleError(
+                f"{what}: the {role} indices of block {block.name_hint!r} must be distinct block "
+                f"iterators, got [{', '.join(repr(i) for i in indices)}]", func, block=block)
+        out.append(index)
+    return out
+
+
+class _InlineLoads(IRMutator):
+    """Replace loads of ``buffer`` by ``value`` with ``params`` bound to the load indices."""
+
+    def __init__(self, buffer, params, value):
+        super().__init__()
+        self.buffer, self.params, self.value = buffer, params, value
+
+    def visit_BufferLoad(self, load):
+        load = self.generic_visit(load)
+        if load.buffer is not self.buffer:
+            return load
+        return substitute(self.value, dict(zip(self.params, load.indices)))
+
+    def visit_Block(self, block):
+        new = self.generic_visit(block)
+        return refresh_regions(new, {self.buffer}) if new is not block else block
+
+
+def compute_inline(func, realize: BlockRealize):
+    block = realize.block
+    store = _simple_store(func, realize, "compute_inline")
+    buffer = store.buffer
+    if any(b is buffer for b in func.buffer_map.values()):
+        raise ScheduleError(f"compute_inline: block {block.name_hint!r} writes the function's output "
+                            f"buffer {buffer.name!r}, which cannot be inlined", func, block=block)
+    params = _distinct_iter_vars(func, block, store.indices, "compute_inline", "store")
+    used = {id(v) for v in collect(store.value, lambda n: isinstance(n, Var))}
+    missing = [iv.var.name for iv in block.iter_vars if id(iv.var) in used and iv.var not in params]
+    if missing:
+        raise ScheduleError(f"compute_inline: iterators {missing} of block {block.name_hint!r} are used "
+                            "in its value but not in its store indices", func, block=block)
+    if any(isinstance(n, BufferLoad) and n.buffer is buffer for n in collect(store.value, lambda n: True)):
+        raise ScheduleError(f"compute_inline: block {block.name_hint!r} reads the buffer it writes",
+                            func, block=block)
+    func = replace_stmts(func, {subtree_root(func, realize): None})
+    body = _InlineLoads(buffer, params, store.value).visit(func.body)
+    return drop_alloc(replace(func, body=body), buffer)
+
+
+def reverse_compute_inline(func, realize: BlockRealize):
+    block = realize.block
+    store = _simple_store(func, realize, "reverse_compute_inline")
+    prods = producers(func, realize)
+    loads = [n for n in collect(store.value, lambda n: isinstance(n, BufferLoad))
+             if any(n.buffer is w.buffer for p in prods for w in p.block.writes)]
+    if not prods or not loads:
+        raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} has no producer block "
+                            "to be inlined into", func, block=block)
+    buffer = loads[0].buffer
+    if any(ld.buffer is not buffer or list(ld.indices) != list(loads[0].indices) for ld in loads):
+        raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} must read its "
+                            f"producer's buffer {buffer.name!r} once, at one place", func, block=block)
+    producer = [p for p in prods if reads_buffer(block, buffer) and
+                any(w.buffer is buffer for w in p.block.writes)][-1]
+    pblock = producer.block
+    if is_reduction(pblock) or not isinstance(pblock.body, BufferStore):
+        raise ScheduleError(f"reverse_compute_inline: the producer {pblock.name_hint!r} must be a "
+                            "non-reduction block with one BufferStore", func, block=pblock)
+    if any(b is buffer for b in func.buffer_map.values()):
+        raise ScheduleError(f"reverse_compute_inline: buffer {buffer.name!r} is a function parameter "
+                            "and cannot be removed", func, block=block)
+    if len(consumers(func, producer)) != 1:
+        raise ScheduleError(f"reverse_compute_inline: buffer {buffer.name!r} has other consumers "
+                            f"besides block {block.name_hint!r}", func, block=block)
+    params = _distinct_iter_vars(func, block, loads[0].indices, "reverse_compute_inline", "load")
+    spatial = [iv.var for iv in block.iter_vars if iv.iter_type == IterVarType.DataPar]
+    if set(map(id, params)) != set(map(id, spatial)):
+        raise ScheduleError(f"reverse_compute_inline: the load of {buffer.name!r} in block "
+                            f"{block.name_hint!r} must use every spatial iterator exactly once",
+                            func, block=block)
+    pstore = pblock.body
+    vmap = dict(zip(params, pstore.indices))
+    value = _InlineLoads(buffer, [], pstore.value).visit(substitute(store.value, vmap))
+    new_store = BufferStore(store.buffer, value, tuple(substitute(i, vmap) for i in store.indices))
+    new_pblock = replace(pblock, body=new_store)
+    reads, writes = infer_regions(new_pblock)
+    new_pblock = replace(new_pblock, reads=reads, writes=writes)
+    func = replace_stmts(func, {subtree_root(func, realize): None, pblock: new_pblock})
+    return drop_alloc(func, buffer)

@@ -1,0 +1,244 @@
+"""compute_at and reverse_compute_at: move a block's loop nest under another loop.
+
+``compute_at(P, L)``: the region of P's output that the consumers under loop L read
+(in terms of the loops outside L, relaxing L and the loops inside it) becomes P's new
+iteration domain; P's old loops are removed and new loops ``ax0, ax1, …`` over that
+region are inserted into L's body before the first consumer.  ``reverse_compute_at``
+is the mirror image: a consumer C covers exactly what the producers under L wrote,
+inserted after the last producer.  A bounds predicate is added when the region may
+fall outside the buffer (non-divisible splits).
+"""
+
+from __future__ import annotations
+
+from ember.ir import And, IntImm, Var, const, replace
+from ember.tir.functor import substitute
+from ember.tir.stmt import BlockRealize, For, ForKind, IterVarType, SeqStmt, seq
+
+from . import _arith
+from .analysis import (
+    blocks_under, child_blocks, path_to, replace_stmts, scope_of,
+)
+from .compute_inline import subtree_root
+from .errors import ScheduleError
+
+__all__ = ["compute_at", "reverse_compute_at"]
+
+
+def _all_bounds(func) -> dict:
+    bounds = {}
+    for s in _walk_loops(func.body):
+        lo, _ = _arith.const_bound(s.min)
+        _, hi = _arith.const_bound(s.min + s.extent - 1)
+        if lo is not None and hi is not None:
+            bounds[s.loop_var] = (lo, hi)
+    return bounds
+
+
+def _walk_loops(s):
+    from .analysis import walk
+
+    return [x for x in walk(s) if isinstance(x, For)]
+
+
+def _region_under(func, loop: For, realizes, buffer, access: str, bounds: dict):
+    """Union over ``realizes`` (under ``loop``) of their ``access`` region of ``buffer``,
+    in terms of loops outside ``loop``: a list of (lo, extent) per dimension."""
+    lows, highs = None, None
+    for realize in realizes:
+        block = realize.block
+        regions = block.reads if access == "read" else block.writes
+        path = path_to(loop, realize) or []
+        relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1))
+                 for lp in path[1:] + [realize] if isinstance(lp, For)}
+        binding = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
+        for region in regions:
+            if region.buffer is not buffer:
+                continue
+            for d, rng in enumerate(region.region):
+                lo_e = substitute(rng.min, binding)
+                hi_e = substitute(rng.min + rng.extent - 1, binding)
+                lo, _ = _arith.relax_bound(lo_e, relax, bounds)
+                _, hi = _arith.relax_bound(hi_e, relax, bounds)
+                if lows is None:
+                    lows, highs = [None] * len(region.region), [None] * len(region.region)
+                lows[d] = lo if lows[d] is None else _arith.min_expr(lows[d], lo, bounds)
+                highs[d] = hi if highs[d] is None else _arith.max_expr(highs[d], hi, bounds)
+    return [(lo, _arith.simplify(hi - lo + 1, bounds)) for lo, hi in zip(lows, highs)]
+
+
+def _dim_of_iters(func, block, indices, what: str) -> dict:
+    """Map each block iterator used as an index to its buffer dimension."""
+    ivars = {id(iv.var): iv for iv in block.iter_vars}
+    out = {}
+    for d, index in enumerate(indices):
+        if not isinstance(index, Var) or id(index) not in ivars or id(index) in out:
+            raise ScheduleError(
+                f"{what} supports blocks whose accesses of the moved buffer use distinct block "
+                f"iterators as indices; block {block.name_hint!r} uses "
+                f"[{', '.join(repr(i) for i in indices)}]", func, block=block)
+        out[id(index)] = d
+    return out
+
+
+def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_unit_loops: bool,
+              bounds: dict):
+    """A loop nest running ``realize``'s block over ``region`` (dims from iterators)."""
+    block = realize.block
+    loops, values, conds = [], [], []
+    bounds = dict(bounds)
+    for iv in block.iter_vars:
+        d = dims.get(id(iv.var))
+        if d is not None:
+            lo, extent = region[d]
+        else:
+            lo, extent = iv.dom.min, iv.dom.extent
+        if _arith.as_int(extent) == 1 and not preserve_unit_loops:
+            values.append(lo)
+            continue
+        var = Var(f"ax{len(loops)}", iv.var.dtype)
+        loops.append((var, extent))
+        ext = _arith.as_int(extent)
+        if ext is not None:
+            bounds[var] = (0, ext - 1)
+        value = _arith.simplify(lo + var, bounds)
+        values.append(value)
+        if d is not None:
+            lo_c, _ = _arith.const_bound(value, bounds)
+            _, hi_c = _arith.const_bound(value, bounds)
+            if lo_c is None or lo_c < 0:
+                conds.append(value >= 0)
+            dim = _arith.as_int(buffer.shape[d])
+            if hi_c is None or dim is None or hi_c >= dim:
+                conds.append(value < buffer.shape[d])
+    pred = const(True)
+    for c in conds:
+        pred = c if isinstance(pred, IntImm) else And(pred, c)
+    body = BlockRealize(tuple(values), pred, block)
+    for var, extent in reversed(loops):
+        body = For(var, const(0, var.dtype), extent, ForKind.SERIAL, body)
+    return body
+
+
+def _insert(loop: For, nest, lo: int, hi: int, index: int, func, what: str) -> For:
+    children = list(loop.body.seq) if isinstance(loop.body, SeqStmt) else [loop.body]
+    if index == -1:
+        pos = hi
+    elif index == -2:
+        pos = lo
+    elif lo <= index <= hi:
+        pos = index
+    else:
+        raise ScheduleError(f"{what}: index {index} is not a legal insertion point; legal positions are "
+                            f"{lo}..{hi} (or -1 for the last, -2 for the first)", func, loop=loop)
+    children.insert(pos, nest)
+    return replace(loop, body=seq(*children))
+
+
+def _common_checks(func, realize, loop, what):
+    block = realize.block
+    if path_to(loop, realize) is not None:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} is already under loop "
+                            f"{loop.loop_var.name!r}", func, loop=loop)
+    if path_to(realize, loop) is not None:
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is inside block {block.name_hint!r}",
+                            func, loop=loop)
+    if scope_of(func, realize) is not scope_of(func, loop):
+        raise ScheduleError(f"{what}: block {block.name_hint!r} and loop {loop.loop_var.name!r} are not "
+                            "in the same block scope", func, block=block)
+    root = subtree_root(func, realize)
+    parent = (path_to(func.body, root) or [None])[-1]
+    if isinstance(parent, For):
+        raise ScheduleError(f"{what}: block {block.name_hint!r} shares its loops with other statements; "
+                            "only a block with a loop nest of its own can be moved", func, block=block)
+    return root
+
+
+def _positions(loop: For, pred) -> list[int]:
+    children = loop.body.seq if isinstance(loop.body, SeqStmt) else (loop.body,)
+    return [k for k, c in enumerate(children) if any(pred(r) for r in blocks_under(c))]
+
+
+def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool = False,
+               index: int = -1):
+    what = "compute_at"
+    block = realize.block
+    root = _common_checks(func, realize, loop, what)
+    if len(block.writes) != 1:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} must write exactly one buffer",
+                            func, block=block)
+    buffer = block.writes[0].buffer
+    readers = [r for r in blocks_under(loop) if any(x.buffer is buffer for x in r.block.reads)]
+    if not readers:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} is not a producer of any block under "
+                            f"loop {loop.loop_var.name!r} (none reads {buffer.name!r})", func, loop=loop)
+    scope = scope_of(func, realize)
+    for other in child_blocks(scope) if scope is not None else []:
+        if other is not realize and any(x.buffer is buffer for x in other.block.reads) \
+                and path_to(loop, other) is None:
+            raise ScheduleError(f"{what}: block {other.block.name_hint!r} also reads {buffer.name!r} but "
+                                f"is not under loop {loop.loop_var.name!r}", func, block=other.block)
+    store_indices = _write_indices(func, block, buffer, what)
+    dims = _dim_of_iters(func, block, store_indices, what)
+    bounds = _all_bounds(func)
+    region = _region_under(func, loop, readers, buffer, "read", bounds)
+    nest = _new_nest(func, realize, dims, region, buffer, preserve_unit_loops, bounds)
+    first = _positions(loop, lambda r: any(x.buffer is buffer for x in r.block.reads))[0]
+    new_loop = _insert(loop, nest, 0, first, index, func, what)
+    return replace_stmts(func, {root: None, loop: new_loop})
+
+
+def _write_indices(func, block, buffer, what):
+    from ember.tir.functor import collect
+    from ember.tir.stmt import BufferStore
+
+    stores = collect(block.body, lambda n: isinstance(n, BufferStore) and n.buffer is buffer)
+    if len(stores) != 1:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} must store to {buffer.name!r} once",
+                            func, block=block)
+    return stores[0].indices
+
+
+def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool = False,
+                       index: int = -1):
+    what = "reverse_compute_at"
+    block = realize.block
+    root = _common_checks(func, realize, loop, what)
+    under = blocks_under(loop)
+    writers = [r for r in under if any(w.buffer is x.buffer for w in r.block.writes for x in block.reads)]
+    if not writers:
+        raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} produces a buffer that "
+                            f"block {block.name_hint!r} reads", func, loop=loop)
+    buffer = next(x.buffer for x in block.reads if any(w.buffer is x.buffer for w in writers[0].block.writes))
+    scope = scope_of(func, realize)
+    for other in child_blocks(scope) if scope is not None else []:
+        if other is not realize and any(w.buffer is buffer for w in other.block.writes) \
+                and path_to(loop, other) is None:
+            raise ScheduleError(f"{what}: block {other.block.name_hint!r} also writes {buffer.name!r} "
+                                f"but is not under loop {loop.loop_var.name!r}", func, block=other.block)
+    loads = _read_indices(func, block, buffer, what)
+    dims = _dim_of_iters(func, block, loads, what)
+    reduce_dims = [iv for iv in block.iter_vars if iv.iter_type != IterVarType.DataPar and id(iv.var) in dims]
+    if reduce_dims:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} indexes {buffer.name!r} with a reduction "
+                            "iterator", func, block=block)
+    bounds = _all_bounds(func)
+    region = _region_under(func, loop, writers, buffer, "write", bounds)
+    nest = _new_nest(func, realize, dims, region, buffer, preserve_unit_loops, bounds)
+    last = _positions(loop, lambda r: any(w.buffer is buffer for w in r.block.writes))[-1]
+    n = len(loop.body.seq) if isinstance(loop.body, SeqStmt) else 1
+    new_loop = _insert(loop, nest, last + 1, n, index, func, what)
+    return replace_stmts(func, {root: None, loop: new_loop})
+
+
+def _read_indices(func, block, buffer, what):
+    from ember.tir.buffer import BufferLoad
+    from ember.tir.functor import collect
+
+    loads = collect(block.body, lambda n: isinstance(n, BufferLoad) and n.buffer is buffer)
+    keys = {tuple(_arith.expr_key(i) for i in ld.indices) for ld in loads}
+    if len(keys) != 1:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} must read {buffer.name!r} at exactly one "
+                            "place", func, block=block)
+    return loads[0].indices
+
