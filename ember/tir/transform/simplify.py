@@ -16,7 +16,7 @@ from ember.ir import IntImm, Not, PrimExpr, Range, Var, replace
 from ember.transform import Pass
 
 from ..function import PrimFunc
-from ..functor import IRMutator
+from ..functor import IRMutator, substitute
 from ..stmt import For, IfThenElse
 from ._common import logger, make_pass, no_op
 
@@ -47,12 +47,13 @@ class _Simplifier(IRMutator):
 
     def visit_For(self, loop: For):
         lo, extent = self.visit(loop.min), self.visit(loop.extent)
-        bind = getattr(self.analyzer, "bind", None)
-        if bind is not None:
-            try:
-                bind(loop.loop_var, Range(lo, extent))
-            except ValueError:  # already bound (a loop var reused): keep the first range
-                logger.debug("Simplify: loop var %s already bound", loop.loop_var.name)
+        try:
+            self.analyzer.bind(loop.loop_var, Range(lo, extent))
+        except ValueError:  # this Var already names another loop: give this loop its own
+            fresh = Var(loop.loop_var.name, loop.loop_var.dtype)
+            logger.debug("Simplify: loop var %s reused by two loops; renamed", fresh.name)
+            loop = replace(loop, loop_var=fresh, body=substitute(loop.body, {loop.loop_var: fresh}))
+            self.analyzer.bind(fresh, Range(lo, extent))
         return replace(loop, min=lo, extent=extent, body=self.visit(loop.body))
 
     def visit_IfThenElse(self, stmt: IfThenElse):
