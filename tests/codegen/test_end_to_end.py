@@ -1,0 +1,69 @@
+"""Flat TIR → LLVM → a callable, end to end (``B[i] = A[i] + 1.0``)."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import te
+from ember.codegen.llvm import build_llvm, cache_info
+from ember.ir import IRModule
+
+from codegen_helpers import elementwise
+
+
+@pytest.fixture(scope="module")
+def add_one_symbolic():
+    return ember.build(elementwise(lambda a: a + 1.0, ["float32"], "float32"), target="llvm")
+
+
+@pytest.mark.parametrize("n", [1, 7, 1_000_003])
+def test_add_one_symbolic_n_reuses_one_function(add_one_symbolic, n):
+    a = np.random.default_rng(n).standard_normal(n).astype("float32")
+    b = np.zeros(n, "float32")
+    add_one_symbolic(a, b)
+    np.testing.assert_array_equal(b, a + np.float32(1.0))
+
+
+def test_add_one_fixed_shape_with_ember_arrays():
+    mod = ember.build(elementwise(lambda a: a + 1.0, ["float32"], "float32", n=16), target="llvm")
+    a = ember.runtime.array(np.arange(16, dtype="float32"))
+    b = ember.runtime.empty((16,), "float32")
+    mod["main"](a, b)
+    np.testing.assert_array_equal(b.numpy(), np.arange(16, dtype="float32") + 1)
+
+
+def test_zero_size_arrays_run():
+    mod = ember.build(elementwise(lambda a: a + 1.0, ["float32"], "float32"), target="llvm")
+    mod(np.zeros(0, "float32"), np.zeros(0, "float32"))
+
+
+def test_te_create_prim_func_path():
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0 + 1.0, name="B")
+    mod = ember.build(te.create_prim_func([A, B]), target="llvm")
+    a = np.linspace(-3, 3, 33).astype("float32")
+    b = np.zeros_like(a)
+    mod(a, b)
+    np.testing.assert_array_equal(b, a * 2 + 1)
+
+
+def test_two_dimensional_te_compute():
+    A = te.placeholder((5, 7), name="A")
+    B = te.compute((7, 5), lambda i, j: A[j, i] - 1.0, name="B")
+    mod = ember.build(te.create_prim_func([A, B]), target="llvm")
+    a = np.random.default_rng(0).standard_normal((5, 7)).astype("float32")
+    b = np.zeros((7, 5), "float32")
+    mod(a, b)
+    np.testing.assert_array_equal(b, a.T - 1)
+
+
+def test_rebuild_hits_the_cache():
+    func = elementwise(lambda a: a * 3.0, ["float32"], "float32", name="times3")
+    target = ember.target.Target("llvm")
+    lowered = ember.lower(func)
+    before = cache_info()["hits"]
+    first = build_llvm(lowered, target)
+    second = build_llvm(IRModule(dict(lowered.functions)), target)
+    assert cache_info()["hits"] >= before + 1
+    assert second.compiled is first.compiled
