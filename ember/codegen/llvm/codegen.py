@@ -35,7 +35,7 @@ class _Frame:
 
     function: ir.Function
     builder: ir.IRBuilder
-    entry: ir.Block
+    entry: ir.IRBuilder  # appends allocas to the entry block
     vars: dict
     status_ptr: ir.Value | None = None  # set in parallel bodies: asserts store here
     extras: dict = field(default_factory=dict)
@@ -73,10 +73,17 @@ class CodeGenLLVM(ExprEmitter):
         return self.function.append_basic_block(name)
 
     def _enter(self, fn: ir.Function, vars: dict, status_ptr=None) -> _Frame:
+        """Start emitting ``fn``: an ``entry`` block for allocas, code from ``body`` on."""
         entry = fn.append_basic_block("entry")
+        body = fn.append_basic_block("body")
         previous = self._frame
-        self._frame = _Frame(fn, ir.IRBuilder(entry), entry, vars, status_ptr)
+        self._frame = _Frame(fn, ir.IRBuilder(body), ir.IRBuilder(entry), vars, status_ptr)
         return previous
+
+    def _leave(self, previous: _Frame | None) -> None:
+        frame = self._frame
+        frame.entry.branch(frame.function.blocks[1])
+        self._frame = previous
 
     def _unique(self, stem: str) -> str:
         self._counter += 1
@@ -100,7 +107,7 @@ class CodeGenLLVM(ExprEmitter):
             if not self.builder.block.is_terminated:
                 self.builder.ret(ir.Constant(I32, 0))
         finally:
-            self._frame = previous
+            self._leave(previous)
         return list(self.checks)
 
     @staticmethod
@@ -209,9 +216,7 @@ class CodeGenLLVM(ExprEmitter):
             if count is None:
                 break
         if count is not None and count * itemsize <= STACK_ALLOCA_LIMIT:
-            entry_builder = ir.IRBuilder(self._frame.entry)
-            entry_builder.position_at_start(self._frame.entry)
-            slot = entry_builder.alloca(ir.ArrayType(elem, max(count, 1)), name=s.buffer_var.name)
+            slot = self._frame.entry.alloca(ir.ArrayType(elem, max(count, 1)), name=s.buffer_var.name)
             slot.align = _HEAP_ALIGN
             self.vars[s.buffer_var] = self.builder.bitcast(slot, PTR)
             self.emit_stmt(s.body)
@@ -305,7 +310,7 @@ class CodeGenLLVM(ExprEmitter):
             self.builder.ret_void()
         finally:
             self.in_parallel = was_parallel
-            self._frame = previous
+            self._leave(previous)
 
     def _compute_scope(self, s: AttrStmt) -> None:
         free = self.free_vars(s.body)
@@ -324,7 +329,7 @@ class CodeGenLLVM(ExprEmitter):
             if not self.builder.block.is_terminated:
                 self.builder.ret(ir.Constant(I32, 0))
         finally:
-            self._frame = previous
+            self._leave(previous)
 
     def _return_if_nonzero(self, code: ir.Value) -> None:
         b = self.builder
@@ -336,9 +341,7 @@ class CodeGenLLVM(ExprEmitter):
         b.position_at_end(ok)
 
     def _entry_alloca(self, ty: ir.Type, name: str) -> ir.Value:
-        entry_builder = ir.IRBuilder(self._frame.entry)
-        entry_builder.position_at_start(self._frame.entry)
-        return entry_builder.alloca(ty, name=name)
+        return self._frame.entry.alloca(ty, name=name)
 
 
 _I32 = DataType("int32")
