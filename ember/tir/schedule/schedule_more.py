@@ -56,3 +56,22 @@ class MorePrimitives:
             self._apply(block, reverse_compute_at, self._block(block), self._loop(loop),
                         preserve_unit_loops, index)
         self._record("reverse_compute_at", [block, loop], [preserve_unit_loops, index], [])
+
+    # -- reductions --------------------------------------------------------------------------
+    def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
+        from .reduction import decompose_reduction
+
+        name = self._block(block).block.name_hint
+        fname, init_name = self._apply(block, decompose_reduction, self._block(block), self._loop(loop))
+        self._rename_block(fname, name, name + "_update")
+        rv = self._new(BlockRV, (fname, init_name))
+        self._record("decompose_reduction", [block, loop], [], [rv])
+        return rv
+
+    def rfactor(self, loop: LoopRV, factor_axis: int) -> BlockRV:
+        from .reduction import rfactor
+
+        fname, rf_name = self._apply(loop, rfactor, self._loop(loop), factor_axis)
+        rv = self._new(BlockRV, (fname, rf_name))
+        self._record("rfactor", [loop], [factor_axis], [rv])
+        return rv

@@ -1,0 +1,187 @@
+"""Reduction primitives: decompose_reduction and rfactor.
+
+``decompose_reduction(block, loop)`` moves a reduction block's ``init`` into its own
+block ``<name>_init`` (with copies of the spatial loops from ``loop`` inwards, named
+``<loop>_init``), placed right before ``loop``; the update block is renamed
+``<name>_update``.  ``rfactor(loop, factor_axis)`` turns a reduction over ``loop``
+into a partial reduction ``<name>_rf`` into a new buffer ``<buf>_rf`` that keeps
+``loop`` as an extra (spatial) dimension, followed by a block that reduces that
+dimension into the original output.
+"""
+
+from __future__ import annotations
+
+from ember.ir import Add, Max, Min, Mul, Range, Var, const, replace
+from ember.tir.buffer import BufferLoad, decl_buffer
+from ember.tir.functor import substitute
+from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
+
+from .analysis import (
+    blocks_under, infer_regions, is_true, loops_above, path_to, replace_stmts, scope_of, vars_in,
+)
+from .compute_inline import subtree_root
+from .errors import ScheduleError
+
+__all__ = ["decompose_reduction", "rfactor"]
+
+_REDUCERS = (Add, Mul, Min, Max)
+
+
+def _copy_loops(loops, keep, suffix: str) -> tuple[list, dict]:
+    """Fresh copies of the loops in ``loops`` whose vars are in ``keep``, and the var map."""
+    copies, vmap = [], {}
+    for lp in loops:
+        if lp.loop_var in keep:
+            var = Var(lp.loop_var.name + suffix, lp.loop_var.dtype)
+            vmap[lp.loop_var] = var
+            copies.append((var, lp))
+    return copies, vmap
+
+
+def _wrap(copies, vmap, body):
+    for var, lp in reversed(copies):
+        body = For(var, substitute(lp.min, vmap), substitute(lp.extent, vmap), ForKind.SERIAL, body)
+    return body
+
+
+def _predicate_for(pred, available: set, vmap: dict):
+    if is_true(pred) or any(v not in available for v in vars_in(pred)):
+        return const(True)
+    return substitute(pred, vmap)
+
+
+def decompose_reduction(func, realize: BlockRealize, loop: For):
+    block = realize.block
+    if block.init is None:
+        raise ScheduleError(f"decompose_reduction: block {block.name_hint!r} is not a reduction block "
+                            "(it has no init)", func, block=block)
+    loops = loops_above(func, realize)
+    if loop not in loops:
+        raise ScheduleError(f"decompose_reduction: loop {loop.loop_var.name!r} is not a loop above block "
+                            f"{block.name_hint!r}", func, loop=loop)
+    inner = loops[loops.index(loop):]
+    spatial = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+               if iv.iter_type == IterVarType.DataPar]
+    used = {x for _, v in spatial for x in vars_in(v)}
+    copies, vmap = _copy_loops(inner, used, "_init")
+    new_ivs = [IterVar(iv.dom, Var(iv.var.name + "_init", iv.var.dtype), iv.iter_type) for iv, _ in spatial]
+    ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
+    init_body = substitute(block.init, ivmap)
+    init_block = replace(block, iter_vars=tuple(new_ivs), reads=(), writes=(), name_hint=block.name_hint + "_init",
+                         body=init_body, init=None, alloc_buffers=(), match_buffers=(), annotations={})
+    init_block = replace(init_block, writes=infer_regions(init_block)[1])
+    available = {lp.loop_var for lp in loops[:loops.index(loop)]} | set(vmap)
+    pred = _predicate_for(realize.predicate, available, vmap)
+    init_realize = BlockRealize(tuple(substitute(v, vmap) for _, v in spatial), pred, init_block)
+    update = replace(block, init=None, name_hint=block.name_hint + "_update")
+    new_loop = replace_stmts(loop, {block: update})
+    func = replace_stmts(func, {loop: seq(_wrap(copies, vmap, init_realize), new_loop)})
+    return func, init_block.name_hint
+
+
+def _reducer(func, block):
+    body = block.body
+    ok = isinstance(body, BufferStore) and isinstance(body.value, _REDUCERS)
+    if ok:
+        lhs = body.value.a
+        ok = isinstance(lhs, BufferLoad) and lhs.buffer is body.buffer and all(
+            a is b for a, b in zip(lhs.indices, body.indices))
+    if not ok or block.init is None or not isinstance(block.init, BufferStore):
+        raise ScheduleError(
+            f"rfactor: block {block.name_hint!r} must be a reduction of the form "
+            "`C[...] = C[...] op value` (op one of +, *, min, max) with an init", func, block=block)
+    return type(body.value), body.value.b
+
+
+def rfactor(func, loop: For, factor_axis: int):
+    realizes = blocks_under(loop)
+    if len(realizes) != 1:
+        raise ScheduleError(f"rfactor: loop {loop.loop_var.name!r} must contain exactly one block, found "
+                            f"{len(realizes)}", func, loop=loop)
+    realize = realizes[0]
+    block = realize.block
+    op, rhs = _reducer(func, block)
+    lv = loop.loop_var
+    kinds = [iv.iter_type for iv, v in zip(block.iter_vars, realize.iter_values) if lv in vars_in(v)]
+    if not kinds or any(k != IterVarType.CommReduce for k in kinds):
+        raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
+                            f"block {block.name_hint!r}", func, loop=loop)
+    store = block.body
+    out = store.buffer
+    ndim = len(out.shape)
+    axis = factor_axis + ndim + 1 if factor_axis < 0 else factor_axis
+    if not 0 <= axis <= ndim:
+        raise ScheduleError(f"rfactor: factor_axis must be in [{-ndim - 1}, {ndim}], got {factor_axis}",
+                            func, loop=loop)
+    rf_buf = decl_buffer(out.shape[:axis] + (loop.extent,) + out.shape[axis:], out.dtype, out.name + "_rf",
+                         scope=out.scope())
+    vrf = Var("v" + lv.name, lv.dtype)
+
+    def rf_index(indices, v):
+        return tuple(indices[:axis]) + (v,) + tuple(indices[axis:])
+
+    idx = rf_index(store.indices, vrf)
+    # the rf block gets one iterator per loop feeding the reduction: ``loop`` becomes the
+    # spatial ``vrf``; every other such loop a reduction iterator over its own range
+    loops = loops_above(func, realize)
+    reduce_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+                    if iv.iter_type == IterVarType.CommReduce]
+    reduce_loops = {x for _, v in reduce_pairs for x in vars_in(v)}
+    rvars = {lp.loop_var: Var("v" + lp.loop_var.name, lp.loop_var.dtype) for lp in loops
+             if lp.loop_var in reduce_loops and lp is not loop}
+    rvars[lv] = vrf if is_true(loop.min == 0) else vrf + loop.min
+    new_reduce = [IterVar(Range(lp.min, lp.extent), rvars[lp.loop_var], IterVarType.CommReduce)
+                  for lp in loops if lp.loop_var in rvars and lp is not loop]
+    spatial_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+                     if iv.iter_type != IterVarType.CommReduce]
+    red_map = {iv.var: substitute(v, rvars) for iv, v in reduce_pairs}
+    rf_block = replace(
+        block, name_hint=block.name_hint + "_rf",
+        iter_vars=(IterVar(Range(0, loop.extent), vrf, IterVarType.DataPar),)
+        + tuple(iv for iv, _ in spatial_pairs) + tuple(new_reduce),
+        body=BufferStore(rf_buf, op(BufferLoad(rf_buf, idx), substitute(rhs, red_map)), idx),
+        init=BufferStore(rf_buf, block.init.value, idx))
+    reads, writes = infer_regions(rf_block)
+    rf_block = replace(rf_block, reads=reads, writes=writes)
+    binding = lv if is_true(loop.min == 0) else lv - loop.min
+    rf_values = (binding,) + tuple(v for _, v in spatial_pairs) + tuple(
+        lp.loop_var for lp in loops if lp.loop_var in rvars and lp is not loop)
+    rf_realize = BlockRealize(rf_values, realize.predicate, rf_block)
+
+    # the write-back block: reduce the rf dimension into the original buffer
+    spatial = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+               if iv.iter_type == IterVarType.DataPar]
+    keep = {x for _, v in spatial for x in vars_in(v)} | {lv}
+    copies, vmap = _copy_loops(loops, keep, "")
+    new_ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), iv.iter_type) for iv, _ in spatial]
+    wrf = Var("v" + lv.name, lv.dtype)
+    ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
+    out_idx = tuple(substitute(i, ivmap) for i in store.indices)
+    wb_block = replace(
+        block, iter_vars=tuple(new_ivs) + (IterVar(Range(0, loop.extent), wrf, IterVarType.CommReduce),),
+        body=BufferStore(out, op(BufferLoad(out, out_idx), BufferLoad(rf_buf, rf_index(out_idx, wrf))),
+                         out_idx),
+        init=substitute(block.init, ivmap), alloc_buffers=(), match_buffers=())
+    reads, writes = infer_regions(wb_block)
+    wb_block = replace(wb_block, reads=reads, writes=writes)
+    values = tuple(substitute(v, vmap) for _, v in spatial) + (substitute(binding, vmap),)
+    pred = _predicate_for(realize.predicate, set(vmap), vmap)
+    wb_nest = _wrap(copies, vmap, BlockRealize(values, pred, wb_block))
+
+    root = subtree_root(func, realize)
+    parent = (path_to(func.body, root) or [None])[-1]
+    if isinstance(parent, For):
+        raise ScheduleError(f"rfactor: the loops of block {block.name_hint!r} must contain only that block",
+                            func, block=block)
+    scope = scope_of(func, realize)
+    new_root = replace_stmts(root, {realize: rf_realize})
+    func = replace_stmts(func, {root: seq(new_root, wb_nest)})
+    sb = _find_scope_block(func, scope.block.name_hint)
+    func = replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + (rf_buf,))})
+    return func, rf_block.name_hint
+
+
+def _find_scope_block(func, name):
+    from .analysis import find_block
+
+    return find_block(func, name).block
