@@ -1,0 +1,9 @@
+"""ember.topi.nn: neural-network operators as tensor expressions."""
+
+from .conv import *  # noqa: F403
+from .dense import *  # noqa: F403
+from .elemwise import *  # noqa: F403
+from .norm import *  # noqa: F403
+from .pad import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .softmax import *  # noqa: F403
