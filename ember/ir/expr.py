@@ -409,12 +409,27 @@ class Range(Node):
     def __init__(self, min, extent=None):  # noqa: A002 - TVM's field name
         if extent is None:  # Range(n) is [0, n)
             min, extent = 0, min
+        # a constant bound takes the other bound's int dtype (Range(0, n) with an int64 n is int64)
+        min, extent = _range_bound(min, extent), _range_bound(extent, min)
         object.__setattr__(self, "min", as_expr(min))
         object.__setattr__(self, "extent", as_expr(extent))
 
     @staticmethod
     def from_min_extent(min, extent) -> Range:  # noqa: A002
         return Range(min, extent)
+
+
+def _range_bound(bound, other):
+    """A constant ``bound`` in ``other``'s int dtype (unless ``other`` is a narrower constant)."""
+    if not isinstance(other, PrimExpr) or not other.dtype.is_integer:
+        return bound
+    if isinstance(bound, IntImm):
+        if isinstance(other, IntImm) and other.dtype.bits <= bound.dtype.bits:
+            return bound
+        bound = bound.value
+    if isinstance(bound, int) and not isinstance(bound, bool):
+        return const(bound, other.dtype)
+    return bound
 
 
 # -- construction helpers --------------------------------------------------------
