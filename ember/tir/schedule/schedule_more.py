@@ -7,7 +7,8 @@ through ``self._apply``, make output handles, record one instruction.
 
 from __future__ import annotations
 
-from .state import BlockRV, ExprRV, LoopRV  # noqa: F401
+from .errors import ScheduleError
+from .state import BlockRV, ExprRV, LoopRV
 
 __all__ = ["MorePrimitives"]
 
@@ -75,3 +76,85 @@ class MorePrimitives:
         rv = self._new(BlockRV, (fname, rf_name))
         self._record("rfactor", [loop], [factor_axis], [rv])
         return rv
+
+    # -- sampling ----------------------------------------------------------------------------
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
+                            decision=None) -> list[ExprRV]:
+        from . import _arith
+        from .sampling import sample_perfect_tile
+
+        fname = self._fname(loop)
+        extent = _arith.as_int(self._loop(loop).extent)
+        try:
+            values = sample_perfect_tile(self._rng, extent, n, max_innermost_factor, decision)
+        except ScheduleError as err:
+            self._raise(err)
+        rvs = [self._new(ExprRV, v) for v in values]
+        self._record("sample_perfect_tile", [loop], [n, max_innermost_factor], rvs, list(values))
+        del fname
+        return rvs
+
+    def sample_categorical(self, candidates, probs, decision=None) -> ExprRV:
+        from .sampling import sample_categorical
+
+        candidates = [int(c) for c in candidates]
+        probs = [float(p) for p in probs]
+        try:
+            index = sample_categorical(self._rng, candidates, probs, decision)
+        except ScheduleError as err:
+            self._raise(err)
+        rv = self._new(ExprRV, candidates[index])
+        self._record("sample_categorical", [], [candidates, probs], [rv], index)
+        return rv
+
+    def sample_compute_location(self, block: BlockRV, decision=None) -> LoopRV:
+        from .sampling import compute_location_candidates
+        from .state import INLINE, ROOT
+
+        fname = self._fname(block)
+        loops = compute_location_candidates(self._func(fname), self._block(block))
+        if decision is None:
+            decision = self._rng.randrange(-1, len(loops))
+        decision = int(decision)
+        if not -2 <= decision < len(loops):
+            self._raise(ScheduleError(f"sample_compute_location: decision {decision} is not in "
+                                      f"[-2, {len(loops) - 1}]"))
+        key = {-2: INLINE, -1: ROOT}.get(decision) or (loops[decision].loop_var if decision >= 0 else None)
+        rv = self._new(LoopRV, (fname, key))
+        self._record("sample_compute_location", [block], [], [rv], decision)
+        return rv
+
+    # -- memory ------------------------------------------------------------------------------
+    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
+                   consumer_blocks=None) -> BlockRV:
+        from .cache import cache_read
+
+        consumers = None if consumer_blocks is None else [self._block(b) for b in consumer_blocks]
+        fname, name = self._apply(block, cache_read, self._block(block), read_buffer_index, storage_scope,
+                                  consumers)
+        rv = self._new(BlockRV, (fname, name))
+        self._record("cache_read", [block, None if consumer_blocks is None else list(consumer_blocks)], [read_buffer_index, storage_scope],
+                     [rv])
+        return rv
+
+    def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
+                    consumer_blocks=None) -> BlockRV:
+        from .cache import cache_write
+
+        fname, name = self._apply(block, cache_write, self._block(block), write_buffer_index, storage_scope)
+        rv = self._new(BlockRV, (fname, name))
+        self._record("cache_write", [block, None if consumer_blocks is None else list(consumer_blocks)],
+                     [write_buffer_index, storage_scope], [rv])
+        return rv
+
+    def set_scope(self, block: BlockRV, buffer_index: int, storage_scope: str) -> None:
+        from .cache import set_scope
+
+        self._apply(block, set_scope, self._block(block), buffer_index, storage_scope)
+        self._record("set_scope", [block], [buffer_index, storage_scope], [])
+
+    def storage_align(self, block: BlockRV, buffer_index: int, axis: int, factor: int, offset: int) -> None:
+        from .cache import storage_align
+
+        self._apply(block, storage_align, self._block(block), buffer_index, axis, factor, offset)
+        self._record("storage_align", [block], [buffer_index, axis, factor, offset], [])

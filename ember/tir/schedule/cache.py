@@ -1,0 +1,155 @@
+"""Memory primitives: cache_read, cache_write, set_scope, storage_align.
+
+``cache_read`` adds a copy stage ``<buf>_<scope>`` (e.g. ``A_shared``) that copies the
+whole buffer into a new buffer of the given storage scope; the chosen consumers read
+the copy.  ``cache_write`` makes the block write ``<buf>_<scope>`` and adds a stage
+copying it back.  Stages are placed in the block's scope (before the first consumer /
+after the writer), covering the full buffer; ``compute_at`` then localises them.
+"""
+
+from __future__ import annotations
+
+from ember.ir import PointerType, Range, Var, const, replace
+from ember.tir.buffer import decl_buffer
+from ember.tir.functor import IRMutator
+from ember.tir.stmt import (
+    Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, SeqStmt, seq,
+)
+
+from .analysis import (
+    blocks_under, child_blocks, find_block, infer_regions, path_to, replace_stmts, scope_of,
+)
+from .errors import ScheduleError
+
+__all__ = ["cache_read", "cache_write", "set_scope", "storage_align", "ReplaceBuffer"]
+
+
+class ReplaceBuffer(IRMutator):
+    """Replace Buffer objects by identity (loads, stores, regions, allocations)."""
+
+    def __init__(self, mapping: dict):
+        super().__init__()
+        self.mapping = {id(k): v for k, v in mapping.items()}
+
+    def visit_Buffer(self, buf):
+        return self.mapping.get(id(buf), buf)
+
+
+def _pick(func, block: Block, regions, index: int, what: str, kind: str):
+    if not isinstance(index, int) or not 0 <= index < len(regions):
+        names = ", ".join(f"{k}: {r.buffer.name}" for k, r in enumerate(regions)) or "none"
+        raise ScheduleError(f"{what}: {kind}_buffer_index {index!r} is out of range for block "
+                            f"{block.name_hint!r} (its {kind}s: {names})", func, block=block)
+    return regions[index].buffer
+
+
+def _scope_name(buffer, scope: str) -> str:
+    return f"{buffer.name}_{scope.replace('.', '_')}"
+
+
+def _copy_stage(name: str, src, dst) -> object:
+    """A loop nest copying all of ``src`` into ``dst`` (same shape) in block ``name``."""
+    loops = [Var(f"ax{d}", "int32") for d in range(len(src.shape))]
+    ivs = [IterVar(Range(0, s), Var(f"v{d}", "int32"), IterVarType.DataPar) for d, s in enumerate(src.shape)]
+    idx = tuple(iv.var for iv in ivs)
+    block = Block(tuple(ivs), (), (), name, BufferStore(dst, src[idx], idx))
+    reads, writes = infer_regions(block)
+    body = BlockRealize(tuple(loops), const(True), replace(block, reads=reads, writes=writes))
+    for var, s in reversed(list(zip(loops, src.shape))):
+        body = For(var, const(0, "int32"), s, ForKind.SERIAL, body)
+    return body
+
+
+def _add_alloc(func, scope_name: str, buffer):
+    sb = find_block(func, scope_name).block
+    return replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + (buffer,))})
+
+
+def _scope_children(scope: BlockRealize):
+    body = scope.block.body
+    return list(body.seq) if isinstance(body, SeqStmt) else [body]
+
+
+def _top_level(scope: BlockRealize, stmt):
+    """The child of ``scope``'s body that contains ``stmt``."""
+    for child in _scope_children(scope):
+        if child is stmt or path_to(child, stmt) is not None:
+            return child
+    return None
+
+
+def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scope: str,
+               consumer_blocks=None):
+    block = realize.block
+    buffer = _pick(func, block, block.reads, read_buffer_index, "cache_read", "read")
+    scope = scope_of(func, realize)
+    if scope is None:
+        raise ScheduleError("cache_read: the block has no enclosing scope block", func, block=block)
+    readers = [r for r in blocks_under(scope.block.body) if any(x.buffer is buffer for x in r.block.reads)]
+    if consumer_blocks is not None:
+        wanted = {id(r.block) for r in consumer_blocks}
+        readers = [r for r in readers if id(r.block) in wanted]
+    new = decl_buffer(buffer.shape, buffer.dtype, _scope_name(buffer, storage_scope), scope=storage_scope)
+    stage = _copy_stage(new.name, buffer, new)
+    writers = [r for r in child_blocks(scope) if any(w.buffer is buffer for w in r.block.writes)]
+    children = _scope_children(scope)
+    if writers:
+        pos = children.index(_top_level(scope, writers[-1])) + 1
+    else:
+        tops = [_top_level(scope, r) for r in readers]
+        pos = min(children.index(t) for t in tops if t is not None) if tops else 0
+    mapper = ReplaceBuffer({buffer: new})
+    mapping = {r.block: _refresh(mapper.visit(r.block)) for r in readers}
+    new_children = [replace_stmts(c, mapping) for c in children]
+    new_children.insert(pos, stage)
+    func = replace_stmts(func, {scope.block: replace(scope.block, body=seq(*new_children))})
+    return _add_alloc(func, scope.block.name_hint, new), new.name
+
+
+def _refresh(block: Block) -> Block:
+    reads, writes = infer_regions(block)
+    return replace(block, reads=reads, writes=writes)
+
+
+def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_scope: str,
+                consumer_blocks=None):
+    block = realize.block
+    buffer = _pick(func, block, block.writes, write_buffer_index, "cache_write", "write")
+    scope = scope_of(func, realize)
+    if scope is None:
+        raise ScheduleError("cache_write: the block has no enclosing scope block", func, block=block)
+    new = decl_buffer(buffer.shape, buffer.dtype, _scope_name(buffer, storage_scope), scope=storage_scope)
+    stage = _copy_stage(new.name, new, buffer)
+    top = _top_level(scope, realize)
+    new_block = ReplaceBuffer({buffer: new}).visit(block)
+    func = replace_stmts(func, {top: seq(replace_stmts(top, {block: new_block}), stage)})
+    return _add_alloc(func, scope.block.name_hint, new), new.name
+
+
+def set_scope(func, realize: BlockRealize, buffer_index: int, storage_scope: str):
+    block = realize.block
+    buffer = _pick(func, block, block.writes, buffer_index, "set_scope", "write")
+    if any(b is buffer for b in func.buffer_map.values()):
+        raise ScheduleError(f"set_scope: buffer {buffer.name!r} is a function parameter; only allocated "
+                            "buffers can change scope", func, block=block)
+    if buffer.scope() == storage_scope:
+        return func
+    data = Var(buffer.data.name, "handle", PointerType(buffer.dtype, storage_scope))
+    new = replace(buffer, data=data)
+    return replace(func, body=ReplaceBuffer({buffer: new}).visit(func.body))
+
+
+def storage_align(func, realize: BlockRealize, buffer_index: int, axis: int, factor: int, offset: int):
+    block = realize.block
+    buffer = _pick(func, block, block.writes, buffer_index, "storage_align", "write")
+    ndim = len(buffer.shape)
+    if not -ndim <= axis < ndim:
+        raise ScheduleError(f"storage_align: axis {axis} is out of range for the {ndim}-d buffer "
+                            f"{buffer.name!r}", func, block=block)
+    if factor <= 0:
+        raise ScheduleError(f"storage_align: factor must be positive, got {factor}", func, block=block)
+    entries = list(block.annotations.get("buffer_dim_align", []))
+    entries.append([buffer_index, axis % ndim, factor, offset])
+    new = replace(block, annotations={**block.annotations, "buffer_dim_align": entries})
+    return replace_stmts(func, {block: new})
+
