@@ -1,0 +1,158 @@
+"""The executable spec of Relax: ``well_formed`` / ``check_well_formed``.
+
+A function is well formed when: every variable is defined (as a parameter or by an
+earlier binding in scope) before use and defined only once; DataflowVars are defined
+only inside dataflow blocks and used only in the block that defines them; call
+arguments are in A-normal form (leaves, or tuples of leaves); every expression has
+struct info; and called GlobalVars name functions of the module.
+"""
+
+from __future__ import annotations
+
+from ember.ir import GlobalVar, IRModule, Op
+
+from ..expr import (
+    Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, Expr, ExternFunc, Function, If,
+    PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
+)
+from ..expr_functor import ExprVisitor
+
+__all__ = ["well_formed", "check_well_formed", "WellFormedError"]
+
+_LEAF = (Var, GlobalVar, Constant, ShapeExpr, PrimValue, StringImm, DataTypeImm, ExternFunc, Op)
+
+
+class WellFormedError(ValueError):
+    """Raised by ``check_well_formed``; the message names the function and the offending node."""
+
+
+class _Checker(ExprVisitor):
+    def __init__(self, mod: IRModule | None, func_name: str):
+        self.mod, self.func_name = mod, func_name
+        self.errors: list[str] = []
+        self.defined: set[int] = set()
+        self.scopes: list[set[int]] = []
+        self.dataflow_vars: set[int] | None = None
+        self.keep: list = []
+
+    def error(self, msg: str) -> None:
+        self.errors.append(f"in function {self.func_name!r}: {msg}")
+
+    def _define(self, var: Var) -> None:
+        if id(var) in self.defined:
+            self.error(f"variable {var.name_hint!r} is defined more than once")
+        self.defined.add(id(var))
+        self.keep.append(var)
+        if self.scopes:
+            self.scopes[-1].add(id(var))
+
+    def visit_expr(self, expr) -> None:
+        if isinstance(expr, Expr) and not isinstance(expr, Var) and expr.struct_info_or_none() is None:
+            self.error(f"{type(expr).__name__} has no struct_info (not normalised)")
+        super().visit_expr(expr)
+
+    def visit_var_(self, op: Var) -> None:
+        if id(op) not in self.defined:
+            self.error(f"variable {op.name_hint!r} is used before it is defined")
+
+    def visit_dataflow_var_(self, op: DataflowVar) -> None:
+        if self.dataflow_vars is None or id(op) not in self.dataflow_vars:
+            self.error(f"DataflowVar {op.name_hint!r} is used outside the dataflow block that defines it")
+        else:
+            self.visit_var_(op)
+
+    def visit_global_var_(self, op: GlobalVar) -> None:
+        if self.mod is not None and op.name_hint not in self.mod:
+            self.error(f"GlobalVar {op.name_hint!r} does not name a function of the module")
+
+    def visit_call_(self, op: Call) -> None:
+        for i, a in enumerate(op.args):
+            if not _is_leaf_or_tuple(a):
+                self.error(f"argument {i} of a call to {_callee(op)} is a nested {type(a).__name__} (not A-normal form)")
+        super().visit_call_(op)
+
+    def visit_function_(self, op: Function) -> None:
+        self.scopes.append(set())
+        for p in op.params:
+            self._define(p)
+        self.visit_expr(op.body)
+        self._leave_scope()
+
+    def visit_if_(self, op: If) -> None:
+        self.visit_expr(op.cond)
+        for branch in (op.true_branch, op.false_branch):
+            self.scopes.append(set())
+            self.visit_expr(branch)
+            self._leave_scope()
+
+    def _leave_scope(self) -> None:
+        for vid in self.scopes.pop():
+            self.defined.discard(vid)
+
+    def visit_dataflow_block_(self, block: DataflowBlock) -> None:
+        outer = self.dataflow_vars
+        self.dataflow_vars = set()
+        local: list = []
+        for b in block.bindings:
+            self.visit_binding(b)
+            if isinstance(b.var, DataflowVar):
+                self.dataflow_vars.add(id(b.var))
+                local.append(b.var)
+        for v in local:
+            self.defined.discard(id(v))
+        self.dataflow_vars = outer
+
+    def visit_binding_block_(self, block) -> None:
+        for b in block.bindings:
+            if isinstance(b.var, DataflowVar):
+                self.error(f"DataflowVar {b.var.name_hint!r} is defined outside a dataflow block")
+            self.visit_binding(b)
+
+    def visit_var_def_(self, var: Var) -> None:
+        self._define(var)
+
+    def visit_seq_expr_(self, op: SeqExpr) -> None:
+        super().visit_seq_expr_(op)
+
+
+def _callee(call: Call) -> str:
+    op = call.op
+    return getattr(op, "name", None) or getattr(op, "name_hint", None) or type(op).__name__
+
+
+def _is_leaf_or_tuple(e) -> bool:
+    if isinstance(e, _LEAF):
+        return True
+    if isinstance(e, Tuple):
+        return all(_is_leaf_or_tuple(f) for f in e.fields)
+    return isinstance(e, TupleGetItem) and False
+
+
+def _errors(obj, mod: IRModule | None) -> list[str]:
+    if isinstance(obj, IRModule):
+        errs: list[str] = []
+        for gv, func in obj.functions.items():
+            if isinstance(func, Function):
+                errs.extend(_errors_of_function(func, obj, gv.name_hint))
+        return errs
+    if isinstance(obj, Function):
+        return _errors_of_function(obj, mod, obj.attrs.get("global_symbol", "<anonymous>"))
+    raise TypeError(f"well_formed expects an IRModule or a relax.Function, got {type(obj).__name__}")
+
+
+def _errors_of_function(func: Function, mod, name: str) -> list[str]:
+    checker = _Checker(mod, name)
+    checker.visit_expr(func)
+    return checker.errors
+
+
+def well_formed(obj, check_struct_info: bool = True) -> bool:
+    """True when the module (or function) satisfies the rules in the module docstring."""
+    return not _errors(obj, None)
+
+
+def check_well_formed(obj) -> None:
+    """Raise ``WellFormedError`` listing every violation."""
+    errs = _errors(obj, None)
+    if errs:
+        raise WellFormedError("Relax IR is not well formed:\n  " + "\n  ".join(errs))
