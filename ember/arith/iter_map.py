@@ -1,0 +1,448 @@
+"""Affine iterator-map detection: ``detect_iter_map``, ``normalize_iter_map_to_expr``,
+``iter_map_simplify``.
+
+Given index expressions over loop variables with known ranges, ``detect_iter_map``
+rewrites each index as an ``IterSumExpr`` of splits of iterators (fusing sums such as
+``i*8 + j`` into one new mark when their scales form a chain), then checks that the
+splits of every iterator do not overlap and, for ``check_level="bijective"``, that they
+cover every input exactly.  On failure ``.indices`` is empty and ``.errors`` says why.
+Schedule primitives (split, fuse, compute_at, blockize) use this to prove that index
+maps are bijective or surjective.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from ember.ir import (
+    Add, FloorDiv, FloorMod, IntImm, Mul, Node, PrimExpr, Range, Sub, Var, as_expr, fields_of,
+)
+
+from .analyzer import Analyzer
+from .const_int_bound import ConstIntBound
+from .iter_map_nodes import IterMark, IterSplitExpr, IterSumExpr
+
+__all__ = [
+    "IterMapLevel", "IterMapResult", "detect_iter_map", "normalize_iter_map_to_expr",
+    "iter_map_simplify",
+]
+
+
+class IterMapLevel(enum.IntEnum):
+    """How strictly ``detect_iter_map`` checks the mapping."""
+
+    Bijective = 0
+    Surjective = 1
+    NoCheck = 3
+
+
+_LEVELS = {"bijective": IterMapLevel.Bijective, "surjective": IterMapLevel.Surjective,
+           "no_check": IterMapLevel.NoCheck, "nocheck": IterMapLevel.NoCheck}
+
+
+@dataclass
+class IterMapResult:
+    """``indices``: one IterSumExpr per input index (empty on failure); ``errors``: why not."""
+
+    indices: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    padding_predicate: PrimExpr = field(default_factory=lambda: IntImm(_bool(), 0))
+
+    def __bool__(self) -> bool:
+        return not self.errors
+
+
+def _bool():
+    from ember.runtime.dtype import DataType
+
+    return DataType("bool")
+
+
+class _Fail(Exception):
+    pass
+
+
+def _level(check_level) -> IterMapLevel:
+    if isinstance(check_level, IterMapLevel):
+        return check_level
+    if isinstance(check_level, int):
+        return IterMapLevel(check_level)
+    found = _LEVELS.get(str(check_level).lower())
+    if found is None:
+        raise ValueError(
+            f"detect_iter_map: check_level must be one of 'bijective', 'surjective', 'no_check', "
+            f"got {check_level!r}"
+        )
+    return found
+
+
+def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="surjective",
+                    simplify_trivial_iterators: bool = True, analyzer: Analyzer | None = None
+                    ) -> IterMapResult:
+    """Detect ``indices`` (PrimExprs over ``input_iters``: Var → Range) as affine iterator maps."""
+    level = _level(check_level)
+    for var, rng in input_iters.items():
+        if not isinstance(var, Var) or not isinstance(rng, Range):
+            raise TypeError(
+                f"detect_iter_map: input_iters must map Var to Range, got "
+                f"{type(var).__name__} → {type(rng).__name__}"
+            )
+    rw = _Rewriter(input_iters, analyzer, simplify_trivial_iterators)
+    try:
+        rw.apply_predicate(as_expr(predicate))
+        sums = [rw.rewrite_index(rw.ana.simplify(as_expr(e))) for e in indices]
+        if level != IterMapLevel.NoCheck:
+            rw.check_mapping(sums, level)
+    except _Fail as err:
+        return IterMapResult([], [str(err)])
+    return IterMapResult(sums, [])
+
+
+class _Rewriter:
+    def __init__(self, input_iters: dict, analyzer, simplify_trivial: bool):
+        self.ana = Analyzer()
+        self.user_ana = analyzer
+        self.var_map: dict[Var, IterSumExpr] = {}
+        self.input_marks: dict[Var, IterMark] = {}
+        self.fused: dict[tuple, IterMark] = {}
+        self.constrained: set[int] = set()
+        for var, rng in input_iters.items():
+            for x in (rng.min, rng.extent):
+                if isinstance(x, Var) and x.dtype.is_integer:
+                    self.ana.update(x, ConstIntBound(1, ConstIntBound.POS_INF), override=True)
+            self.ana.bind(var, rng)
+        for var, rng in input_iters.items():
+            extent = self.ana.simplify(rng.extent)
+            lo = self.ana.simplify(rng.min)
+            if simplify_trivial and _is_const(extent, 1):
+                self.var_map[var] = IterSumExpr((), lo)
+                continue
+            source = var if _is_const(lo, 0) else self.ana.simplify(var - lo)
+            self._set_mark(var, IterMark(source, extent), lo)
+
+    def _set_mark(self, var: Var, mark: IterMark, lo: PrimExpr) -> None:
+        self.input_marks[var] = mark
+        one = IntImm(mark.extent.dtype, 1)
+        self.var_map[var] = IterSumExpr((IterSplitExpr(mark, one, mark.extent, one),), lo)
+
+    # -- helpers ----------------------------------------------------------------------
+    def eq(self, a: PrimExpr, b: PrimExpr) -> bool:
+        if type(a) is IntImm and type(b) is IntImm:
+            return a.value == b.value
+        return self.ana.can_prove_equal(a, b)
+
+    def divide(self, b: PrimExpr, a: PrimExpr) -> PrimExpr | None:
+        """``b / a`` when ``a`` divides ``b`` exactly, else None."""
+        if type(a) is IntImm and type(b) is IntImm:
+            if a.value != 0 and b.value % a.value == 0:
+                return IntImm(b.dtype, b.value // a.value)
+            return None
+        q = self.ana.simplify(FloorDiv(*_promote(b, a)))
+        return q if self.eq(self.ana.simplify(Mul(*_promote(q, a))), b) else None
+
+    def uses_iters(self, e) -> bool:
+        if isinstance(e, Var):
+            return e in self.var_map
+        if isinstance(e, Node):
+            for name in fields_of(type(e)):
+                v = getattr(e, name)
+                for x in v if isinstance(v, tuple) else (v,):
+                    if isinstance(x, Node) and self.uses_iters(x):
+                        return True
+        return False
+
+    # -- rewriting ----------------------------------------------------------------------
+    def rewrite_index(self, e: PrimExpr) -> IterSumExpr:
+        s = self.rewrite(e)
+        if len(s.args) > 1:
+            s = self.fuse(s)
+        return s
+
+    def rewrite(self, e: PrimExpr) -> IterSumExpr:
+        if not self.uses_iters(e):
+            return IterSumExpr((), e)
+        if isinstance(e, Var):
+            return self.var_map[e]
+        cls = type(e)
+        if cls is Add or cls is Sub:
+            a, b = self.rewrite(e.a), self.rewrite(e.b)
+            if cls is Sub:
+                b = self.scale(b, IntImm(e.dtype, -1))
+            return IterSumExpr(a.args + b.args, self.ana.simplify(a.base + b.base))
+        if cls is Mul:
+            a, b = self.rewrite(e.a), self.rewrite(e.b)
+            if a.args and b.args:
+                raise _Fail(f"the index {e!r} multiplies two iterators; it is not affine")
+            return self.scale(a, b.base) if a.args else self.scale(b, a.base)
+        if cls is FloorDiv or cls is FloorMod:
+            a, b = self.rewrite(e.a), self.rewrite(e.b)
+            if b.args:
+                raise _Fail(f"the index {e!r} divides by an iterator; it is not affine")
+            d = b.base
+            if self.ana.const_int_bound(d).min_value <= 0:
+                raise _Fail(f"the index {e!r} divides by {d!r}, which is not provably positive")
+            return self.split_div(a, d, e) if cls is FloorDiv else self.split_mod(a, d, e)
+        raise _Fail(f"the index {e!r} uses a {cls.__name__} of iterators, which is not affine")
+
+    def scale(self, s: IterSumExpr, k: PrimExpr) -> IterSumExpr:
+        args = tuple(
+            IterSplitExpr(a.source, a.lower_factor, a.extent, self.ana.simplify(Mul(*_promote(a.scale, k))))
+            for a in s.args
+        )
+        return IterSumExpr(args, self.ana.simplify(Mul(*_promote(s.base, k))))
+
+    def fuse(self, s: IterSumExpr) -> IterSumExpr:
+        """Make ``s`` a single split of a (new or known) fused mark, keeping its base."""
+        if len(s.args) <= 1:
+            return s
+        args = list(s.args)
+        base_scale = None
+        for cand in args:
+            if all(self.divide(a.scale, cand.scale) is not None for a in args):
+                base_scale = cand.scale
+                break
+        if base_scale is None or self.ana.const_int_bound(base_scale).min_value <= 0:
+            raise _Fail(f"cannot fuse {_show(s)}: the iterators' scales do not form a chain")
+        expected = base_scale
+        chain = []
+        while args:
+            hit = next((a for a in args if self.eq(a.scale, expected)), None)
+            if hit is None:
+                raise _Fail(
+                    f"cannot fuse {_show(s)}: no iterator has scale {expected!r} "
+                    "(the iterators overlap or leave gaps)"
+                )
+            args.remove(hit)
+            chain.append(hit)
+            expected = self.ana.simplify(Mul(*_promote(expected, hit.extent)))
+        extent = self.divide(expected, base_scale)
+        normalized = tuple(
+            IterSplitExpr(a.source, a.lower_factor, a.extent, self.divide(a.scale, base_scale))
+            for a in reversed(chain)
+        )
+        key = self.sum_key(normalized)
+        mark = self.fused.get(key)
+        if mark is None:
+            zero = IntImm(extent.dtype, 0)
+            mark = IterMark(IterSumExpr(normalized, zero), extent)
+            self.fused[key] = mark
+        one = IntImm(extent.dtype, 1)
+        return IterSumExpr((IterSplitExpr(mark, one, mark.extent, base_scale),), s.base)
+
+    def sum_key(self, args) -> tuple:
+        keys = self.ana._keys
+        return tuple((id(a.source), keys.key(a.lower_factor), keys.key(a.extent), keys.key(a.scale))
+                     for a in args)
+
+    def _single(self, s: IterSumExpr, e) -> IterSplitExpr:
+        s = self.fuse(s)
+        return s.args[0]
+
+    def split_div(self, s: IterSumExpr, d: PrimExpr, e) -> IterSumExpr:
+        if not s.args:
+            return IterSumExpr((), self.ana.simplify(FloorDiv(*_promote(s.base, d))))
+        q_base = self.divide(s.base, d)
+        if q_base is None:
+            raise _Fail(f"cannot divide {e!r}: the offset {s.base!r} is not a multiple of {d!r}")
+        a = self._single(s, e)
+        scaled = self.divide(a.scale, d)
+        if scaled is not None:
+            out = IterSplitExpr(a.source, a.lower_factor, a.extent, scaled)
+            return IterSumExpr((out,), q_base)
+        d2 = self.divide(d, a.scale)
+        if d2 is None:
+            raise _Fail(f"cannot divide {e!r}: the scale {a.scale!r} and the divisor {d!r} do not divide")
+        ext = self.divide(a.extent, d2)
+        if ext is not None:
+            one = IntImm(a.extent.dtype, 1)
+            lf = self.ana.simplify(Mul(*_promote(a.lower_factor, d2)))
+            return IterSumExpr((IterSplitExpr(a.source, lf, ext, one),), q_base)
+        if self.ana.can_prove(a.extent <= d2):
+            return IterSumExpr((), q_base)
+        raise _Fail(f"cannot divide {e!r}: the extent {a.extent!r} is not a multiple of {d2!r}")
+
+    def split_mod(self, s: IterSumExpr, d: PrimExpr, e) -> IterSumExpr:
+        zero = IntImm(d.dtype, 0)
+        if not s.args:
+            return IterSumExpr((), self.ana.simplify(FloorMod(*_promote(s.base, d))))
+        if self.divide(s.base, d) is None:
+            raise _Fail(f"cannot take {e!r}: the offset {s.base!r} is not a multiple of {d!r}")
+        a = self._single(s, e)
+        if self.divide(a.scale, d) is not None:
+            return IterSumExpr((), zero)
+        d2 = self.divide(d, a.scale)
+        if d2 is None:
+            raise _Fail(f"cannot take {e!r}: the scale {a.scale!r} and the modulus {d!r} do not divide")
+        if self.divide(a.extent, d2) is not None:
+            return IterSumExpr((IterSplitExpr(a.source, a.lower_factor, d2, a.scale),), zero)
+        if self.ana.can_prove(a.extent <= d2):
+            return IterSumExpr((a,), zero)
+        raise _Fail(f"cannot take {e!r}: the extent {a.extent!r} is not a multiple of {d2!r}")
+
+    # -- predicate -----------------------------------------------------------------------
+    def apply_predicate(self, pred: PrimExpr) -> None:
+        from ember.ir import LE, LT, And
+
+        stack = [pred]
+        while stack:
+            c = stack.pop()
+            if type(c) is IntImm and c.value:
+                continue
+            if type(c) is And:
+                stack += [c.a, c.b]
+                continue
+            if type(c) in (LT, LE) and not self.uses_iters(c.b):
+                s = self.rewrite(c.a)
+                if s.args:
+                    bound = c.b if type(c) is LT else c.b + 1
+                    self.constrain(s, self.ana.simplify(bound - s.base), c)
+                    continue
+            raise _Fail(f"unsupported predicate {c!r}: expected iterator sums compared with '<' to a bound")
+
+    def constrain(self, s: IterSumExpr, extent: PrimExpr, cond) -> None:
+        if len(s.args) == 1:
+            a = s.args[0]
+            var = next((v for v, m in self.input_marks.items() if m is a.source), None)
+            if var is not None and _is_const(a.lower_factor, 1) and _is_const(a.scale, 1) \
+                    and self.eq(a.extent, a.source.extent):
+                lo = self.var_map[var].base
+                self._set_mark(var, IterMark(a.source.source, extent), lo)
+                return
+            raise _Fail(f"unsupported predicate {cond!r}: it bounds a part of an iterator")
+        fused = self.fuse(s).args[0]
+        if not (_is_const(fused.scale, 1)):
+            raise _Fail(f"unsupported predicate {cond!r}: the bounded sum is scaled")
+        old = fused.source
+        mark = IterMark(old.source, extent)
+        self.fused[self.sum_key(old.source.args)] = mark
+        self.constrained.add(id(mark))
+
+    # -- checking ------------------------------------------------------------------------
+    def check_mapping(self, sums: list, level: IterMapLevel) -> None:
+        uses: dict[int, tuple] = {}
+
+        def visit(split: IterSplitExpr):
+            mark = split.source
+            entry = uses.get(id(mark))
+            if entry is None:
+                entry = (mark, [])
+                uses[id(mark)] = entry
+                if isinstance(mark.source, IterSumExpr):
+                    for inner in mark.source.args:
+                        visit(inner)
+            entry[1].append(split)
+
+        for s in sums:
+            for a in s.args:
+                visit(a)
+        for mark, splits in uses.values():
+            self.check_mark(mark, splits, level)
+        if level == IterMapLevel.Bijective:
+            for var, mark in self.input_marks.items():
+                if id(mark) not in uses:
+                    raise _Fail(f"the iterator {var.name} is not used by any index; the map is not bijective")
+
+    def check_mark(self, mark: IterMark, splits: list, level: IterMapLevel) -> None:
+        expected = IntImm(mark.extent.dtype, 1)
+        remaining = list(splits)
+        while remaining:
+            hits = [a for a in remaining if self.eq(a.lower_factor, expected)]
+            if len(hits) > 1:
+                raise _Fail(f"the iterator {_name(mark)} is used twice at the same position; indices overlap")
+            if not hits:
+                if level == IterMapLevel.Bijective:
+                    raise _Fail(f"the splits of {_name(mark)} leave a gap at factor {expected!r}; "
+                                "the map is not bijective")
+                hit = self.next_split(remaining, expected, mark)
+            else:
+                hit = hits[0]
+            remaining.remove(hit)
+            expected = self.ana.simplify(Mul(*_promote(hit.lower_factor, hit.extent)))
+        if self.eq(expected, mark.extent):
+            return
+        if level == IterMapLevel.Bijective:
+            raise _Fail(f"the splits of {_name(mark)} cover {expected!r} of its extent {mark.extent!r}; "
+                        "the map is not bijective")
+        if self.divide(mark.extent, expected) is None:
+            raise _Fail(f"the splits of {_name(mark)} do not divide its extent {mark.extent!r}")
+
+    def next_split(self, remaining: list, expected: PrimExpr, mark: IterMark) -> IterSplitExpr:
+        """The split with the smallest lower factor above ``expected`` (a gap is allowed)."""
+        cands = [a for a in remaining if type(a.lower_factor) is IntImm]
+        if type(expected) is not IntImm or len(cands) != len(remaining):
+            raise _Fail(f"cannot order the splits of {_name(mark)} with symbolic factors")
+        hit = min(cands, key=lambda a: a.lower_factor.value)
+        if hit.lower_factor.value < expected.value or hit.lower_factor.value % expected.value:
+            raise _Fail(f"the splits of {_name(mark)} overlap; indices are not independent")
+        return hit
+
+
+def _is_const(e, value: int) -> bool:
+    return type(e) is IntImm and e.value == value
+
+
+def _promote(a, b):
+    from ember.ir import promote
+
+    return promote(a, b)
+
+
+def _name(mark: IterMark) -> str:
+    src = mark.source
+    if isinstance(src, Var):
+        return src.name
+    if isinstance(src, IterSumExpr):
+        return "fused(" + ", ".join(_name(a.source) for a in src.args) + ")"
+    return repr(src)
+
+
+def _show(s: IterSumExpr) -> str:
+    try:
+        return repr(normalize_iter_map_to_expr(s))
+    except Exception:  # noqa: BLE001 - only for messages
+        return repr(s)
+
+
+# -- back to expressions ---------------------------------------------------------------
+
+def normalize_iter_map_to_expr(expr) -> PrimExpr:
+    """The plain PrimExpr of an IterSumExpr / IterSplitExpr (other expressions unchanged)."""
+    if isinstance(expr, IterSumExpr):
+        out = None
+        for a in expr.args:
+            t = normalize_iter_map_to_expr(a)
+            out = t if out is None else Add(*_promote(out, t))
+        if out is None:
+            return expr.base
+        if _is_const(expr.base, 0):
+            return out
+        return Add(*_promote(out, expr.base))
+    if isinstance(expr, IterSplitExpr):
+        mark = expr.source
+        value = normalize_iter_map_to_expr(mark.source)
+        if not _is_const(expr.lower_factor, 1):
+            value = FloorDiv(*_promote(value, expr.lower_factor))
+        covers_top = _covers_top(expr, mark)
+        if not covers_top:
+            value = FloorMod(*_promote(value, expr.extent))
+        if not _is_const(expr.scale, 1):
+            value = Mul(*_promote(value, expr.scale))
+        return value
+    return expr
+
+
+def _covers_top(split: IterSplitExpr, mark: IterMark) -> bool:
+    lf, ext, total = split.lower_factor, split.extent, mark.extent
+    if type(lf) is IntImm and type(ext) is IntImm and type(total) is IntImm:
+        return lf.value * ext.value == total.value
+    return Analyzer().can_prove_equal(lf * ext, total)
+
+
+def iter_map_simplify(indices, input_iters: dict, input_pred=True, check_level="surjective",
+                      simplify_trivial_iterators: bool = True) -> list:
+    """Simplify ``indices`` through iterator-map detection; unchanged when detection fails."""
+    result = detect_iter_map(indices, input_iters, input_pred, check_level, simplify_trivial_iterators)
+    if result.errors:
+        return list(indices)
+    return [normalize_iter_map_to_expr(s) for s in result.indices]
