@@ -58,10 +58,12 @@ def vector_width_bits(cpu: str, features: tuple[str, ...]) -> int:
     for feature, bits in _VECTOR_WIDTH_RULES:
         if feature[1:] in enabled:
             return bits
-    for bits, cpus in _CPU_WIDTHS.items():
-        if cpu in cpus and not (bits == 512 and "avx512f" in disabled):
-            return bits if not (bits >= 256 and "avx" in disabled) else 128
-    return 128
+    width = next((bits for bits, cpus in _CPU_WIDTHS.items() if cpu in cpus), 128)
+    if width == 512 and "avx512f" in disabled:
+        width = 256
+    if width == 256 and "avx" in disabled:
+        width = 128
+    return width
 
 
 def _physical_cores() -> int:
