@@ -1,18 +1,412 @@
-"""CompactBufferAllocation: not written yet — returns its input unchanged."""
+"""CompactBufferAllocation: put each temporary where it is used and shrink it to what is used.
+
+Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For every
+``Allocate`` (with its ``DeclBuffer``) whose memory is only reached through
+``BufferLoad`` / ``BufferStore`` of compact buffers of the allocated shape:
+
+1. *plan*: the allocation moves to the innermost statement holding all its accesses
+   (for a sequence, around the sub-range of statements that use it).  It moves into a
+   loop body only for SERIAL / PARALLEL / UNROLLED loops, and only when, per iteration,
+   the region read is covered by the region written — so no value is carried from
+   one iteration to the next (a cache stage made by ``compute_at`` satisfies this).
+   This is a region check, not an ordering check: like TVM, it trusts that inside
+   one iteration the writes come before the reads.
+2. *compact*: each dimension shrinks to the range its accesses span under the new
+   allocation point (relaxing the loops inside it), and indices are shifted by the
+   range's start.  A dimension whose span is not a constant (or bounded by one) keeps
+   its size.
+
+Needs ``ember.arith`` (eval_set, simplify); without it the pass does nothing.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from ember.ir import IntImm, Node, Var, const, fields_of, replace
 from ember.transform import Pass
 
+from ..buffer import Buffer, BufferLoad
 from ..function import PrimFunc
-from ._common import make_pass
+from ..functor import IRMutator, IRVisitor
+from ..stmt import (
+    Allocate, AttrStmt, BufferStore, DeclBuffer, For, ForKind, IfThenElse, LetStmt, SeqStmt,
+    Stmt, seq,
+)
+from ._common import logger, make_pass
+from .simplify import make_analyzer
 
 __all__ = ["compact_buffer_allocation", "CompactBufferAllocation"]
 
+_DESCEND_KINDS = (ForKind.SERIAL, ForKind.PARALLEL, ForKind.UNROLLED)
+
+
+@dataclass
+class _Alloc:
+    alloc: Allocate
+    buffer: Buffer | None
+    key: int = 0
+    ok: bool = True
+    buffers: list = field(default_factory=list)
+
+    @property
+    def data(self) -> Var:
+        return self.alloc.buffer_var
+
+
+# -- 1. find movable allocations ------------------------------------------------------
+
+class _Finder(IRVisitor):
+    def __init__(self):
+        self.allocs: dict[int, _Alloc] = {}
+        self.escaped: set[int] = set()
+
+    def visit_Allocate(self, alloc: Allocate):
+        body = alloc.body
+        buf = body.buffer if isinstance(body, DeclBuffer) and body.buffer.data is alloc.buffer_var else None
+        cond_true = isinstance(alloc.condition, IntImm) and alloc.condition.value
+        self.allocs[id(alloc.buffer_var)] = _Alloc(alloc, buf, id(alloc.buffer_var), bool(cond_true))
+        self.visit(alloc.extents)
+        self.visit(body.body if buf is not None else body)
+
+    def visit_DeclBuffer(self, decl: DeclBuffer):
+        self.visit(decl.body)
+
+    def _access(self, buf: Buffer, indices):
+        info = self.allocs.get(id(buf.data))
+        if info is not None:
+            same_shape = len(buf.shape) == len(info.alloc.extents) and all(
+                a is b or (isinstance(a, IntImm) and isinstance(b, IntImm) and a.value == b.value)
+                for a, b in zip(buf.shape, info.alloc.extents)
+            )
+            offset = buf.elem_offset
+            if buf.strides or not same_shape or not (offset is None or (isinstance(offset, IntImm) and offset.value == 0)):
+                info.ok = False
+            elif buf not in info.buffers:
+                info.buffers.append(buf)
+        self.visit(indices)
+
+    def visit_BufferLoad(self, load: BufferLoad):
+        self._access(load.buffer, load.indices)
+
+    def visit_BufferStore(self, store: BufferStore):
+        self._access(store.buffer, store.indices)
+        self.visit(store.value)
+
+    def visit_Var(self, var: Var):
+        self.escaped.add(id(var))
+
+    def visit_Buffer(self, buf: Buffer):
+        self.escaped.add(id(buf.data))
+
+
+class _Stripper(IRMutator):
+    def __init__(self, keys: set[int]):
+        super().__init__()
+        self.keys = keys
+
+    def visit_Allocate(self, alloc: Allocate):
+        if id(alloc.buffer_var) in self.keys:
+            body = alloc.body
+            if isinstance(body, DeclBuffer) and body.buffer.data is alloc.buffer_var:
+                body = body.body
+            return self.visit(body)
+        return self.generic_visit(alloc)
+
+
+# -- 2. where each allocation is used ---------------------------------------------------
+
+def _child_slots(stmt) -> list[tuple[str, Stmt]]:
+    if isinstance(stmt, SeqStmt):
+        return [(str(i), s) for i, s in enumerate(stmt.seq)]
+    if isinstance(stmt, IfThenElse):
+        slots = [("then_case", stmt.then_case)]
+        return slots + ([("else_case", stmt.else_case)] if stmt.else_case is not None else [])
+    body = getattr(stmt, "body", None)
+    return [("body", body)] if isinstance(body, Stmt) else []
+
+
+class _Uses:
+    """Which allocations (by key) each statement touches, memoised by node id."""
+
+    def __init__(self, keys: set[int]):
+        self.keys = keys
+        self.memo: dict[int, frozenset] = {}
+        self.keep: list = []
+
+    def of(self, node) -> frozenset:
+        hit = self.memo.get(id(node))
+        if hit is not None:
+            return hit
+        found: set[int] = set()
+
+        def visit(x):
+            if isinstance(x, BufferLoad | BufferStore) and id(x.buffer.data) in self.keys:
+                found.add(id(x.buffer.data))
+
+        from ..functor import post_order_visit
+
+        post_order_visit(node, visit)
+        out = frozenset(found)
+        self.memo[id(node)] = out
+        self.keep.append(node)
+        return out
+
+
+# -- 3. regions ----------------------------------------------------------------------------
+
+def _accesses(stmt, key: int):
+    """(is_write, indices, relaxed loops, let vars) of every access to allocation ``key``."""
+    out = []
+
+    class V(IRVisitor):
+        def __init__(self):
+            self.loops: list[For] = []
+            self.lets: list[Var] = []
+
+        def visit_For(self, loop):
+            self.visit(loop.min)
+            self.visit(loop.extent)
+            self.loops.append(loop)
+            self.visit(loop.body)
+            self.loops.pop()
+
+        def visit_LetStmt(self, let):
+            self.visit(let.value)
+            self.lets.append(let.var)
+            self.visit(let.body)
+            self.lets.pop()
+
+        def visit_BufferLoad(self, load):
+            if id(load.buffer.data) == key:
+                out.append((False, load.indices, list(self.loops), list(self.lets)))
+            self.visit(load.indices)
+
+        def visit_BufferStore(self, store):
+            if id(store.buffer.data) == key:
+                out.append((True, store.indices, list(self.loops), list(self.lets)))
+            self.visit(store.indices)
+            self.visit(store.value)
+
+    V().visit(stmt)
+    return out
+
+
+def _regions(stmt, key: int, ndim: int, analyzer):
+    """Per-dimension (write set, read set) over ``stmt``'s own loops, or None if unknown."""
+    from ember.arith.int_set import IntSet, eval_set, union
+    from ember.ir import Range
+
+    from ..functor import collect
+
+    writes, reads = [[] for _ in range(ndim)], [[] for _ in range(ndim)]
+    for is_write, indices, loops, lets in _accesses(stmt, key):
+        if lets and collect(indices, lambda n, lets=lets: any(n is v for v in lets)):
+            return None
+        dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops}
+        for d, index in enumerate(indices):
+            if index.dtype.lanes != 1:
+                return None
+            s = eval_set(index, dom, analyzer)
+            if not (s.has_lower_bound() and s.has_upper_bound()):
+                return None
+            (writes if is_write else reads)[d].append(s)
+    empty = IntSet.nothing()
+    return (
+        [union(w, analyzer) if w else empty for w in writes],
+        [union(r, analyzer) if r else empty for r in reads],
+    )
+
+
+def _reads_covered(stmt, info: _Alloc, analyzer) -> bool:
+    regions = _regions(stmt, info.key, len(info.alloc.extents), analyzer)
+    if regions is None:
+        return False
+    for w, r in zip(*regions):
+        if r.is_nothing():
+            continue
+        if w.is_nothing():
+            return False
+        if not (analyzer.can_prove(w.min_value <= r.min_value) and analyzer.can_prove(r.max_value <= w.max_value)):
+            return False
+    return True
+
+
+# -- 4. placement and compaction ---------------------------------------------------------
+
+class _Placer:
+    def __init__(self, uses: _Uses, analyzer):
+        self.uses = uses
+        self.analyzer = analyzer
+
+    def place(self, stmt, pending: list[_Alloc]):
+        if not pending:
+            return stmt
+        slots = _child_slots(stmt)
+        here: list[_Alloc] = []
+        down: dict[str, list[_Alloc]] = {}
+        ranged: list[tuple[int, int, _Alloc]] = []
+        for info in pending:
+            holders = [i for i, (_, child) in enumerate(slots) if info.key in self.uses.of(child)]
+            at_node = self._used_at_node(stmt, slots, info)
+            if len(holders) == 1 and not at_node and self._can_descend(stmt, slots[holders[0]][1], info):
+                down.setdefault(slots[holders[0]][0], []).append(info)
+            elif isinstance(stmt, SeqStmt) and len(holders) > 1:
+                ranged.append((holders[0], holders[-1], info))
+            else:
+                here.append(info)
+        new_children = {name: self.place(child, down.get(name, [])) for name, child in slots}
+        stmt = self._rebuild(stmt, new_children)
+        if ranged:
+            stmt, rest = self._wrap_ranges(stmt, ranged)
+            here += rest
+        for info in here:
+            stmt = self._allocate(info, stmt)
+        return stmt
+
+    def _used_at_node(self, stmt, slots, info) -> bool:
+        for name in fields_of(type(stmt)):
+            value = getattr(stmt, name)
+            if any(value is child for _, child in slots) or name == "seq":
+                continue
+            if isinstance(value, Node | tuple) and info.key in self.uses.of(value):
+                return True
+        return isinstance(stmt, BufferStore) and id(stmt.buffer.data) == info.key
+
+    def _can_descend(self, stmt, child, info) -> bool:
+        if isinstance(stmt, For):
+            if stmt.kind not in _DESCEND_KINDS:
+                return False
+            if not _reads_covered(child, info, self.analyzer):
+                logger.debug("CompactBufferAllocation: %s stays outside loop %s (reads not covered by "
+                             "writes per iteration)", info.data.name, stmt.loop_var.name)
+                return False
+            return True
+        return isinstance(stmt, IfThenElse | LetStmt | SeqStmt | Allocate) or (
+            isinstance(stmt, AttrStmt) and stmt.attr_key.startswith("pragma")
+        )
+
+    @staticmethod
+    def _rebuild(stmt, children: dict):
+        if isinstance(stmt, SeqStmt):
+            items = tuple(children[str(i)] for i in range(len(stmt.seq)))
+            return replace(stmt, seq=items)
+        return replace(stmt, **children) if children else stmt
+
+    def _wrap_ranges(self, stmt: SeqStmt, ranged):
+        items = [(i, i, s) for i, s in enumerate(stmt.seq)]
+        rest = []
+        for lo, hi, info in sorted(ranged, key=lambda r: r[1] - r[0]):
+            starts = [k for k, it in enumerate(items) if it[0] == lo]
+            ends = [k for k, it in enumerate(items) if it[1] == hi]
+            if not starts or not ends or len(items) == 1:
+                rest.append(info)
+                continue
+            a, b = starts[0], ends[0]
+            group = seq(*[it[2] for it in items[a:b + 1]])
+            items[a:b + 1] = [(lo, hi, self._allocate(info, group))]
+        return seq(*[it[2] for it in items]), rest
+
+    def _allocate(self, info: _Alloc, body):
+        extents, offsets = self._compact_shape(info, body)
+        buf = info.buffer or (info.buffers[0] if info.buffers else None)
+        if buf is None:
+            return Allocate(info.data, info.alloc.dtype, info.alloc.extents, info.alloc.condition, body,
+                            info.alloc.annotations)
+        if offsets is not None:
+            new_buf = replace(buf, shape=tuple(extents))
+            body = _Shifter(info.key, new_buf, offsets, self.analyzer).visit(body)
+            buf = new_buf
+        else:
+            extents = info.alloc.extents
+        return Allocate(info.data, info.alloc.dtype, tuple(extents), info.alloc.condition,
+                        DeclBuffer(buf, body), info.alloc.annotations)
+
+    def _compact_shape(self, info: _Alloc, body):
+        old = info.alloc.extents
+        regions = _regions(body, info.key, len(old), self.analyzer)
+        if regions is None:
+            return old, None
+        extents, offsets, changed = [], [], False
+        for dim, w, r in zip(old, *regions):
+            s = w.union(r, self.analyzer) if not w.is_nothing() else r
+            size = None if s.is_nothing() else self.analyzer.simplify(s.max_value - s.min_value + 1)
+            if size is not None and not isinstance(size, IntImm):
+                bound = self.analyzer.const_int_bound(size).max_value
+                size = const(bound, size.dtype) if bound < 2**31 else None
+            if size is None or not isinstance(dim, IntImm) or size.value >= dim.value or size.value <= 0:
+                extents.append(dim)
+                offsets.append(const(0, dim.dtype))
+                continue
+            extents.append(const(size.value, dim.dtype))
+            offsets.append(s.min_value)
+            changed = True
+        if not changed:
+            return old, None
+        logger.debug("CompactBufferAllocation: %s shrunk from %s to %s", info.data.name,
+                     [getattr(e, "value", e) for e in old], [e.value for e in extents])
+        return extents, offsets
+
+
+class _Shifter(IRMutator):
+    def __init__(self, key, new_buf, offsets, analyzer):
+        super().__init__()
+        self.key, self.new_buf, self.offsets, self.analyzer = key, new_buf, offsets, analyzer
+
+    def _shift(self, indices):
+        return tuple(
+            i if isinstance(o, IntImm) and o.value == 0 else self.analyzer.simplify(i - o)
+            for i, o in zip(indices, self.offsets)
+        )
+
+    def visit_BufferLoad(self, load):
+        indices = self.visit(load.indices)
+        if id(load.buffer.data) == self.key:
+            return BufferLoad(self.new_buf, self._shift(indices))
+        return replace(load, indices=indices)
+
+    def visit_BufferStore(self, store):
+        value, indices = self.visit(store.value), self.visit(store.indices)
+        if id(store.buffer.data) == self.key:
+            return BufferStore(self.new_buf, value, self._shift(indices))
+        return replace(store, value=value, indices=indices)
+
+
+def _bind_loops(body, analyzer) -> None:
+    from ember.ir import Range
+
+    from ..functor import post_order_visit
+
+    def visit(x):
+        if isinstance(x, For):
+            try:
+                analyzer.bind(x.loop_var, Range(x.min, x.extent))
+            except ValueError:
+                pass
+
+    post_order_visit(body, visit)
+
 
 def compact_buffer_allocation(func: PrimFunc) -> PrimFunc:
-    return func
+    """Move ``func``'s temporaries to where they are used and shrink them."""
+    analyzer = make_analyzer()
+    if analyzer is None:
+        return func
+    finder = _Finder()
+    finder.visit(func.body)
+    movable = [
+        info for info in finder.allocs.values()
+        if info.ok and info.buffers and info.key not in finder.escaped
+    ]
+    if not movable:
+        return func
+    keys = {info.key for info in movable}
+    body = _Stripper(keys).visit(func.body)
+    _bind_loops(body, analyzer)
+    placed = _Placer(_Uses(keys), analyzer).place(body, movable)
+    return func.with_body(placed)
 
 
 def CompactBufferAllocation() -> Pass:  # noqa: N802 - TVM's name
+    """The pass form of :func:`compact_buffer_allocation`."""
     return make_pass(compact_buffer_allocation, "tir.CompactBufferAllocation")

@@ -1,0 +1,102 @@
+"""CompactBufferAllocation: temporaries move to where they are used and shrink."""
+
+import numpy as np
+import pytest
+from tir_lower_builders import assert_same_results, func_of, loop
+
+from ember import te, tir
+from ember.ir import const
+from ember.tir import Allocate, BufferStore, DeclBuffer, ForKind, Var, decl_buffer, seq
+from ember.tir import transform as T
+from ember.tir.functor import collect
+from ember.tir.stmt import For
+
+pytest.importorskip("ember.arith")
+
+
+def _staged(reads_previous=False, kind=ForKind.SERIAL):
+    """for i: {for j: T[i, j] = A[i, j] * 2}; for j: B[i, j] = T[i, j] (+ T[i-1, j])."""
+    A = decl_buffer((4, 8), "float32", "A")
+    B = decl_buffer((4, 8), "float32", "B")
+    Tb = decl_buffer((4, 8), "float32", "T")
+    i, j, k = Var("i"), Var("j"), Var("k")
+    produce = loop(j, 8, BufferStore(Tb, A[i, j] * const(2.0), (i, j)))
+    value = Tb[i, k]
+    if reads_previous:
+        value = value + tir.if_then_else(i > 0, Tb[tir.max(i - 1, 0), k], const(0.0))
+    consume = loop(k, 8, BufferStore(B, value, (i, k)))
+    body = loop(i, 4, seq(produce, consume), kind)
+    return func_of([A, B], Allocate(Tb.data, Tb.dtype, Tb.shape, const(True), DeclBuffer(Tb, body)))
+
+
+def _allocs(func):
+    return collect(func.body, lambda n: isinstance(n, Allocate))
+
+
+def test_cache_stage_moves_into_loop_and_shrinks():
+    func = _staged()
+    after = T.compact_buffer_allocation(func)
+    (alloc,) = _allocs(after)
+    assert [e.value for e in alloc.extents] == [1, 8]
+    assert isinstance(after.body, For) and after.body.body is alloc  # inside the i loop
+    assert_same_results(func, after)
+
+
+def test_parallel_loop_gets_private_temporary():
+    func = _staged(kind=ForKind.PARALLEL)
+    after = T.compact_buffer_allocation(func)
+    assert isinstance(after.body, For) and isinstance(after.body.body, Allocate)
+
+
+def test_value_carried_across_iterations_stays_outside():
+    func = _staged(reads_previous=True)
+    after = T.compact_buffer_allocation(func)
+    (alloc,) = _allocs(after)
+    assert after.body is alloc and [e.value for e in alloc.extents] == [4, 8]
+    assert_same_results(func, after)
+
+
+def test_sequence_range_and_untouched_statements():
+    A = decl_buffer((8,), "float32", "A")
+    Tb = decl_buffer((8,), "float32", "T")
+    i, j = Var("i"), Var("j")
+    other = loop(j, 8, BufferStore(A, A[j] + const(1.0), (j,)))
+    produce = loop(i, 4, BufferStore(Tb, A[i + 4], (i + 4,)))
+    consume = loop(j, 4, BufferStore(A, Tb[j + 4] * const(3.0), (j,)))
+    body = Allocate(Tb.data, Tb.dtype, Tb.shape, const(True), DeclBuffer(Tb, seq(other, produce, consume)))
+    func = func_of([A], body)
+    after = T.compact_buffer_allocation(func)
+    assert after.body.seq[0] is other
+    alloc = after.body.seq[1]
+    assert isinstance(alloc, Allocate) and [e.value for e in alloc.extents] == [4]
+    assert_same_results(func, after)
+
+
+def test_escaping_buffer_is_left_alone():
+    Tb = decl_buffer((8,), "float32", "T")
+    i = Var("i")
+    body = Allocate(Tb.data, Tb.dtype, Tb.shape, const(True), DeclBuffer(Tb, seq(
+        loop(i, 2, BufferStore(Tb, const(1.0), (i,))),
+        tir.Evaluate(tir.call_extern("int32", "use", Tb.data)),
+    )))
+    func = func_of([], body)
+    assert T.compact_buffer_allocation(func) is func
+
+
+def test_schedule_compute_at_pipeline_matches_numpy():
+    A = te.placeholder((16, 32), name="A")
+    Bt = te.compute((16, 32), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((16, 32), lambda i, j: Bt[i, j] + 1.0, name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    i, j = sch.get_loops(sch.get_block("C"))
+    jo, ji = sch.split(j, factors=[None, 8])
+    sch.compute_at(sch.get_block("B"), jo)
+    sch.vectorize(ji)
+    mod = T.lower_for_codegen(sch.mod, verify=True)
+    T.check_lowered(mod)
+    (alloc,) = _allocs(mod["main"])
+    assert [e.value for e in alloc.extents] == [8]
+    a = np.random.default_rng(0).random((16, 32), dtype="float32")
+    c = np.zeros((16, 32), "float32")
+    tir.interpreter.run(mod["main"], a, c)
+    np.testing.assert_allclose(c, a * 2 + 1)
