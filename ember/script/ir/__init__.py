@@ -1,0 +1,22 @@
+"""``from ember.script import ir as I``: ``@I.ir_module`` and module-level words."""
+
+from __future__ import annotations
+
+import inspect
+
+from ember.ir import GlobalVar
+
+__all__ = ["ir_module", "module_attrs", "GlobalVar"]
+
+
+def ir_module(cls=None, *, check_well_formed: bool = True):
+    """Parse the decorated class (one method per function) as an IRModule."""
+    from ember.script.parser.entry import ir_module as _parse
+
+    frame = inspect.currentframe().f_back
+    return _parse(cls, check_well_formed=check_well_formed, frame=frame)
+
+
+def module_attrs(attrs: dict):
+    """``I.module_attrs({...})`` at the top of an ``@I.ir_module`` class body."""
+    raise RuntimeError("I.module_attrs can only be used inside an @I.ir_module class body")

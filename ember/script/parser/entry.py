@@ -1,0 +1,112 @@
+"""The user-facing entry points: ``@T.prim_func``, ``@I.ir_module`` and ``from_source``.
+
+Names in a script resolve like Python's: the function's globals, then its closure
+and the locals of the frame that applied the decorator (so a ``N = 128`` in an
+enclosing test function works).  ``@T.prim_func`` on a method of a class is left for
+``@I.ir_module`` to parse with the rest of the class.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ember.script.errors import ParserError
+
+from .module import decorator_of, parse_ir_module
+from .evaluator import Evaluator, Scope
+from .source import Source
+
+__all__ = ["prim_func", "ir_module", "from_source", "DeferredFunction"]
+
+
+class DeferredFunction:
+    """A ``@T.prim_func`` method of a class, parsed when ``@I.ir_module`` reads the class."""
+
+    def __init__(self, func, kwargs: dict):
+        self.func, self.kwargs = func, kwargs
+        self.__name__ = func.__name__
+
+
+def _captured(obj, frame) -> dict:
+    names: dict = {}
+    names.update(getattr(obj, "__globals__", {}) or {})
+    if frame is not None:
+        names.update(frame.f_locals)
+    code = getattr(obj, "__code__", None)
+    if code is not None and obj.__closure__:
+        for name, cell in zip(code.co_freevars, obj.__closure__):
+            try:
+                names[name] = cell.cell_contents
+            except ValueError:  # an unfilled cell
+                pass
+    return names
+
+
+def _is_method(func) -> bool:
+    parts = func.__qualname__.split(".")
+    return len(parts) >= 2 and parts[-2] != "<locals>"
+
+
+def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True, frame=None):
+    """Parse ``func``'s source as a PrimFunc (``frame``: where the decorator was applied)."""
+    from .tir_func import parse_prim_func
+
+    def decorate(f):
+        if _is_method(f):
+            return DeferredFunction(f, {"private": private})
+        source = Source.from_object(f)
+        fdef = _first(source, ast.FunctionDef)
+        return parse_prim_func(source, fdef, _captured(f, frame), private=private,
+                               check_well_formed=check_well_formed)
+
+    return decorate if func is None else decorate(func)
+
+
+def ir_module(cls=None, *, check_well_formed: bool = True, frame=None):
+    """Parse a class's source as an IRModule."""
+
+    def decorate(c):
+        source = Source.from_object(c)
+        cdef = _first(source, ast.ClassDef)
+        names: dict = {}
+        if frame is not None:
+            names.update(frame.f_globals)
+            names.update(frame.f_locals)
+        return parse_ir_module(source, cdef, names, check_well_formed=check_well_formed)
+
+    return decorate if cls is None else decorate(cls)
+
+
+def _first(source: Source, kind):
+    for node in source.tree.body:
+        if isinstance(node, kind):
+            return node
+    raise ParserError(f"expected a {kind.__name__} in the source", source.filename)
+
+
+def from_source(text: str, namespace: dict | None = None, filename: str = "<script>"):
+    """Parse TVMScript text: a ``@T.prim_func`` function or an ``@I.ir_module`` class."""
+    import ember
+    from ember.script import ir as I
+    from ember.script import tir as T
+
+    names = {"T": T, "I": I, "ember": ember, "tvm": ember}
+    names.update(namespace or {})
+    source = Source(text, filename)
+    ev = Evaluator(source, Scope(names))
+    for node in source.tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            exec(compile(ast.Module([node], []), filename, "exec"), names)  # noqa: S102
+        elif isinstance(node, ast.ClassDef):
+            return parse_ir_module(source, node, names)
+        elif isinstance(node, ast.FunctionDef):
+            decorator, kwargs = decorator_of(ev, node)
+            from .dispatch import function_parser
+
+            parse = function_parser(decorator)
+            if parse is None:
+                raise ev.error(node.decorator_list[0], f"unknown function decorator {decorator!r}")
+            return parse(source, node, names, **kwargs)
+        elif isinstance(node, ast.Assign):
+            exec(compile(ast.Module([node], []), filename, "exec"), names)  # noqa: S102
+    raise ParserError("the source defines no @T.prim_func function or @I.ir_module class", filename)

@@ -1,0 +1,231 @@
+"""Evaluating script expressions: Python semantics, except that logic builds TIR.
+
+``and`` / ``or`` / ``not``, chained comparisons and buffer slicing build TIR nodes
+when an operand is symbolic (Python would ask the node for a bool); everything else
+is ordinary Python evaluation against the script's variables and the captured
+globals/closure, so ``N = 128`` or ``"float32"`` from the enclosing code just work.
+Any exception raised while evaluating becomes a ParserError at the innermost node.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+
+from ember.ir import GlobalVar, PrimExpr, Range, as_expr, const
+from ember.ir.expr import Call
+from ember.script.errors import ParserError
+from ember.script.tir.exprs import range_from_bounds
+from ember.tir import op as tir_op
+from ember.tir.buffer import Buffer, BufferRegion
+
+from .source import Source
+
+__all__ = ["Evaluator", "Scope"]
+
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+}
+_CMPOPS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_MISSING = object()
+
+
+class Scope:
+    """Names defined by the script (function-wide, like Python) over the captured ones."""
+
+    def __init__(self, outer: dict):
+        self.outer = outer
+        self.local: dict = {}
+
+    def lookup(self, name: str):
+        for table in (self.local, self.outer):
+            value = table.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
+        return getattr(builtins, name, _MISSING)
+
+    def define(self, name: str, value) -> None:
+        self.local[name] = value
+
+
+def _symbolic(*values) -> bool:
+    return any(isinstance(v, PrimExpr) for v in values)
+
+
+class Evaluator:
+    """Evaluates expression ASTs in a Scope; errors are located in the Source."""
+
+    def __init__(self, source: Source, scope: Scope):
+        self.source = source
+        self.scope = scope
+
+    def error(self, node, message: str) -> ParserError:
+        return self.source.error(node, message)
+
+    def eval(self, node):
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"{type(node).__name__} expressions are not supported in TVMScript")
+        try:
+            return method(node)
+        except ParserError:
+            raise
+        except Exception as err:  # noqa: BLE001 - every failure is reported at its node
+            raise self.error(node, f"{type(err).__name__}: {err}") from err
+
+    def eval_args(self, call: ast.Call) -> tuple[list, dict]:
+        args: list = []
+        for a in call.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.eval(a.value))
+            else:
+                args.append(self.eval(a))
+        kwargs: dict = {}
+        for kw in call.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        return args, kwargs
+
+    # -- leaves -----------------------------------------------------------------------
+    def eval_Name(self, node: ast.Name):
+        value = self.scope.lookup(node.id)
+        if value is _MISSING:
+            raise self.error(node, f"name {node.id!r} is not defined")
+        return value
+
+    def eval_Constant(self, node: ast.Constant):
+        return node.value
+
+    def eval_Attribute(self, node: ast.Attribute):
+        return getattr(self.eval(node.value), node.attr)
+
+    def eval_Tuple(self, node: ast.Tuple):
+        return tuple(self._elts(node.elts))
+
+    def eval_List(self, node: ast.List):
+        return list(self._elts(node.elts))
+
+    def _elts(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.eval(e.value))
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def eval_Dict(self, node: ast.Dict):
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self.eval(v))
+            else:
+                out[self.eval(k)] = self.eval(v)
+        return out
+
+    def eval_Slice(self, node: ast.Slice):
+        parts = [None if x is None else self.eval(x) for x in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    # -- operators --------------------------------------------------------------------
+    def eval_BinOp(self, node: ast.BinOp):
+        fn = _BINOPS.get(type(node.op))
+        if fn is None:
+            raise self.error(node, f"operator {type(node.op).__name__} is not supported")
+        return fn(self.eval(node.left), self.eval(node.right))
+
+    def eval_UnaryOp(self, node: ast.UnaryOp):
+        x = self.eval(node.operand)
+        if isinstance(node.op, ast.Not):
+            return tir_op.logical_not(x) if _symbolic(x) else not x
+        if isinstance(node.op, ast.USub):
+            return -x
+        if isinstance(node.op, ast.UAdd):
+            return x
+        return ~x
+
+    def eval_BoolOp(self, node: ast.BoolOp):
+        values = [self.eval(v) for v in node.values]
+        if not _symbolic(*values):
+            out = values[0]
+            for v in values[1:]:
+                out = (out and v) if isinstance(node.op, ast.And) else (out or v)
+            return out
+        combine = tir_op.logical_and if isinstance(node.op, ast.And) else tir_op.logical_or
+        out = as_expr(values[0])
+        for v in values[1:]:
+            out = combine(out, as_expr(v))
+        return out
+
+    def eval_Compare(self, node: ast.Compare):
+        left = self.eval(node.left)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.eval(right_node)
+            fn = _CMPOPS[type(op)]
+            value = fn(left, right)
+            if result is None:
+                result = value
+            elif _symbolic(result, value):
+                result = tir_op.logical_and(as_expr(result), as_expr(value))
+            else:
+                result = result and value
+            left = right
+        return result
+
+    def eval_IfExp(self, node: ast.IfExp):
+        cond = self.eval(node.test)
+        if _symbolic(cond):
+            raise self.error(node, "a symbolic condition cannot use `a if c else b`; "
+                                   "use T.Select(c, a, b) or T.if_then_else(c, a, b)")
+        return self.eval(node.body) if cond else self.eval(node.orelse)
+
+    # -- calls and subscripts ------------------------------------------------------------
+    def eval_Call(self, node: ast.Call):
+        from ember.script.tir.frames import PARSER_ONLY
+
+        func = self.eval(node.func)
+        if func in PARSER_ONLY:
+            raise self.error(node, f"T.{func.__name__} is a statement and cannot be used inside "
+                                   "an expression")
+        args, kwargs = self.eval_args(node)
+        if isinstance(func, GlobalVar):
+            return Call(as_expr(0).dtype, func, tuple(as_expr(a) for a in args))
+        return func(*args, **kwargs)
+
+    def eval_Subscript(self, node: ast.Subscript):
+        obj = self.eval(node.value)
+        key = self.eval(node.slice)
+        if isinstance(obj, Buffer):
+            return buffer_access(obj, key)
+        return obj[key]
+
+
+def buffer_access(buf: Buffer, key):
+    """``A[i, j]`` (a load), or ``A[i, 0:4]`` (a region, extents simplified)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not any(isinstance(k, slice) for k in key):
+        return buf[key]
+    ranges = []
+    for dim, k in zip(buf.shape, key):
+        if isinstance(k, slice):
+            if k.step not in (None, 1):
+                raise ValueError(f"buffer region slices must have step 1, got {k.step}")
+            start = 0 if k.start is None else k.start
+            stop = dim if k.stop is None else k.stop
+            ranges.append(range_from_bounds(start, stop))
+        else:
+            k = as_expr(k)
+            ranges.append(Range(k, const(1, k.dtype)))
+    return BufferRegion(buf, tuple(ranges))

@@ -1,0 +1,77 @@
+"""Parsing an ``@I.ir_module`` class: one function per decorated method, plus attributes.
+
+Every method's name becomes a GlobalVar before any body is parsed, so functions can
+call each other through ``cls.name``.  The decorator of each method picks its parser
+(see ``dispatch.py``), so Relax functions can live in the same class.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ember.ir import GlobalVar, IRModule
+
+from .dispatch import function_parser
+from .evaluator import Evaluator, Scope
+from .source import Source
+
+__all__ = ["parse_ir_module", "ModuleRef", "decorator_of"]
+
+
+class ModuleRef:
+    """``cls`` inside a module class: ``cls.f`` is the GlobalVar of function ``f``."""
+
+    def __init__(self, global_vars: dict):
+        self._gvs = global_vars
+
+    def __getattr__(self, name: str) -> GlobalVar:
+        try:
+            return self._gvs[name]
+        except KeyError:
+            known = ", ".join(self._gvs) or "none"
+            raise AttributeError(f"the module has no function {name!r} (functions: {known})") from None
+
+
+def decorator_of(ev: Evaluator, fdef: ast.FunctionDef):
+    """(decorator object, keyword arguments) of a function definition's decorator."""
+    if len(fdef.decorator_list) != 1:
+        raise ev.error(fdef, f"function {fdef.name!r} needs exactly one decorator such as "
+                             "@T.prim_func")
+    dec = fdef.decorator_list[0]
+    if isinstance(dec, ast.Call):
+        args, kwargs = ev.eval_args(dec)
+        if args:
+            raise ev.error(dec, "decorator arguments must be keywords, e.g. @T.prim_func(private=True)")
+        return ev.eval(dec.func), kwargs
+    return ev.eval(dec), {}
+
+
+def parse_ir_module(source: Source, cdef: ast.ClassDef, outer: dict,
+                    check_well_formed: bool = True) -> IRModule:
+    from ember.script import ir as I
+
+    gvs = {s.name: GlobalVar(s.name) for s in cdef.body if isinstance(s, ast.FunctionDef)}
+    scope = dict(outer)
+    scope["cls"] = ModuleRef(gvs)
+    scope[cdef.name] = scope["cls"]
+    ev = Evaluator(source, Scope(scope))
+    functions, attrs = {}, {}
+    for stmt in cdef.body:
+        if isinstance(stmt, ast.FunctionDef):
+            decorator, kwargs = decorator_of(ev, stmt)
+            parse = function_parser(decorator)
+            if parse is None:
+                raise ev.error(stmt.decorator_list[0], f"unknown function decorator {decorator!r}; "
+                                                      "expected @T.prim_func")
+            kwargs.setdefault("check_well_formed", check_well_formed)
+            functions[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                and ev.eval(stmt.value.func) is I.module_attrs:
+            args, _ = ev.eval_args(stmt.value)
+            attrs.update(args[0] if args else {})
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # docstring
+        elif not isinstance(stmt, ast.Pass):
+            raise ev.error(stmt, "an @I.ir_module class may only contain decorated functions and "
+                                 "I.module_attrs(...)")
+    return IRModule(functions, attrs)

@@ -1,0 +1,275 @@
+"""Parsing TIR statements: one method per Python statement form.
+
+Statement words of ``T`` are recognised by identity of the evaluated callee and
+handled by the tables in ``tir_words.py``.  Forms that scope over the rest of their
+statement list (``x: T.int32 = v``, ``A = T.allocate(...)``, ``assert c, "m"``,
+``T.attr(...)``) return a ``Scoped`` whose body is parsed from the statements after it.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable
+
+from ember.ir import PrimExpr, StringImm, Var, as_expr, const
+from ember.tir.buffer import Buffer, BufferLoad
+from ember.tir.stmt import (
+    AssertStmt, BufferStore, Evaluate, IfThenElse, LetStmt, Stmt, While, seq,
+)
+
+from .evaluator import Evaluator, Scope
+from .source import Source
+
+__all__ = ["TIRParser", "Scoped", "BlockFrame", "FuncFrame"]
+
+
+@dataclasses.dataclass
+class Scoped:
+    """A statement that encloses the rest of its list: ``wrap(body) -> Stmt``."""
+
+    wrap: Callable[[Stmt], Stmt]
+
+
+@dataclasses.dataclass
+class BlockFrame:
+    """What the statements of a ``with T.block(...)`` body declared so far."""
+
+    name: str
+    no_realize: bool = False
+    iter_vars: list = dataclasses.field(default_factory=list)
+    iter_values: list = dataclasses.field(default_factory=list)
+    reads: tuple | None = None
+    writes: tuple | None = None
+    predicate: PrimExpr | None = None
+    annotations: dict = dataclasses.field(default_factory=dict)
+    alloc_buffers: list = dataclasses.field(default_factory=list)
+    match_buffers: list = dataclasses.field(default_factory=list)
+    init: Stmt | None = None
+
+
+@dataclasses.dataclass
+class FuncFrame:
+    """Function-level declarations: parameters, buffer map, attributes, root allocations."""
+
+    params: list
+    buffer_map: dict = dataclasses.field(default_factory=dict)
+    attrs: dict | None = None
+    root_allocs: list = dataclasses.field(default_factory=list)
+    predeclared: dict = dataclasses.field(default_factory=dict)
+
+
+def _noop() -> Stmt:
+    return Evaluate(const(0))
+
+
+class TIRParser(Evaluator):
+    """Turns the statements of a ``@T.prim_func`` body into TIR."""
+
+    def __init__(self, source: Source, scope: Scope, func: FuncFrame):
+        super().__init__(source, scope)
+        self.func = func
+        self.blocks: list[BlockFrame] = []
+        self.loops: dict[int, tuple] = {}  # id(loop var) -> (var, min, extent)
+        self.depth = 0  # statement nesting; 0 is the function body's top level
+
+    # -- statement lists ------------------------------------------------------------
+    def parse_body(self, nodes: list) -> Stmt:
+        self.depth += 1
+        try:
+            body = self.parse_stmts(nodes)
+        finally:
+            self.depth -= 1
+        return body if body is not None else _noop()
+
+    def parse_stmts(self, nodes: list) -> Stmt | None:
+        out: list[Stmt] = []
+        for i, node in enumerate(nodes):
+            result = self.parse_stmt(node)
+            if isinstance(result, Scoped):
+                rest = self.parse_stmts(nodes[i + 1:])
+                out.append(result.wrap(rest if rest is not None else _noop()))
+                break
+            if result is not None:
+                out.append(result)
+        return seq(*out)
+
+    def parse_stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"{type(node).__name__} statements are not supported in TVMScript")
+        return method(node)
+
+    def callee(self, node):
+        """The evaluated callee of a call node, or None for anything else."""
+        if isinstance(node, ast.Call):
+            return self.eval(node.func)
+        return None
+
+    # -- simple statements ------------------------------------------------------------
+    def stmt_Pass(self, node):
+        return None
+
+    def stmt_Expr(self, node: ast.Expr):
+        from .tir_words import EXPR_WORDS
+
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return None  # a docstring
+        func = self.callee(node.value)
+        handler = EXPR_WORDS.get(func) if func is not None else None
+        if handler is not None:
+            return handler(self, node.value, self.bind(node.value, func))
+        value = self.eval(node.value)
+        if value is None:
+            return None
+        if isinstance(value, Stmt):
+            return value
+        if isinstance(value, PrimExpr | int | float):
+            return Evaluate(as_expr(value))
+        raise self.error(node, f"expected a statement or an expression to evaluate, got "
+                               f"{type(value).__name__}")
+
+    def bind(self, call: ast.Call, func) -> dict:
+        """The call's arguments bound to ``func``'s parameters (defaults applied)."""
+        import inspect
+
+        args, kwargs = self.eval_args(call)
+        try:
+            bound = inspect.signature(func).bind(*args, **kwargs)
+        except TypeError as err:
+            raise self.error(call, f"T.{func.__name__}: {err}") from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def stmt_Assign(self, node: ast.Assign):
+        from .tir_words import ASSIGN_WORDS
+
+        if len(node.targets) != 1:
+            raise self.error(node, "chained assignment (a = b = ...) is not supported")
+        target = node.targets[0]
+        if isinstance(target, ast.Subscript):
+            return self.buffer_store(target, self.eval(node.value))
+        func = self.callee(node.value)
+        handler = ASSIGN_WORDS.get(func) if func is not None else None
+        if handler is None and getattr(func, "dtype", None) is not None and not node.value.args \
+                and not node.value.keywords:
+            handler = ASSIGN_WORDS["declare_var"]
+        if handler is not None:
+            return handler(self, node, target, func)
+        self.assign(target, self.eval(node.value))
+        return None
+
+    def assign(self, target, value) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.define(target.id, value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            values = list(value)
+            if len(values) != len(target.elts):
+                raise self.error(target, f"cannot unpack {len(values)} values into "
+                                         f"{len(target.elts)} names")
+            for t, v in zip(target.elts, values):
+                self.assign(t, v)
+        else:
+            raise self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def target_name(self, target) -> str:
+        if not isinstance(target, ast.Name):
+            raise self.error(target, "expected a single name on the left of '='")
+        return target.id
+
+    def buffer_store(self, target: ast.Subscript, value) -> Stmt:
+        from .evaluator import buffer_access
+
+        buf = self.eval(target.value)
+        if not isinstance(buf, Buffer):
+            raise self.error(target.value, f"only buffers can be stored to, got {type(buf).__name__}")
+        load = buffer_access(buf, self.eval(target.slice))
+        if not isinstance(load, BufferLoad):
+            raise self.error(target, "a buffer store needs one index per dimension, not a slice")
+        if len(load.indices) != len(buf.shape):
+            raise self.error(target, f"buffer {buf.name} has {len(buf.shape)} dimensions but the "
+                                     f"store gives {len(load.indices)} indices")
+        if not isinstance(value, PrimExpr):
+            value = as_expr(value, buf.dtype)
+        return BufferStore(buf, value, load.indices)
+
+    def stmt_AugAssign(self, node: ast.AugAssign):
+        from .evaluator import _BINOPS
+
+        if not isinstance(node.target, ast.Subscript):
+            raise self.error(node, "augmented assignment is only supported on buffer elements")
+        current = self.eval(node.target)
+        return self.buffer_store(node.target, _BINOPS[type(node.op)](current, self.eval(node.value)))
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign):
+        name = self.target_name(node.target)
+        ann = self.eval(node.annotation)
+        dtype = getattr(ann, "dtype", None)
+        if dtype is None:
+            raise self.error(node.annotation, f"expected a type such as T.int32 for {name!r}, "
+                                              f"got {ann!r}")
+        type_ann = ann.type_annotation if isinstance(ann, Var) else None
+        var = Var(name, dtype, type_ann)
+        if node.value is None:
+            self.scope.define(name, var)
+            return None
+        value = as_expr(self.eval(node.value), dtype)
+        self.scope.define(name, var)
+        return Scoped(lambda body: LetStmt(var, value, body))
+
+    def stmt_Assert(self, node: ast.Assert):
+        cond = as_expr(self.eval(node.test))
+        msg = self.eval(node.msg) if node.msg is not None else ""
+        msg = StringImm(msg) if isinstance(msg, str) else msg
+        return Scoped(lambda body: AssertStmt(cond, msg, body))
+
+    def stmt_Return(self, node: ast.Return):
+        from ember.tir.op import ret
+
+        if node.value is None:
+            return None
+        return Evaluate(ret(self.eval(node.value)))
+
+    # -- control flow ------------------------------------------------------------------
+    def stmt_If(self, node: ast.If):
+        cond = self.eval(node.test)
+        if not isinstance(cond, PrimExpr):  # a Python-level condition picks a branch now
+            chosen = node.body if cond else node.orelse
+            return self.parse_stmts(chosen)
+        then = self.parse_body(node.body)
+        other = self.parse_body(node.orelse) if node.orelse else None
+        return IfThenElse(cond, then, other)
+
+    def stmt_While(self, node: ast.While):
+        if node.orelse:
+            raise self.error(node, "while ... else is not supported")
+        return While(as_expr(self.eval(node.test)), self.parse_body(node.body))
+
+    def stmt_For(self, node: ast.For):
+        from .tir_words import parse_for
+
+        if node.orelse:
+            raise self.error(node, "for ... else is not supported")
+        return parse_for(self, node)
+
+    def stmt_With(self, node: ast.With):
+        from .tir_words import WITH_WORDS
+
+        if len(node.items) != 1:
+            raise self.error(node, "use one context manager per `with` statement")
+        item = node.items[0]
+        func = self.callee(item.context_expr)
+        handler = WITH_WORDS.get(func) if func is not None else None
+        if handler is None:
+            raise self.error(item.context_expr, "expected T.block, T.init, T.LetStmt, T.allocate, "
+                                                "T.decl_buffer, T.attr or T.Assert after `with`")
+        return handler(self, node, item, func)
+
+    def stmt_FunctionDef(self, node):
+        raise self.error(node, "nested function definitions are not supported in a prim_func")
+
+    # -- helpers used by the word handlers ---------------------------------------------
+    def block_frame(self, node, word: str) -> BlockFrame:
+        if not self.blocks:
+            raise self.error(node, f"{word} must be used inside a `with T.block(...)` body")
+        return self.blocks[-1]

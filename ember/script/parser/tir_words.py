@@ -1,0 +1,416 @@
+"""What each statement word of ``T`` does when parsed: tables keyed by the word itself.
+
+``EXPR_WORDS`` handle ``T.reads(...)``-style statements, ``ASSIGN_WORDS`` handle
+``x = T.word(...)`` (the target's name becomes the new object's name), ``WITH_WORDS``
+handle ``with T.word(...):`` and ``FOR_WORDS`` the iterables of ``for`` loops.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ember.ir import PointerType, PrimExpr, Range, StringImm, Var, as_expr, const
+from ember.runtime.dtype import DataType
+from ember.script.tir import frames as W
+from ember.script.tir.exprs import range_from_bounds
+from ember.tir.analysis.block_access import block_access_regions
+from ember.tir.buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion
+from ember.tir.stmt import (
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, DeclBuffer, For, ForKind, IterVar,
+    IterVarType, LetStmt,
+)
+
+from .tir_stmts import BlockFrame, Scoped, TIRParser
+
+__all__ = ["EXPR_WORDS", "ASSIGN_WORDS", "WITH_WORDS", "FOR_WORDS", "parse_for", "as_region"]
+
+
+def as_region(value) -> BufferRegion:
+    """A region from ``A[i, 0:4]`` (a region), ``A[i, j]`` (a point) or ``A`` (all of it)."""
+    if isinstance(value, BufferRegion):
+        return value
+    if isinstance(value, BufferLoad):
+        return BufferRegion(value.buffer, tuple(Range(i, const(1, i.dtype)) for i in value.indices))
+    if isinstance(value, Buffer):
+        return BufferRegion.full_region(value)
+    raise TypeError(f"expected a buffer region such as A[i, 0:4], got {type(value).__name__}: {value!r}")
+
+
+def _regions(values) -> tuple:
+    flat = []
+    for v in values:
+        flat.extend(v if isinstance(v, list | tuple) else [v])
+    return tuple(as_region(v) for v in flat)
+
+
+# -- expression statements --------------------------------------------------------------
+def _reads(p: TIRParser, call, args):
+    p.block_frame(call, "T.reads").reads = _regions(args["regions"])
+
+
+def _writes(p: TIRParser, call, args):
+    p.block_frame(call, "T.writes").writes = _regions(args["regions"])
+
+
+def _where(p: TIRParser, call, args):
+    p.block_frame(call, "T.where").predicate = as_expr(args["predicate"])
+
+
+def _block_attr(p: TIRParser, call, args):
+    attrs = args["attrs"]
+    if not isinstance(attrs, dict):
+        raise p.error(call, f"T.block_attr expects a dict, got {type(attrs).__name__}")
+    p.block_frame(call, "T.block_attr").annotations.update(attrs)
+
+
+def _func_attr(p: TIRParser, call, args):
+    attrs = args["attrs"]
+    if not isinstance(attrs, dict):
+        raise p.error(call, f"T.func_attr expects a dict, got {type(attrs).__name__}")
+    if p.blocks or p.depth:
+        raise p.error(call, "T.func_attr must be at the top level of the function body")
+    p.func.attrs = dict(attrs)
+
+
+def _attr_value(value):
+    return StringImm(value) if isinstance(value, str) else as_expr(value)
+
+
+def _attr(p: TIRParser, call, args):
+    node, key, value = args["node"], args["attr_key"], _attr_value(args["value"])
+    return Scoped(lambda body: AttrStmt(node, key, value, body))
+
+
+def _assert(p: TIRParser, call, args):
+    cond, msg = as_expr(args["condition"]), args["message"]
+    msg = StringImm(msg) if isinstance(msg, str) else msg
+    return Scoped(lambda body: AssertStmt(cond, msg, body))
+
+
+def _needs_assignment(word: str):
+    def handler(p: TIRParser, call, args):
+        raise p.error(call, f"the result of T.{word} must be assigned to a name")
+
+    return handler
+
+
+EXPR_WORDS = {
+    W.reads: _reads, W.writes: _writes, W.where: _where, W.block_attr: _block_attr,
+    W.func_attr: _func_attr, W.attr: _attr, W.Assert: _assert,
+    W.alloc_buffer: _needs_assignment("alloc_buffer"),
+    W.match_buffer: _needs_assignment("match_buffer"),
+    W.allocate: _needs_assignment("allocate"),
+}
+
+
+# -- assignments ------------------------------------------------------------------------
+def _named_call(p: TIRParser, node: ast.Assign, name: str, func):
+    args, kwargs = p.eval_args(node.value)
+    try:
+        return func(*args, name=name, **kwargs)
+    except TypeError as err:
+        raise p.error(node.value, f"T.{getattr(func, '__name__', 'Buffer')}: {err}") from None
+
+
+def _declare_buffer(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    p.scope.define(name, _named_call(p, node, name, func))
+
+
+def _alloc_buffer(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    buf = _named_call(p, node, name, func)
+    if p.blocks:
+        p.blocks[-1].alloc_buffers.append(buf)
+    elif p.depth == 0:
+        p.func.root_allocs.append(buf)
+    else:
+        raise p.error(node, "T.alloc_buffer must be in a block or at the top level of the function")
+    p.scope.define(name, buf)
+
+
+def _match_buffer(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    buf = _named_call(p, node, name, func)
+    source = p.eval(node.value.args[0]) if node.value.args else None
+    if isinstance(source, Var):
+        if p.blocks or p.depth or not any(source is q for q in p.func.params):
+            raise p.error(node.value, f"T.match_buffer of the handle {source.name!r} must be at the "
+                                      "top level of the function and name a parameter")
+        p.func.buffer_map[source] = buf
+    elif isinstance(source, BufferRegion | BufferLoad | Buffer):
+        frame = p.block_frame(node, "T.match_buffer of a region")
+        frame.match_buffers.append(MatchBufferRegion(buf, as_region(source)))
+    else:
+        raise p.error(node.value, "T.match_buffer expects a handle parameter or a buffer region "
+                                  f"as its first argument, got {source!r}")
+    p.scope.define(name, buf)
+
+
+def _decl_buffer(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    buf = _named_call(p, node, name, func)
+    p.scope.define(name, buf)
+    return Scoped(lambda body: DeclBuffer(buf, body))
+
+
+def _allocate_parts(p: TIRParser, call, name: str):
+    args = p.bind(call, W.allocate)
+    extents = args["extents"]
+    extents = tuple(as_expr(e) for e in (extents if isinstance(extents, list | tuple) else [extents]))
+    dtype = DataType(args["dtype"])
+    var = Var(name, "handle", PointerType(dtype, args["scope"]))
+    cond = as_expr(args["condition"])
+    return var, dtype, extents, cond, dict(args["annotations"] or {})
+
+
+def _allocate(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    var, dtype, extents, cond, ann = _allocate_parts(p, node.value, name)
+    p.scope.define(name, var)
+    return Scoped(lambda body: Allocate(var, dtype, extents, cond, body, ann))
+
+
+def _dom(value) -> Range:
+    if isinstance(value, Range):
+        return value
+    if isinstance(value, list | tuple):
+        if len(value) != 2:
+            raise ValueError(f"a domain tuple must be (begin, end), got {value!r}")
+        return range_from_bounds(*value)
+    return Range(const(0, as_expr(value).dtype), as_expr(value))
+
+
+_AXIS_TYPES = {
+    W.axis.spatial: IterVarType.DataPar, W.axis.reduce: IterVarType.CommReduce,
+    W.axis.scan: IterVarType.Ordered, W.axis.opaque: IterVarType.Opaque,
+}
+_REMAP_TYPES = {"S": IterVarType.DataPar, "R": IterVarType.CommReduce}
+
+
+def _push_iter(frame: BlockFrame, name: str, dom: Range, kind, value, dtype) -> Var:
+    var = Var(name, DataType(dtype) if dtype is not None else dom.extent.dtype)
+    frame.iter_vars.append(IterVar(dom, var, kind))
+    frame.iter_values.append(as_expr(value))
+    return var
+
+
+def _axis(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    frame = p.block_frame(node, "T.axis")
+    args = p.bind(node.value, func)
+    try:
+        dom = _dom(args["dom"])
+    except (TypeError, ValueError) as err:
+        raise p.error(node.value, f"T.axis.{func.__name__}: invalid 'dom': {err}") from None
+    var = _push_iter(frame, name, dom, _AXIS_TYPES[func], args["binding"], args["dtype"])
+    p.scope.define(name, var)
+
+
+def _remap(p: TIRParser, node, target, func):
+    frame = p.block_frame(node, "T.axis.remap")
+    args = p.bind(node.value, func)
+    kinds, bindings = args["kinds"], args["bindings"]
+    if not isinstance(kinds, str) or any(k not in _REMAP_TYPES for k in kinds):
+        raise p.error(node.value, f"T.axis.remap: 'kinds' must be a string of S and R, got {kinds!r}")
+    bindings = list(bindings) if isinstance(bindings, list | tuple) else [bindings]
+    names = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+    if not (len(kinds) == len(bindings) == len(names)):
+        raise p.error(node, f"T.axis.remap: {len(names)} names, {len(kinds)} kinds and "
+                            f"{len(bindings)} bindings must agree")
+    for name_node, kind, value in zip(names, kinds, bindings):
+        loop = p.loops.get(id(value))
+        if loop is None:
+            raise p.error(node.value, f"T.axis.remap: binding {value!r} is not the variable of an "
+                                      "enclosing loop")
+        _, lmin, lext = loop
+        var = _push_iter(frame, p.target_name(name_node), Range(lmin, lext), _REMAP_TYPES[kind],
+                         value, args["dtype"])
+        p.scope.define(name_node.id, var)
+
+
+def _declare_var(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    known = p.func.predeclared.get(name) if p.depth == 0 and not p.blocks else None
+    if known is not None:
+        p.scope.define(name, known)
+        return
+    if func is W.LetStmt:
+        raise p.error(node, "use `with T.LetStmt(value) as x:` or `x: T.int32 = value`")
+    p.scope.define(name, Var(name, func.dtype))
+
+
+def _named_var(p: TIRParser, node, target, func):
+    name = p.target_name(target)
+    known = p.func.predeclared.get(name) if p.depth == 0 and not p.blocks else None
+    p.scope.define(name, known if known is not None else _named_call(p, node, name, func))
+
+
+def _assign_words():
+    from ember.script import tir as T
+
+    table = {
+        W.Buffer: _declare_buffer, W.alloc_buffer: _alloc_buffer, W.match_buffer: _match_buffer,
+        W.decl_buffer: _decl_buffer, W.allocate: _allocate, W.axis.remap: _remap,
+        T.handle: _named_var, T.var: _named_var, "declare_var": _declare_var,
+    }
+    table.update({word: _axis for word in _AXIS_TYPES})
+    return table
+
+
+ASSIGN_WORDS = _assign_words()
+
+
+# -- with statements --------------------------------------------------------------------
+def _as_name(p: TIRParser, node, item, word: str) -> str:
+    if item.optional_vars is None:
+        raise p.error(item.context_expr, f"`with {word}(...)` needs `as name`")
+    return p.target_name(item.optional_vars)
+
+
+def _block(p: TIRParser, node: ast.With, item, func):
+    args = p.bind(item.context_expr, func)
+    frame = BlockFrame(str(args["name_hint"]), bool(args["no_realize"]))
+    p.blocks.append(frame)
+    try:
+        body = p.parse_body(node.body)
+    finally:
+        p.blocks.pop()
+    block = Block(tuple(frame.iter_vars), frame.reads or (), frame.writes or (), frame.name, body,
+                  frame.init, tuple(frame.alloc_buffers), tuple(frame.match_buffers),
+                  dict(frame.annotations))
+    if frame.reads is None or frame.writes is None:
+        reads, writes = block_access_regions(block)
+        from ember.ir import replace
+
+        block = replace(block, reads=frame.reads if frame.reads is not None else reads,
+                        writes=frame.writes if frame.writes is not None else writes)
+    if frame.no_realize:
+        return block
+    pred = frame.predicate if frame.predicate is not None else const(True)
+    return BlockRealize(tuple(frame.iter_values), pred, block)
+
+
+def _init(p: TIRParser, node: ast.With, item, func):
+    frame = p.block_frame(node, "T.init")
+    if frame.init is not None:
+        raise p.error(node, "a block has at most one T.init()")
+    frame.init = p.parse_body(node.body)
+
+
+def _let_with(p: TIRParser, node, item, func):
+    args = p.bind(item.context_expr, func)
+    value = as_expr(args["value"])
+    name = _as_name(p, node, item, "T.LetStmt")
+    var = args["var"] if isinstance(args["var"], Var) else Var(name, value.dtype)
+    p.scope.define(name, var)
+    return LetStmt(var, value, p.parse_body(node.body))
+
+
+def _allocate_with(p: TIRParser, node, item, func):
+    name = _as_name(p, node, item, "T.allocate")
+    var, dtype, extents, cond, ann = _allocate_parts(p, item.context_expr, name)
+    p.scope.define(name, var)
+    return Allocate(var, dtype, extents, cond, p.parse_body(node.body), ann)
+
+
+def _decl_buffer_with(p: TIRParser, node, item, func):
+    name = _as_name(p, node, item, "T.decl_buffer")
+    fake = ast.Assign(targets=[item.optional_vars], value=item.context_expr)
+    buf = _named_call(p, fake, name, func)
+    p.scope.define(name, buf)
+    return DeclBuffer(buf, p.parse_body(node.body))
+
+
+def _scoped_with(word):
+    def handler(p: TIRParser, node, item, func):
+        scoped = EXPR_WORDS[word](p, item.context_expr, p.bind(item.context_expr, func))
+        return scoped.wrap(p.parse_body(node.body))
+
+    return handler
+
+
+WITH_WORDS = {
+    W.block: _block, W.init: _init, W.LetStmt: _let_with, W.allocate: _allocate_with,
+    W.decl_buffer: _decl_buffer_with, W.attr: _scoped_with(W.attr),
+    W.Assert: _scoped_with(W.Assert),
+}
+
+
+# -- for loops --------------------------------------------------------------------------
+_LOOP_KINDS = {
+    W.serial: ForKind.SERIAL, W.parallel: ForKind.PARALLEL, W.vectorized: ForKind.VECTORIZED,
+    W.unroll: ForKind.UNROLLED, W.thread_binding: ForKind.THREAD_BINDING,
+}
+
+
+def _bounds(start, stop) -> tuple[PrimExpr, PrimExpr]:
+    """(min, extent) of ``range(start)`` / ``range(start, stop)``."""
+    if stop is None:
+        extent = as_expr(start)
+        return const(0, extent.dtype), extent
+    if not isinstance(start, PrimExpr) and isinstance(stop, PrimExpr):
+        start = const(start, stop.dtype)
+    r = range_from_bounds(start, stop)
+    return r.min, r.extent
+
+
+def _loop_specs(p: TIRParser, call: ast.Call, func) -> list[dict]:
+    """One dict (min, extent, kind, thread_binding, annotations) per loop the iterable makes."""
+    if func is W.grid:
+        args, kwargs = p.eval_args(call)
+        if kwargs or not args:
+            raise p.error(call, "T.grid expects one or more extents and no keywords")
+        return [dict(zip(("min", "extent"), _bounds(e, None)), kind=ForKind.SERIAL) for e in args]
+    if func is builtins.range:
+        args, kwargs = p.eval_args(call)
+        if kwargs or not 1 <= len(args) <= 2:
+            raise p.error(call, f"range(...) in TVMScript takes 1 or 2 arguments, got {len(args)}")
+        lo, ext = _bounds(args[0], args[1] if len(args) > 1 else None)
+        return [dict(min=lo, extent=ext, kind=ForKind.SERIAL)]
+    args = p.bind(call, func)
+    lo, ext = _bounds(args["start"], args["stop"])
+    spec = dict(min=lo, extent=ext, kind=_LOOP_KINDS[func], annotations=dict(args["annotations"] or {}))
+    if func is W.thread_binding:
+        thread = args["thread"]
+        if not isinstance(thread, str):
+            raise p.error(call, f"T.thread_binding: 'thread' must name a thread axis such as "
+                                f"\"threadIdx.x\", got {thread!r}")
+        spec["thread"] = thread
+    return [spec]
+
+
+FOR_WORDS = set(_LOOP_KINDS) | {W.grid, builtins.range}
+
+
+def parse_for(p: TIRParser, node: ast.For):
+    func = p.callee(node.iter)
+    if func not in FOR_WORDS:
+        raise p.error(node.iter, "a loop must iterate over range(...), T.grid, T.serial, "
+                                 "T.parallel, T.vectorized, T.unroll or T.thread_binding")
+    specs = _loop_specs(p, node.iter, func)
+    names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+    if len(names) != len(specs):
+        raise p.error(node.target, f"the loop makes {len(specs)} variables but {len(names)} "
+                                   "names are given")
+    loop_vars = []
+    for name_node, spec in zip(names, specs):
+        name = p.target_name(name_node)
+        var = Var(name, spec["extent"].dtype)
+        p.scope.define(name, var)
+        p.loops[id(var)] = (var, spec["min"], spec["extent"])
+        loop_vars.append(var)
+    try:
+        body = p.parse_body(node.body)
+    finally:
+        for var in loop_vars:
+            p.loops.pop(id(var), None)
+    for var, spec in reversed(list(zip(loop_vars, specs))):
+        binding = None
+        if "thread" in spec:
+            binding = IterVar(Range(spec["min"], spec["extent"]), Var(spec["thread"], var.dtype),
+                              IterVarType.ThreadIndex, spec["thread"])
+        body = For(var, spec["min"], spec["extent"], spec["kind"], body, binding,
+                   spec.get("annotations") or {})
+    return body

@@ -1,0 +1,53 @@
+"""``from ember.script import tir as T``: the TensorIR words of TVMScript.
+
+Expression builders (``T.exp``, ``T.max``, ``T.Cast`` …) build IR directly; type
+words (``T.float32``) build constants, casts and variables; statement words
+(``T.block``, ``T.grid``, ``T.reads`` …) are read by the parser.  ``T.prim_func``
+parses the decorated function.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ember.tir.op import *  # noqa: F403 - exp, log, max, min, if_then_else, call_extern, …
+from ember.tir.op import __all__ as _op_names
+
+from .dtypes import SCALAR_DTYPES, dtype_function, handle, var
+from .exprs import NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, call_intrin, iter_var
+from .exprs import Range_ as Range
+from .frames import (
+    Assert, Buffer, LetStmt, alloc_buffer, allocate, attr, axis, block, block_attr, decl_buffer,
+    evaluate, func_attr, grid, init, match_buffer, parallel, reads, serial, thread_binding,
+    unroll, vectorized, where, writes,
+)
+
+globals().update({name: dtype_function(name) for name in SCALAR_DTYPES})
+globals().update(NODE_BUILDERS)
+Var = var  # TVM spells the fresh-variable constructor both ways
+
+__all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
+    "prim_func", "handle", "var", "Var", "Cast", "Select", "Ramp", "Broadcast", "Let", "Range",
+    "iter_var", "call_intrin", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
+    "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
+    "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
+    "Assert", "evaluate",
+]
+
+
+def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True):
+    """Parse the decorated Python function as a TensorIR PrimFunc."""
+    from ember.script.parser.entry import prim_func as _parse
+
+    frame = inspect.currentframe().f_back
+    return _parse(func, private=private, check_well_formed=check_well_formed, frame=frame)
+
+
+def __getattr__(name: str):
+    """Vector type words on demand: ``T.float32x4``, ``T.int8x16``."""
+    if "x" in name and name.split("x")[0] in SCALAR_DTYPES:
+        try:
+            return dtype_function(name)
+        except ValueError:
+            pass
+    raise AttributeError(f"module 'ember.script.tir' has no attribute {name!r}")
