@@ -158,3 +158,30 @@ class MorePrimitives:
 
         self._apply(block, storage_align, self._block(block), buffer_index, axis, factor, offset)
         self._record("storage_align", [block], [buffer_index, axis, factor, offset], [])
+
+    # -- layout -------------------------------------------------------------------------------
+    def transform_layout(self, block: BlockRV, buffer, index_map, pad_value=None) -> None:
+        from .index_map import IndexMap
+        from .layout import transform_layout
+
+        realize = self._block(block)
+        if not isinstance(index_map, IndexMap):
+            from .layout import resolve_buffer
+
+            try:
+                buf = resolve_buffer(self._func(self._fname(block)), realize.block, buffer)
+            except ScheduleError as err:
+                self._raise(err)
+            index_map = IndexMap.from_func(index_map, ndim=len(buf.shape))
+        buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        self._apply(block, transform_layout, realize, buffer, index_map, pad_value)
+        self._record("transform_layout", [block], [buffer, index_map, pad_value], [])
+
+    def transform_block_layout(self, block: BlockRV, index_map) -> None:
+        from .index_map import IndexMap
+        from .layout import transform_block_layout
+
+        realize = self._block(block)
+        index_map = IndexMap.from_func(index_map, ndim=len(realize.block.iter_vars))
+        self._apply(block, transform_block_layout, realize, index_map)
+        self._record("transform_block_layout", [block], [index_map], [])

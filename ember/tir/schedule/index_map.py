@@ -1,0 +1,187 @@
+"""IndexMap: a function from an index tuple to an index tuple (``tir.IndexMap``).
+
+Built from a Python lambda (``IndexMap.from_func(lambda i, j: (i // 16, j, i % 16))``);
+applies to indices (``map_indices``) and shapes (``map_shape``: each output's bound
+over the input box); ``inverse(shape)`` inverts the common tiling/permutation forms
+(each output depends on one input as ``x``, ``x // c``, ``x % c`` or ``x // a % b``).
+``to_python`` prints the lambda back (used by the trace), ``from_python`` parses it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from ember.ir import Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var, as_expr, const
+
+from . import _arith
+
+__all__ = ["IndexMap"]
+
+_PY = {Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", FloorMod: "%"}
+
+
+def _py(e, names: dict) -> str:
+    if isinstance(e, Var):
+        return names.get(e, e.name)
+    if isinstance(e, IntImm):
+        return str(e.value)
+    op = _PY.get(type(e))
+    if op is not None:
+        return f"({_py(e.a, names)} {op} {_py(e.b, names)})"
+    if isinstance(e, Min | Max):
+        return f"T.{type(e).__name__.lower()}({_py(e.a, names)}, {_py(e.b, names)})"
+    raise ValueError(f"IndexMap.to_python cannot print {type(e).__name__} expressions")
+
+
+@dataclass(frozen=True, eq=False)
+class IndexMap:
+    """``initial_indices`` (Vars) map to ``final_indices`` (expressions of them)."""
+
+    initial_indices: tuple
+    final_indices: tuple
+    inverse_index_map: object = None
+
+    @staticmethod
+    def from_func(mapping_function, ndim: int | None = None, inverse_index_map=None,
+                  index_dtype: str = "int32") -> IndexMap:
+        if isinstance(mapping_function, IndexMap):
+            return mapping_function
+        if not callable(mapping_function):
+            raise TypeError(f"IndexMap.from_func expects a callable mapping_function, got "
+                            f"{type(mapping_function).__name__}")
+        params = list(inspect.signature(mapping_function).parameters.values())
+        if any(p.kind == p.VAR_POSITIONAL for p in params):
+            if ndim is None:
+                raise ValueError("IndexMap.from_func: a *args mapping function needs ndim=")
+            names = [f"i{k}" for k in range(ndim)]
+        else:
+            names = [p.name for p in params]
+        args = [Var(n, index_dtype) for n in names]
+        out = mapping_function(*args)
+        if not isinstance(out, list | tuple):
+            out = (out,)
+        finals = tuple(as_expr(x) if not isinstance(x, int) else const(x, index_dtype) for x in out)
+        return IndexMap(tuple(args), finals, inverse_index_map)
+
+    @staticmethod
+    def from_python(text: str) -> IndexMap:
+        import ember.tir as T
+
+        return IndexMap.from_func(eval(text, {"T": T, "__builtins__": {}}))  # noqa: S307 - our own output
+
+    def to_python(self) -> str:
+        names = {v: v.name for v in self.initial_indices}
+        body = ", ".join(_py(e, names) for e in self.final_indices)
+        if len(self.final_indices) == 1:
+            body += ","
+        return f"lambda {', '.join(names.values())}: ({body})"
+
+    def __repr__(self) -> str:
+        return f"IndexMap({self.to_python()})"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.initial_indices)
+
+    def map_indices(self, indices) -> list:
+        if len(indices) != len(self.initial_indices):
+            raise ValueError(f"IndexMap of {len(self.initial_indices)} inputs applied to "
+                             f"{len(indices)} indices")
+        from ember.tir.functor import substitute
+
+        vmap = dict(zip(self.initial_indices, (as_expr(i) for i in indices)))
+        return [_arith.simplify(substitute(e, vmap)) for e in self.final_indices]
+
+    def map_shape(self, shape) -> list:
+        if len(shape) != len(self.initial_indices):
+            raise ValueError(f"IndexMap of {len(self.initial_indices)} inputs applied to a "
+                             f"{len(shape)}-d shape")
+        bounds = {}
+        for v, s in zip(self.initial_indices, shape):
+            n = _arith.as_int(s)
+            if n is None:
+                raise ValueError(f"IndexMap.map_shape needs constant shapes, got {s!r}")
+            bounds[v] = (0, n - 1)
+        out = []
+        for e in self.final_indices:
+            lo, hi = _arith.const_bound(e, bounds)
+            if lo is None or hi is None or lo < 0:
+                raise ValueError(f"IndexMap.map_shape cannot bound the output {e!r}")
+            out.append(const(hi + 1, "int32"))
+        return out
+
+    def inverse(self, shape) -> IndexMap:
+        """The inverse map (outputs → inputs) over ``shape``; only for bijective maps."""
+        if self.inverse_index_map is not None:
+            inv = self.inverse_index_map
+            return inv if isinstance(inv, IndexMap) else IndexMap.from_func(inv)
+        new_shape = self.map_shape(shape)
+        outs = [Var(f"o{k}", v.dtype) for k, v in enumerate(self.final_indices)]
+        terms: dict = {id(v): [] for v in self.initial_indices}
+        extent_of = {id(v): _arith.as_int(s) for v, s in zip(self.initial_indices, shape)}
+        for out_var, e in zip(outs, self.final_indices):
+            if isinstance(e, IntImm):
+                continue
+            fused = _fused_terms(e, extent_of)
+            if fused is not None:  # o = Σ x_k · stride_k  →  x_k = o // stride_k % extent_k
+                for k, (var, stride) in enumerate(fused):
+                    part = out_var if stride == 1 else out_var // stride
+                    terms[id(var)].append(part if k == 0 else part % extent_of[id(var)])
+                continue
+            var, stride = _decompose(e)
+            if var is None or id(var) not in terms:
+                raise ValueError(f"IndexMap.inverse: cannot invert the output {e!r}; each output must be "
+                                 "x, x // c, x % c or x // a % b of one input x")
+            terms[id(var)].append(out_var if stride == 1 else out_var * stride)
+        finals = []
+        for v in self.initial_indices:
+            parts = terms[id(v)]
+            if not parts:
+                raise ValueError(f"IndexMap.inverse: input {v.name} does not appear in any output")
+            e = parts[0]
+            for p in parts[1:]:
+                e = e + p
+            finals.append(e)
+        del new_shape
+        return IndexMap(tuple(outs), tuple(finals))
+
+    def is_bijective_on(self, shape) -> bool:
+        total_in = total_out = 1
+        for s in shape:
+            total_in *= _arith.as_int(s)
+        for s in self.map_shape(shape):
+            total_out *= _arith.as_int(s)
+        return total_in == total_out
+
+
+def _decompose(e: PrimExpr):
+    """(input var, stride) of ``x``, ``x // c``, ``x % c``, ``x // a % b``; (None, 0) otherwise."""
+    if isinstance(e, Var):
+        return e, 1
+    if isinstance(e, FloorMod) and _arith.as_int(e.b):
+        inner = e.a
+        if isinstance(inner, Var):
+            return inner, 1
+        if isinstance(inner, FloorDiv) and isinstance(inner.a, Var) and _arith.as_int(inner.b):
+            return inner.a, _arith.as_int(inner.b)
+    if isinstance(e, FloorDiv) and isinstance(e.a, Var) and _arith.as_int(e.b):
+        return e.a, _arith.as_int(e.b)
+    return None, 0
+
+
+def _fused_terms(e: PrimExpr, extent_of: dict):
+    """[(var, stride)] outermost first when ``e`` is a mixed-radix fusion of several inputs."""
+    lin = _arith.linear(e)
+    if lin.const != 0 or len(lin.terms) < 2:
+        return None
+    pairs = [(atom, coeff) for atom, coeff in lin.terms.values()]
+    if not all(isinstance(a, Var) and id(a) in extent_of and extent_of[id(a)] for a, _ in pairs):
+        return None
+    pairs.sort(key=lambda p: -p[1])
+    if pairs[-1][1] != 1:
+        return None
+    for (_, c_out), (v_in, c_in) in zip(pairs, pairs[1:]):
+        if c_out != c_in * extent_of[id(v_in)]:
+            return None
+    return pairs

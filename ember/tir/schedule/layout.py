@@ -1,0 +1,171 @@
+"""Layout primitives: transform_layout and transform_block_layout.
+
+``transform_layout(block, buffer, index_map)`` gives a buffer a new shape
+(``index_map.map_shape``) and rewrites every access ``B[idx]`` to
+``B'[index_map(idx)]`` across the function (parameters included, as in TVM).  When
+the new shape is larger (non-dividing tiles) the extra elements are padding; with
+``pad_value`` a stage ``<buf>_pad`` fills the whole buffer first.
+``transform_block_layout(block, index_map)`` remaps a block's iteration space
+(needs a bijective map and trivial bindings) and regenerates its loops.
+"""
+
+from __future__ import annotations
+
+from ember.ir import Range, Var, as_expr, const, replace
+from ember.tir.buffer import BufferLoad
+from ember.tir.functor import IRMutator, substitute
+from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
+
+from . import _arith
+from .analysis import infer_regions, loops_above, replace_stmts, vars_in
+from .compute_inline import subtree_root
+from .errors import ScheduleError
+from .index_map import IndexMap
+
+__all__ = ["transform_layout", "transform_block_layout", "resolve_buffer"]
+
+
+def resolve_buffer(func, block: Block, buffer):
+    """A buffer named by ("read"|"write", index), by name, or given as a Buffer."""
+    if isinstance(buffer, tuple | list) and len(buffer) == 2 and buffer[0] in ("read", "write"):
+        regions = block.reads if buffer[0] == "read" else block.writes
+        if not 0 <= buffer[1] < len(regions):
+            raise ScheduleError(f"transform_layout: block {block.name_hint!r} has no {buffer[0]} buffer "
+                                f"{buffer[1]} (it has {len(regions)})", func, block=block)
+        return regions[buffer[1]].buffer
+    if isinstance(buffer, str):
+        for r in block.reads + block.writes:
+            if r.buffer.name == buffer:
+                return r.buffer
+        names = sorted({r.buffer.name for r in block.reads + block.writes})
+        raise ScheduleError(f"transform_layout: block {block.name_hint!r} accesses no buffer named "
+                            f"{buffer!r} (it accesses {names})", func, block=block)
+    if hasattr(buffer, "shape") and hasattr(buffer, "data"):
+        return buffer
+    raise ScheduleError(f"transform_layout: buffer must be ('read'|'write', index), a name or a Buffer, "
+                        f"got {buffer!r}", func, block=block)
+
+
+class _Relayout(IRMutator):
+    def __init__(self, old, new, index_map: IndexMap):
+        super().__init__()
+        self.old, self.new, self.map = old, new, index_map
+
+    def visit_Buffer(self, buf):
+        return self.new if buf is self.old else buf
+
+    def visit_BufferLoad(self, load):
+        indices = self.visit(load.indices)
+        if load.buffer is self.old:
+            return BufferLoad(self.new, tuple(self.map.map_indices(indices)))
+        return load if indices is load.indices else BufferLoad(load.buffer, indices)
+
+    def visit_BufferStore(self, store):
+        value, indices = self.visit(store.value), self.visit(store.indices)
+        if store.buffer is self.old:
+            return BufferStore(self.new, value, tuple(self.map.map_indices(indices)))
+        return replace(store, value=value, indices=indices)
+
+    def visit_Block(self, block):
+        touched = any(r.buffer is self.old for r in block.reads + block.writes)
+        new = self.generic_visit(block)
+        if touched and block.name_hint != "root":
+            reads, writes = infer_regions(new)
+            new = replace(new, reads=reads, writes=writes)
+        return new
+
+
+def _fill_stage(buffer, value):
+    loops = [Var(f"ax{d}", "int32") for d in range(len(buffer.shape))]
+    ivs = [IterVar(Range(0, s), Var(f"v{d}", "int32"), IterVarType.DataPar) for d, s in enumerate(buffer.shape)]
+    idx = tuple(iv.var for iv in ivs)
+    block = Block(tuple(ivs), (), (), buffer.name + "_pad", BufferStore(buffer, as_expr(value, buffer.dtype), idx))
+    block = replace(block, writes=infer_regions(block)[1])
+    body = BlockRealize(tuple(loops), const(True), block)
+    for var, s in reversed(list(zip(loops, buffer.shape))):
+        body = For(var, const(0, "int32"), s, ForKind.SERIAL, body)
+    return body
+
+
+def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=None):
+    block = realize.block
+    buf = resolve_buffer(func, block, buffer)
+    imap = IndexMap.from_func(index_map, ndim=len(buf.shape))
+    if imap.ndim != len(buf.shape):
+        raise ScheduleError(f"transform_layout: the index map takes {imap.ndim} indices but buffer "
+                            f"{buf.name!r} has {len(buf.shape)} dimensions", func, block=block)
+    try:
+        new_shape = imap.map_shape(buf.shape)
+    except ValueError as err:
+        raise ScheduleError(f"transform_layout: {err}", func, block=block) from None
+    new_buf = replace(buf, shape=tuple(new_shape), strides=())
+    padded = not imap.is_bijective_on(buf.shape)
+    mut = _Relayout(buf, new_buf, imap)
+    body = mut.visit(func.body)
+    buffer_map = {p: (new_buf if b is buf else b) for p, b in func.buffer_map.items()}
+    func = replace(func, body=body, buffer_map=buffer_map)
+    if padded and pad_value is not None:
+        writer = next((r for r in _blocks(func) if any(w.buffer is new_buf for w in r.block.writes)), None)
+        if writer is None:
+            raise ScheduleError(f"transform_layout: pad_value needs a block writing {buf.name!r}", func,
+                                block=block)
+        top = subtree_root(func, writer)
+        func = replace_stmts(func, {top: seq(_fill_stage(new_buf, pad_value), top)})
+    return func
+
+
+def _blocks(func):
+    from .analysis import blocks_under
+
+    return blocks_under(func.body)
+
+
+def transform_block_layout(func, realize: BlockRealize, index_map):
+    block = realize.block
+    loops = loops_above(func, realize)
+    imap = IndexMap.from_func(index_map, ndim=len(block.iter_vars))
+    if imap.ndim != len(block.iter_vars):
+        raise ScheduleError(f"transform_block_layout: the index map takes {imap.ndim} indices but block "
+                            f"{block.name_hint!r} has {len(block.iter_vars)} iterators", func, block=block)
+    loop_vars = [lp.loop_var for lp in loops]
+    trivial = len(loops) == len(block.iter_vars) and all(
+        isinstance(v, Var) and v in loop_vars and _arith.as_int(lp.extent) == _arith.as_int(iv.dom.extent)
+        for iv, v, lp in zip(block.iter_vars, realize.iter_values,
+                             [loops[loop_vars.index(v)] if v in loop_vars else loops[0]
+                              for v in realize.iter_values]))
+    if not trivial or subtree_root(func, realize) is not (loops[0] if loops else realize):
+        raise ScheduleError(f"transform_block_layout: block {block.name_hint!r} must have trivial bindings "
+                            "(each iterator bound to its own loop) and a loop nest of its own",
+                            func, block=block)
+    extents = [iv.dom.extent for iv in block.iter_vars]
+    if not imap.is_bijective_on(extents):
+        raise ScheduleError("transform_block_layout: the index map must be bijective on the block's "
+                            "iteration space", func, block=block)
+    try:
+        inverse = imap.inverse(extents)
+    except ValueError as err:
+        raise ScheduleError(f"transform_block_layout: {err}", func, block=block) from None
+    new_extents = imap.map_shape(extents)
+    kinds = []
+    for e in imap.final_indices:
+        used = {iv.iter_type for iv, v in zip(block.iter_vars, imap.initial_indices) if v in vars_in(e)}
+        if len(used) > 1:
+            raise ScheduleError("transform_block_layout: an output mixes spatial and reduction iterators",
+                                func, block=block)
+        kinds.append(used.pop() if used else IterVarType.DataPar)
+    new_ivs = [IterVar(Range(0, ext), Var(f"v{k}", "int32"), kind)
+               for k, (ext, kind) in enumerate(zip(new_extents, kinds))]
+    old = inverse.map_indices([iv.var for iv in new_ivs])
+    vmap = {iv.var: e for iv, e in zip(block.iter_vars, old)}
+    new_block = replace(block, iter_vars=tuple(new_ivs), body=substitute(block.body, vmap),
+                        init=None if block.init is None else substitute(block.init, vmap))
+    reads, writes = infer_regions(new_block)
+    new_block = replace(new_block, reads=reads, writes=writes)
+    new_loops = [Var(f"ax{k}", "int32") for k in range(len(new_ivs))]
+    body = BlockRealize(tuple(new_loops), realize.predicate, new_block)
+    for var, ext in reversed(list(zip(new_loops, new_extents))):
+        body = For(var, const(0, "int32"), ext, ForKind.SERIAL, body)
+    top = loops[0] if loops else realize
+    return replace_stmts(func, {top: body})
+
+
