@@ -270,6 +270,8 @@ class BlockBuilder:
             return out
         if isinstance(e, Function):
             body = self._normalize_branch(e.body)
+            if not isinstance(body, SeqExpr):
+                body = SeqExpr([], body)
             return e if body is e.body else Function(e.params, body, e.ret_struct_info, e.is_pure, e.attrs)
         raise TypeError(f"BlockBuilder.normalize: cannot normalise {type(e).__name__}")
 

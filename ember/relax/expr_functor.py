@@ -232,7 +232,11 @@ class ExprMutator:
     def visit_seq_expr_(self, op: SeqExpr):
         blocks = [self.visit_binding_block(b) for b in op.blocks]
         blocks = [b for b in blocks if b.bindings]
+        self.builder_.begin_binding_block()
         body = self.visit_expr(op.body)
+        tail = self.builder_.end_block()
+        if tail.bindings:  # normalising the body emitted bindings of its own
+            blocks.append(tail)
         if (
             len(blocks) == len(op.blocks)
             and all(a is b for a, b in zip(blocks, op.blocks))

@@ -101,6 +101,11 @@ def _softmax(x, axis):
     return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype)
 
 
+def _log_softmax(x, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(x.dtype)
+
+
 def _gelu(x):
     return (0.5 * x * (1.0 + _erf(x / np.sqrt(2.0).astype(x.dtype)))).astype(x.dtype)
 
@@ -365,7 +370,7 @@ OP_IMPLS: dict = {
     "nn.silu": lambda args, attrs: (args[0] * _sigmoid(args[0])).astype(args[0].dtype),
     "nn.leakyrelu": lambda args, attrs: np.where(args[0] > 0, args[0], args[0] * attrs.alpha).astype(args[0].dtype),
     "nn.softmax": lambda args, attrs: _softmax(args[0], attrs.axis),
-    "nn.log_softmax": lambda args, attrs: np.log(_softmax(args[0], attrs.axis)).astype(args[0].dtype),
+    "nn.log_softmax": lambda args, attrs: _log_softmax(args[0], attrs.axis),
     "nn.dropout": lambda args, attrs: (args[0], np.ones_like(args[0])),
     "nn.layer_norm": _layer_norm,
     "nn.rms_norm": _rms_norm,

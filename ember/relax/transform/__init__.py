@@ -1,0 +1,19 @@
+"""``relax.transform``: passes over Relax functions (each IRModule → IRModule)."""
+
+from ember.transform import (  # noqa: F401
+    ModulePass, Pass, PassContext, PassInfo, Sequential, module_pass,
+)
+
+from .canonicalize_bindings import CanonicalizeBindings
+from .dead_code_elimination import DeadCodeElimination
+from .eliminate_common_subexpr import EliminateCommonSubexpr
+from .fold_constant import FoldConstant
+from .normalize import Normalize
+from .pass_wrappers import dataflowblock_pass, function_pass
+from .to_non_dataflow import ToNonDataflow
+
+__all__ = [
+    "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
+    "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
+    "PassContext",
+]
