@@ -14,7 +14,7 @@ import math
 from ember.ir import (
     EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
     GlobalVar, IntImm, Let, Max, Min, Mod, Mul, Node, Not, Op, Or, PrimExpr, Ramp, Range, Select,
-    StringImm, Sub, Var,
+    StringImm, Sub, Var, structural_equal,
 )
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 from ember.runtime.dtype import DataType
@@ -22,7 +22,7 @@ from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 
 from .names import Namer
 
-__all__ = ["ExprPrinter", "PREC", "py_str", "range_stop"]
+__all__ = ["ExprPrinter", "PREC", "py_str", "range_stop", "bound_stop"]
 
 # Python precedence levels (higher binds tighter)
 PREC = {
@@ -52,9 +52,16 @@ _DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llv
 
 def range_stop(r: Range) -> PrimExpr:
     """``min + extent`` of a range, without a ``0 +`` when it starts at zero."""
-    if isinstance(r.min, IntImm) and r.min.value == 0 and r.min.dtype is r.extent.dtype:
-        return r.extent
-    return r.min + r.extent
+    return bound_stop(r.min, r.extent)
+
+
+def bound_stop(lo: PrimExpr, extent: PrimExpr) -> PrimExpr:
+    """The end of ``[lo, lo + extent)``, undoing the ``stop - lo`` the parser builds."""
+    if isinstance(lo, IntImm) and lo.value == 0 and lo.dtype is extent.dtype:
+        return extent
+    if isinstance(extent, Sub) and structural_equal(extent.b, lo, map_free_vars=False):
+        return extent.a
+    return lo + extent
 
 
 def py_str(text: str) -> str:

@@ -18,7 +18,7 @@ from ember.tir.stmt import (
     ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, While,
 )
 
-from .tir_expr import ExprPrinter, py_str, range_stop
+from .tir_expr import ExprPrinter, bound_stop, py_str, range_stop
 
 __all__ = ["StmtPrinter"]
 
@@ -136,7 +136,7 @@ class StmtPrinter(ExprPrinter):
         if _is_zero_of(s.min, dtype) and s.extent.dtype is dtype:
             args = [self.expr(s.extent)]
         else:
-            args = [self.expr(s.min), self.expr(s.min + s.extent)]
+            args = [self.expr(s.min), self.expr(bound_stop(s.min, s.extent))]
         plain = s.kind == ForKind.SERIAL and not s.annotations
         head = "range" if plain else _LOOP_KIND[s.kind]
         if s.kind == ForKind.THREAD_BINDING:
@@ -170,7 +170,8 @@ class StmtPrinter(ExprPrinter):
     def _allocate(self, s: Allocate, last: bool) -> None:
         ann = s.buffer_var.type_annotation
         scope = ann.storage_scope if ann is not None else "global"
-        args = [self.value(list(s.extents)), py_str(str(s.dtype)), py_str(scope)]
+        extents = "[" + ", ".join(self.expr(e) for e in s.extents) + "]"
+        args = [extents, py_str(str(s.dtype)), py_str(scope)]
         if not _is_true(s.condition):
             args.append(self.expr(s.condition))
         if s.annotations:
@@ -266,7 +267,7 @@ class StmtPrinter(ExprPrinter):
 
     def remap_kinds(self, iter_vars, values) -> str | None:
         """"SSR"-style kinds when every iterator is bound to a whole enclosing loop."""
-        if not iter_vars:
+        if len(iter_vars) < 2:  # a single iterator prints as T.axis.spatial, like TVM
             return None
         kinds, seen = [], set()
         for iv, value in zip(iter_vars, values):
