@@ -38,6 +38,13 @@ class LLVMModule(Module):
         self.compiled = compiled
         self.target = target
         self.infos = infos
+        self._entry = functions.get(self.entry_name) if self.entry_name else None
+
+    def __call__(self, *args):
+        entry = self._entry
+        if entry is None:
+            return super().__call__(*args)
+        return entry(*args)
 
     def get_source(self, fmt: str = "ll") -> str:
         """``"ll"`` (optimised LLVM IR, the default), ``"ll-unopt"`` or ``"asm"``."""

@@ -110,7 +110,10 @@ class ExprEmitter:
             if dtype.is_uint or dtype.is_bool:
                 return (b.udiv if isinstance(e, Div) else b.urem)(x, y)
             return (b.sdiv if isinstance(e, Div) else b.srem)(x, y)
-        return getattr(b, _INT_ARITH[type(e)])(x, y)
+        # signed 32/64-bit arithmetic (indices) cannot overflow in TIR, as in TVM: lets LLVM
+        # widen induction variables and hoist address arithmetic; narrower ints wrap
+        flags = ("nsw",) if dtype.is_int and dtype.bits >= 32 else ()
+        return getattr(b, _INT_ARITH[type(e)])(x, y, flags=flags)
 
     def _floordiv(self, e) -> ir.Value:
         b = self.builder
@@ -279,6 +282,9 @@ class ExprEmitter:
         """The flat element index of ``indices`` (multi-dimensional buffers are flattened here)."""
         if len(indices) == 1:
             index = indices[0]
+            if buffer.strides and not (isinstance(buffer.strides[0], IntImm) and buffer.strides[0].value == 1):
+                stride = buffer.strides[0]
+                index = index * (stride if index.dtype.lanes == 1 else Broadcast(stride, index.dtype.lanes))
             off = buffer.elem_offset
             if off is not None and not (isinstance(off, IntImm) and off.value == 0):
                 index = index + off
