@@ -9,11 +9,13 @@ a ``Trace`` that prints as Python, serialises to JSON and replays.  Illegal uses
 """
 
 from .errors import ScheduleError
+from .index_map import IndexMap
 from .schedule import Schedule
 from .state import BlockRV, ExprRV, LoopRV, ScheduleState
+from .tensor_intrin import TensorIntrin
 from .trace import Instruction, InstructionKind, Trace
 
 __all__ = [
     "Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "ExprRV", "Trace",
-    "Instruction", "InstructionKind",
+    "Instruction", "InstructionKind", "IndexMap", "TensorIntrin",
 ]

@@ -185,3 +185,29 @@ class MorePrimitives:
         index_map = IndexMap.from_func(index_map, ndim=len(realize.block.iter_vars))
         self._apply(block, transform_block_layout, realize, index_map)
         self._record("transform_block_layout", [block], [index_map], [])
+
+    # -- blockize / tensorize -------------------------------------------------------------------
+    def blockize(self, target, preserve_unit_iters: bool = True) -> BlockRV:
+        from .blockize_tensorize import blockize
+
+        if isinstance(target, list | tuple):
+            if len(target) != 1:
+                self._raise(ScheduleError("blockize of several blocks is not supported; pass one loop"))
+            target = target[0]
+        fname, name = self._apply(target, blockize, self._loop(target), preserve_unit_iters)
+        rv = self._new(BlockRV, (fname, name))
+        self._record("blockize", [target], [preserve_unit_iters], [rv])
+        return rv
+
+    def tensorize(self, block_or_loop, tensor_intrin: str, preserve_unit_iters: bool = True) -> None:
+        from .blockize_tensorize import blockize, tensorize
+
+        if isinstance(block_or_loop, LoopRV):
+            fname, name = self._apply(block_or_loop, blockize, self._loop(block_or_loop), preserve_unit_iters)
+            from . import analysis
+
+            realize = analysis.find_block(self._func(fname), name)
+        else:
+            realize = self._block(block_or_loop)
+        self._apply(block_or_loop, tensorize, realize, tensor_intrin)
+        self._record("tensorize", [block_or_loop], [tensor_intrin, preserve_unit_iters], [])

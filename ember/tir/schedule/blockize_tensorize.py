@@ -1,0 +1,225 @@
+"""blockize and tensorize.
+
+``blockize(loop)`` wraps the loop nest rooted at ``loop`` (one block inside) in a new
+outer block ``<name>_o``: each inner binding ``e`` is split into an outer part
+(loops outside ``loop``) and an inner part ranging over ``[0, E)``; the outer block
+gets an iterator ``vo = outer / E`` and the inner binding becomes ``vo * E + inner``.
+When a reduction crosses ``loop`` the init moves to the outer block.
+``tensorize(block_or_loop, name)`` blockizes (for a loop), checks that the block's
+computation matches the intrinsic's description (same loop extents, same expression
+tree up to buffers and indices, region shapes equal to the description's buffers),
+then replaces the body by the implementation, binding its buffers to the block's
+regions with ``match_buffers``.
+"""
+
+from __future__ import annotations
+
+from ember.ir import IntImm, Range, Var, const, replace
+from ember.tir.buffer import BufferLoad, BufferRegion, MatchBufferRegion
+from ember.tir.functor import substitute
+from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType
+
+from . import _arith
+from .analysis import blocks_under, path_to, replace_stmts, vars_in
+from .cache import ReplaceBuffer
+from .errors import ScheduleError
+from .tensor_intrin import TensorIntrin
+
+__all__ = ["blockize", "tensorize"]
+
+
+def _split_binding(func, loop, e, inner_vars: set, bounds: dict, dom_extent):
+    """(outer_expr or None, inner_expr, E) with e == outer * E + inner."""
+    lin = _arith.linear(e, bounds)
+    outer = _arith.Linear(lin.dtype, c=lin.const)
+    inner = _arith.Linear(lin.dtype)
+    for key, (atom, coeff) in lin.terms.items():
+        vs = vars_in(atom)
+        has_inner = any(v in inner_vars for v in vs)
+        if has_inner and any(v not in inner_vars for v in vs):
+            raise ScheduleError(f"blockize: the binding {e!r} mixes loops inside and outside loop "
+                                f"{loop.loop_var.name!r} in one term", func, loop=loop)
+        (inner if has_inner else outer).terms[key] = [atom, coeff]
+    if not inner.terms:
+        return outer.to_expr(), const(0, lin.dtype), 1
+    ie = inner.to_expr()
+    lo, hi = _arith.const_bound(ie, bounds)
+    if lo is None or hi is None or lo < 0:
+        raise ScheduleError(f"blockize: cannot bound the inner part {ie!r} of binding {e!r}", func, loop=loop)
+    extent = hi + 1
+    if not outer.terms and outer.const == 0:
+        return None, ie, extent
+    if any(c % extent for _, c in outer.terms.values()) or outer.const % extent:
+        raise ScheduleError(f"blockize: the outer part of binding {e!r} is not a multiple of the inner "
+                            f"extent {extent}", func, loop=loop)
+    quotient = _arith.Linear(lin.dtype, {k: [a, c // extent] for k, (a, c) in outer.terms.items()},
+                             outer.const // extent)
+    dom = _arith.as_int(dom_extent)
+    if dom is not None and dom % extent:
+        raise ScheduleError(f"blockize: the inner extent {extent} does not divide the iterator extent {dom}",
+                            func, loop=loop)
+    return quotient.to_expr(), ie, extent
+
+
+def _outer_regions(regions, binding: dict, relax: dict):
+    out = []
+    for r in regions:
+        rng = []
+        for x in r.region:
+            lo, _ = _arith.relax_bound(substitute(x.min, binding), relax)
+            _, hi = _arith.relax_bound(substitute(x.min + x.extent - 1, binding), relax)
+            rng.append(Range(lo, _arith.simplify(hi - lo + 1)))
+        out.append(BufferRegion(r.buffer, tuple(rng)))
+    return tuple(out)
+
+
+def blockize(func, loop: For, preserve_unit_iters: bool = True):
+    realizes = blocks_under(loop)
+    if len(realizes) != 1:
+        raise ScheduleError(f"blockize: loop {loop.loop_var.name!r} must contain exactly one block, found "
+                            f"{len(realizes)}", func, loop=loop)
+    realize = realizes[0]
+    block = realize.block
+    inner_loops = [s for s in [loop] + (path_to(loop, realize) or [])[1:] if isinstance(s, For)]
+    inner_vars = {lp.loop_var for lp in inner_loops}
+    bounds = {}
+    for lp in inner_loops:
+        lo, hi = _arith.as_int(lp.min), _arith.as_int(_arith.simplify(lp.min + lp.extent - 1))
+        if lo is None or hi is None:
+            raise ScheduleError(f"blockize: loop {lp.loop_var.name!r} must have a constant range",
+                                func, loop=lp)
+        bounds[lp.loop_var] = (lo, hi)
+    outer_ivs, outer_values, inner_values, crosses_reduce = [], [], [], False
+    for iv, e in zip(block.iter_vars, realize.iter_values):
+        outer, inner, extent = _split_binding(func, loop, e, inner_vars, bounds, iv.dom.extent)
+        if outer is None:
+            inner_values.append(inner)
+            continue
+        dom = _arith.simplify(iv.dom.extent // extent) if extent != 1 else iv.dom.extent
+        vo = Var(iv.var.name + "_o", iv.var.dtype)
+        outer_ivs.append(IterVar(Range(0, dom), vo, iv.iter_type))
+        outer_values.append(outer)
+        inner_values.append(vo if extent == 1 else _arith.simplify(vo * extent + inner))
+        crosses_reduce |= iv.iter_type == IterVarType.CommReduce
+    new_init = None
+    inner_block = block
+    if block.init is not None and crosses_reduce:
+        new_init = _outer_init(block, realize, inner_loops, inner_values)
+        inner_block = replace(block, init=None)
+    inner_realize = BlockRealize(tuple(inner_values), realize.predicate, inner_block)
+    body = replace_stmts(loop, {realize: inner_realize})
+    binding = {iv.var: v for iv, v in zip(block.iter_vars, inner_values)}
+    relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1)) for lp in inner_loops}
+    outer_block = Block(tuple(outer_ivs), _outer_regions(block.reads, binding, relax),
+                        _outer_regions(block.writes, binding, relax), block.name_hint + "_o", body, new_init)
+    new = BlockRealize(tuple(outer_values), const(True), outer_block)
+    return replace_stmts(func, {loop: new}), outer_block.name_hint
+
+
+def _outer_init(block, realize, inner_loops, inner_values):
+    """The init as loops over the inner loops that feed spatial iterators."""
+    spatial_loops = {v for iv, e in zip(block.iter_vars, inner_values)
+                     if iv.iter_type == IterVarType.DataPar for v in vars_in(e)}
+    copies = [(Var(lp.loop_var.name + "_init", lp.loop_var.dtype), lp) for lp in inner_loops
+              if lp.loop_var in spatial_loops]
+    vmap = {lp.loop_var: var for var, lp in copies}
+    binding = {iv.var: substitute(e, vmap) for iv, e in zip(block.iter_vars, inner_values)
+               if iv.iter_type == IterVarType.DataPar}
+    body = substitute(block.init, binding)
+    for var, lp in reversed(copies):
+        body = For(var, lp.min, lp.extent, ForKind.SERIAL, body)
+    return body
+
+
+# -- tensorize ------------------------------------------------------------------------------
+
+class _Mismatch(Exception):
+    pass
+
+
+def _match(a, d, bufs: dict) -> None:
+    """Compare target IR ``a`` with description IR ``d`` (buffers mapped, indices ignored)."""
+    if isinstance(d, BlockRealize):
+        if not isinstance(a, BlockRealize):
+            raise _Mismatch(f"expected a block, found {type(a).__name__}")
+        _match(a.block.body, d.block.body, bufs)
+        if (a.block.init is None) != (d.block.init is None):
+            raise _Mismatch("one side has an init and the other does not")
+        return
+    if type(a) is not type(d):
+        raise _Mismatch(f"expected {type(d).__name__}, found {type(a).__name__}")
+    if isinstance(d, For):
+        if _arith.as_int(a.extent) != _arith.as_int(d.extent):
+            raise _Mismatch(f"loop extent {a.extent!r} differs from the description's {d.extent!r}")
+        return _match(a.body, d.body, bufs)
+    if isinstance(d, BufferStore | BufferLoad):
+        prev = bufs.setdefault(d.buffer, a.buffer)
+        if prev is not a.buffer or a.buffer.dtype != d.buffer.dtype:
+            raise _Mismatch(f"buffer {a.buffer.name!r} does not correspond to {d.buffer.name!r}")
+        if isinstance(d, BufferStore):
+            _match(a.value, d.value, bufs)
+        return
+    if isinstance(d, IntImm) or type(d).__name__ == "FloatImm":
+        if d.value != a.value:
+            raise _Mismatch(f"constant {a.value} differs from {d.value}")
+        return
+    for name in ("a", "b", "value", "condition", "true_value", "false_value"):
+        if hasattr(d, name):
+            _match(getattr(a, name), getattr(d, name), bufs)
+    if hasattr(d, "args"):
+        if len(a.args) != len(d.args) or a.op is not d.op:
+            raise _Mismatch("call differs")
+        for x, y in zip(a.args, d.args):
+            _match(x, y, bufs)
+
+
+def _fresh_impl(impl):
+    """The implementation's root body and params with fresh Buffers / Vars (one per use)."""
+    vmap, bmap = {}, {}
+    for buf in impl.buffer_map.values():
+        fresh = [x for x in (buf.elem_offset, *buf.strides, *buf.shape) if isinstance(x, Var)]
+        for v in fresh:
+            vmap.setdefault(v, Var(v.name, v.dtype))
+        new = replace(buf, data=Var(buf.data.name, "handle", buf.data.type_annotation),
+                      elem_offset=substitute(buf.elem_offset, vmap) if buf.elem_offset is not None else None,
+                      strides=tuple(substitute(s, vmap) for s in buf.strides),
+                      shape=tuple(substitute(s, vmap) for s in buf.shape))
+        bmap[buf] = new
+    root = impl.body.block if isinstance(impl.body, BlockRealize) else None
+    body = root.body if root is not None and root.name_hint == "root" else impl.body
+    body = substitute(ReplaceBuffer(bmap).visit(body), vmap)
+    return body, [bmap[impl.buffer_map[p]] for p in impl.params]
+
+
+def tensorize(func, realize: BlockRealize, intrin_name: str):
+    intrin = TensorIntrin.get(intrin_name)
+    block = realize.block
+    desc = intrin.desc
+    droot = desc.body.block if isinstance(desc.body, BlockRealize) else None
+    dbody = droot.body if droot is not None and droot.name_hint == "root" else desc.body
+    bufs: dict = {}
+    try:
+        _match(block.body, dbody, bufs)
+    except _Mismatch as err:
+        raise ScheduleError(f"tensorize: block {block.name_hint!r} does not match the description of "
+                            f"{intrin_name!r}: {err}", func, block=block) from None
+    regions = {id(r.buffer): r for r in block.reads + block.writes}
+    matches = []
+    body, impl_bufs = _fresh_impl(intrin.impl)
+    for p, ibuf in zip(desc.params, impl_bufs):
+        dbuf = desc.buffer_map[p]
+        target = bufs.get(dbuf)
+        if target is None or id(target) not in regions:
+            raise ScheduleError(f"tensorize: the description's buffer {dbuf.name!r} is not accessed by block "
+                                f"{block.name_hint!r}", func, block=block)
+        region = regions[id(target)]
+        got = [_arith.as_int(r.extent) for r in region.region if _arith.as_int(r.extent) != 1]
+        want = [_arith.as_int(s) for s in dbuf.shape if _arith.as_int(s) != 1]
+        if got != want:
+            raise ScheduleError(f"tensorize: block {block.name_hint!r} accesses a region of shape {got} of "
+                                f"{target.name!r}, but {intrin_name!r} expects {want}", func, block=block)
+        matches.append(MatchBufferRegion(ibuf, region))
+    new_block = replace(block, body=body, match_buffers=tuple(matches))
+    return replace_stmts(func, {block: new_block})
+
+
