@@ -21,4 +21,4 @@ from .stmt import (
 stmt_functor = __import__("ember.tir.functor", fromlist=["functor"])
 
 from . import analysis, transform  # noqa: E402 - lowering passes and analyses (tvm.tir.transform.X)
-from .schedule import Schedule, ScheduleError  # noqa: E402 - TensorIR schedules (tvm.tir.Schedule)
+from .schedule import IndexMap, Schedule, ScheduleError, TensorIntrin  # noqa: E402 - tvm.tir.Schedule & co
