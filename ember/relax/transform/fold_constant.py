@@ -59,6 +59,12 @@ class _Folder(ExprMutator):
         super().__init__(mod)
         self.mod = mod
 
+    def visit_var_(self, op):
+        """A variable bound to a constant is replaced by the constant."""
+        op = super().visit_var_(op)
+        bound = self.lookup_binding(op)
+        return bound if isinstance(bound, Constant) else op
+
     def visit_tuple_getitem_(self, op: TupleGetItem):
         new = self.visit_expr_post_order(op)
         tup = new.tuple_value
