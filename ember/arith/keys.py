@@ -59,6 +59,8 @@ class StructKeys:
 
     def _shape(self, e) -> tuple:
         cls = type(e)
+        if not isinstance(e, Node):
+            return ("py", self._field(e))
         if cls is IntImm or cls is FloatImm:
             return (cls, e.dtype, e.value)
         if isinstance(e, Var):

@@ -9,7 +9,7 @@ the driver in ``simplifier.py`` takes the first hit and simplifies it again.
 from __future__ import annotations
 
 from ember.ir import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloorDiv, FloorMod, IntImm, Max,
+    EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, Max,
     Min, Mod, Mul, Not, Or, Ramp, Select, Sub,
 )
 from ember.runtime.dtype import DataType
@@ -28,6 +28,7 @@ c1, c2 = PConst("c1"), PConst("c2")
 _B = DataType("bool")
 T, F = IntImm(_B, 1), IntImm(_B, 0)
 ZERO, ONE = IntImm(DataType("int32"), 0), IntImm(DataType("int32"), 1)
+FZERO, FONE = FloatImm(DataType("float32"), 0.0), FloatImm(DataType("float32"), 1.0)
 
 
 def _int(m, s) -> bool:
@@ -57,6 +58,12 @@ IDENTITY = [
     Rule("x * 0", Mul(x, ZERO), ZERO, _int),
     Rule("0 * x", Mul(ZERO, x), ZERO, _int),
 ]
+FLOAT_IDENTITY = {
+    Add: [Rule("x + 0.0", Add(x, FZERO), x), Rule("0.0 + x", Add(FZERO, x), x)],
+    Sub: [Rule("x - 0.0", Sub(x, FZERO), x)],
+    Mul: [Rule("x * 1.0", Mul(x, FONE), x), Rule("1.0 * x", Mul(FONE, x), x)],
+    Div: [Rule("x / 1.0", Div(x, FONE), x)],
+}
 DIV_RULES = [
     Rule("x / 1", Div(x, ONE), x),
     Rule("x // 1", FloorDiv(x, ONE), x, _int),
@@ -172,11 +179,12 @@ def _apply(rules):
 
 
 RULES: dict[type, list] = {
-    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2]), linear_sum],
-    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4]), linear_sum],
-    Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:]), mul_products, linear_sum],
+    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2] + FLOAT_IDENTITY[Add]), linear_sum],
+    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4] + FLOAT_IDENTITY[Sub]), linear_sum],
+    Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul]), mul_products,
+          linear_sum],
     FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_linear],
-    Div: [fold_binary, *_apply(DIV_RULES), div_linear],
+    Div: [fold_binary, *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_linear],
     FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_linear],
     Mod: [fold_binary, *_apply(MOD_RULES), mod_linear],
     Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_bound],

@@ -176,8 +176,8 @@ def _exact_div(s, e, want_div: bool) -> PrimExpr | None:
     c = e.b.value if type(e.b) is IntImm else 0
     if c == 0:
         return None
-    if c in (1, -1):
-        return (e.a if c == 1 else None) if want_div else IntImm(e.dtype, 0)
+    if c == 1:
+        return e.a if want_div else IntImm(e.dtype, 0)
     lin = s.linear(e.a)
     if lin.const % c or any(v % c for _, v in lin.terms.values()):
         return None
@@ -190,6 +190,8 @@ def div_linear(s, e) -> PrimExpr | None:
     if not is_int_scalar(e.dtype):
         return None
     if type(e) is FloorDiv:
+        if _positive_const(e.b) is None:
+            return _exact_div(s, e, True)
         return _floor_div_mod(s, e, True, FloorDiv, FloorMod)
     if s.bound(e.a)[0] >= 0 and _positive_const(e.b) is not None:
         return _floor_div_mod(s, e, True, Div, Mod)
@@ -200,6 +202,8 @@ def mod_linear(s, e) -> PrimExpr | None:
     if not is_int_scalar(e.dtype):
         return None
     if type(e) is FloorMod:
+        if _positive_const(e.b) is None:
+            return _exact_div(s, e, False)
         return _floor_div_mod(s, e, False, FloorDiv, FloorMod)
     if s.bound(e.a)[0] >= 0 and _positive_const(e.b) is not None:
         return _floor_div_mod(s, e, False, Div, Mod)

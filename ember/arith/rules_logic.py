@@ -101,7 +101,7 @@ def _normalise(s, e, d: Linear) -> PrimExpr | None:
         bound = (-d.const) // g
         body = terms.plus(Linear({}, -bound))
         op = LE
-    after = body.size() + (1 if body.terms else 0)
+    after = body.size()
     if g == 1 and after >= before:
         return None
     return _emit(op, body, e.a.dtype)
@@ -116,8 +116,8 @@ def _emit(op, body: Linear, dtype) -> PrimExpr:
         # 0 op neg + k  ⇔  neg op' -k  with the comparison flipped
         flipped = {LE: GE, LT: GT, EQ: EQ}[op]
         return flipped(to_expr(neg, dtype), IntImm(dtype, -k))
-    if op is LE and not neg.terms:
-        return LT(to_expr(pos, dtype), IntImm(dtype, k + 1))  # x <= 3 reads better as x < 4
+    if op is LE and (not neg.terms or k == -1):
+        op, k = LT, k + 1  # x <= 3 reads better as x < 4, x <= y - 1 as x < y
     return op(to_expr(pos, dtype), to_expr(neg.plus(Linear({}, k)), dtype))
 
 
