@@ -13,7 +13,7 @@ import ast
 import builtins
 import operator
 
-from ember.ir import GlobalVar, PrimExpr, Range, as_expr, const
+from ember.ir import GlobalVar, PrimExpr, Range, as_expr, const, promote
 from ember.ir.expr import Call
 from ember.script.errors import ParserError
 from ember.script.tir.exprs import range_from_bounds
@@ -35,6 +35,7 @@ _CMPOPS = {
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
+_ORDERED = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge}
 _MISSING = object()
 
 
@@ -173,6 +174,8 @@ class Evaluator:
         for op, right_node in zip(node.ops, node.comparators):
             right = self.eval(right_node)
             fn = _CMPOPS[type(op)]
+            if isinstance(left, int | float) and isinstance(right, PrimExpr) and fn in _ORDERED:
+                left, right = promote(left, right)  # keep `0 < x` as written, not `x > 0`
             value = fn(left, right)
             if result is None:
                 result = value
