@@ -6,8 +6,9 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
 
 1. *plan*: the allocation moves to the innermost statement holding all its accesses
    (for a sequence, around the sub-range of statements that use it).  It moves into a
-   loop body only for SERIAL / PARALLEL / UNROLLED loops, and only when, per iteration,
-   the region read is covered by the region written — so no value is carried from
+   loop body only for SERIAL / PARALLEL / UNROLLED loops and the thread loops its
+   scope allows ("local": any, "shared": blockIdx only, "global": none), and only
+   when, per iteration, the region read is covered by the region written — so no value is carried from
    one iteration to the next (a cache stage made by ``compute_at`` satisfies this).
    This is a region check, not an ordering check: like TVM, it trusts that inside
    one iteration the writes come before the reads.
@@ -234,6 +235,18 @@ def _reads_covered(stmt, info: _Alloc, analyzer) -> bool:
 
 # -- 4. placement and compaction ---------------------------------------------------------
 
+def _may_enter_thread_loop(loop: For, info: _Alloc) -> bool:
+    """Local memory may live per thread, shared memory per block, global memory not in a kernel."""
+    ann = info.data.type_annotation
+    scope = ann.storage_scope if ann is not None else "global"
+    tag = loop.thread_binding.thread_tag if loop.thread_binding is not None else ""
+    if scope.startswith("local") or scope == "warp":
+        return True
+    if scope.startswith("shared"):
+        return tag.startswith("blockIdx")
+    return False
+
+
 class _Placer:
     def __init__(self, uses: _Uses, analyzer):
         self.uses = uses
@@ -275,7 +288,10 @@ class _Placer:
 
     def _can_descend(self, stmt, child, info) -> bool:
         if isinstance(stmt, For):
-            if stmt.kind not in _DESCEND_KINDS:
+            if stmt.kind == ForKind.THREAD_BINDING:
+                if not _may_enter_thread_loop(stmt, info):
+                    return False
+            elif stmt.kind not in _DESCEND_KINDS:
                 return False
             if not _reads_covered(child, info, self.analyzer):
                 logger.debug("CompactBufferAllocation: %s stays outside loop %s (reads not covered by "

@@ -100,3 +100,47 @@ def test_schedule_compute_at_pipeline_matches_numpy():
     c = np.zeros((16, 32), "float32")
     tir.interpreter.run(mod["main"], a, c)
     np.testing.assert_allclose(c, a * 2 + 1)
+
+
+def test_gpu_scopes_shared_per_block_local_per_thread():
+    A = te.placeholder((64, 32), name="A")
+    B = te.placeholder((32, 64), name="B")
+    r = te.reduce_axis((0, 32), name="r")
+    C = te.compute((64, 64), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")
+    sch = tir.Schedule(te.create_prim_func([A, B, C]))
+    c = sch.get_block("C")
+    i, j, _ = sch.get_loops(c)
+    io, ii = sch.split(i, [None, 16])
+    jo, ji = sch.split(j, [None, 16])
+    sch.reorder(io, jo, ii, ji)
+    for lp, tag in ((io, "blockIdx.x"), (jo, "blockIdx.y"), (ii, "threadIdx.y"), (ji, "threadIdx.x")):
+        sch.bind(lp, tag)
+    sch.reverse_compute_at(sch.cache_write(c, 0, "local"), ji)
+    sch.compute_at(sch.cache_read(c, 0, "shared"), ji)
+    func = T.lower_for_codegen(sch.mod, verify=True)["main"]
+    allocs = {a.buffer_var.type_annotation.storage_scope: a for a in _allocs(func)}
+    assert allocs["shared"].extents[0].value == 16 * 32 and allocs["local"].extents[0].value == 1
+
+    def tags_above(target):
+        found = []
+
+        def walk(node, stack):
+            if node is target:
+                found.extend(stack)
+                return
+            for child in (getattr(node, "body", None),):
+                if child is not None:
+                    walk(child, stack + ([node.thread_binding.thread_tag] if isinstance(node, For) and node.thread_binding else []))
+            for item in getattr(node, "seq", ()):
+                walk(item, stack)
+
+        walk(func.body, [])
+        return found
+
+    assert tags_above(allocs["shared"]) == ["blockIdx.x", "blockIdx.y"]
+    assert tags_above(allocs["local"])[-1] == "threadIdx.x"
+    rng = np.random.default_rng(1)
+    a, b = rng.random((64, 32), dtype="float32"), rng.random((32, 64), dtype="float32")
+    out = np.zeros((64, 64), "float32")
+    tir.interpreter.run(func, a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5)
