@@ -2,5 +2,6 @@
 
 from .build import LLVMModule, build_llvm, cache_info, clear_cache
 from .codegen import CodeGenLLVM, CodegenError
+from .export import load_library
 
-__all__ = ["LLVMModule", "build_llvm", "cache_info", "clear_cache", "CodeGenLLVM", "CodegenError"]
+__all__ = ["LLVMModule", "build_llvm", "cache_info", "clear_cache", "CodeGenLLVM", "CodegenError", "load_library"]

@@ -16,6 +16,7 @@ from ember.tir import PrimFunc
 
 from ..packed_api import make_packed_api
 from .codegen import CodeGenLLVM
+from .export import add_metadata, export_library
 from .jit import CompiledObject, compile_ir
 
 __all__ = ["build_llvm", "LLVMModule", "clear_cache", "cache_info"]
@@ -71,6 +72,11 @@ class LLVMModule(Module):
         with open(file_name, "w") as f:
             f.write(self.get_source("asm" if fmt == "s" else "ll"))
 
+    def export_library(self, file_name: str, fcompile=None, cc: str | None = None, options=(), **kwargs) -> None:
+        """Write a shared library (``.so``), an object (``.o``), LLVM IR (``.ll``) or assembly
+        (``.s``); load a ``.so`` back with ``ember.codegen.llvm.load_library``."""
+        export_library(self, file_name, cc=cc, options=tuple(options))
+
     def __repr__(self) -> str:
         return f"LLVMModule(target={str(self.target)!r}, functions=[{', '.join(self.function_names)}])"
 
@@ -102,6 +108,7 @@ def build_llvm(mod: IRModule, target) -> LLVMModule:
     for name, func in packed:
         checks = cg.add_function(func, name)
         infos[name] = FunctionInfo(name, func.attrs["ember.param_info"], tuple(checks))
+    add_metadata(cg.module, infos)
     compiled = compile_ir(str(cg.module), target, int(target.attrs.get("opt-level", 3)))
     with _CACHE_LOCK:
         _CACHE[key] = (compiled, infos)

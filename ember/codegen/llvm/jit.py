@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-__all__ = ["CompiledObject", "compile_ir", "target_machine", "load_runtime_libraries"]
+__all__ = ["CompiledObject", "compile_ir", "compile_object", "target_machine", "load_runtime_libraries"]
 
 _LOCK = threading.Lock()
 
@@ -42,17 +42,20 @@ def load_runtime_libraries() -> dict[str, str | None]:
 
 
 @functools.cache
-def target_machine(triple: str, cpu: str, features: str, opt_level: int = 3) -> llvm.TargetMachine:
+def target_machine(triple: str, cpu: str, features: str, opt_level: int = 3, pic: bool = False) -> llvm.TargetMachine:
     _init()
     target = llvm.Target.from_triple(triple)
+    if pic:  # position-independent code for shared libraries
+        return target.create_target_machine(cpu=cpu, features=features, opt=opt_level, reloc="pic",
+                                            codemodel="default")
     return target.create_target_machine(cpu=cpu, features=features, opt=opt_level, reloc="default",
                                         codemodel="jitdefault")
 
 
-def machine_for(target) -> llvm.TargetMachine:
+def machine_for(target, pic: bool = False) -> llvm.TargetMachine:
     """The LLVM target machine for an ember ``Target`` (host CPU unless -mcpu/-mtriple)."""
     return target_machine(target.mtriple, target.mcpu or "", ",".join(target.mattr),
-                          int(target.attrs.get("opt-level", 3)))
+                          int(target.attrs.get("opt-level", 3)), pic)
 
 
 @dataclass
@@ -83,6 +86,17 @@ def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int
     pto.loop_interleaving = opt_level >= 2
     pb = llvm.create_pass_builder(machine, pto)
     pb.getModulePassManager().run(module, pb)
+
+
+def compile_object(text: str, target, opt_level: int = 3) -> bytes:
+    """Position-independent object code for ``text`` (for ``export_library``)."""
+    machine = machine_for(target, pic=True)
+    with _LOCK:
+        module = llvm.parse_assembly(text)
+        module.triple = machine.triple
+        module.data_layout = str(machine.target_data)
+        optimize(module, machine, opt_level)
+        return machine.emit_object(module)
 
 
 def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
