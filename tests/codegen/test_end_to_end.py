@@ -67,3 +67,22 @@ def test_rebuild_hits_the_cache():
     second = build_llvm(IRModule(dict(lowered.functions)), target)
     assert cache_info()["hits"] >= before + 1
     assert second.compiled is first.compiled
+
+
+def test_rebuild_after_cache_clear_and_gc():
+    """An MCJIT engine owns its target machine: machines must never be shared between builds."""
+    import gc
+
+    from ember.codegen.llvm import clear_cache
+
+    func = elementwise(lambda a: a - 2.0, ["float32"], "float32", name="minus2")
+    mod = ember.build(func, target="llvm")
+    del mod
+    clear_cache()
+    gc.collect()
+    mod = ember.build(func, target="llvm")
+    a = np.arange(5, dtype="float32")
+    b = np.zeros_like(a)
+    mod(a, b)
+    np.testing.assert_array_equal(b, a - 2)
+    assert "minus2" in mod.get_source("asm")

@@ -41,8 +41,8 @@ def load_runtime_libraries() -> dict[str, str | None]:
     return loaded
 
 
-@functools.cache
 def target_machine(triple: str, cpu: str, features: str, opt_level: int = 3, pic: bool = False) -> llvm.TargetMachine:
+    """A new TargetMachine (never shared: an MCJIT engine takes ownership of its machine)."""
     _init()
     target = llvm.Target.from_triple(triple)
     if pic:  # position-independent code for shared libraries
