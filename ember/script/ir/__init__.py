@@ -18,5 +18,9 @@ def ir_module(cls=None, *, check_well_formed: bool = True):
 
 
 def module_attrs(attrs: dict):
-    """``I.module_attrs({...})`` at the top of an ``@I.ir_module`` class body."""
-    raise RuntimeError("I.module_attrs can only be used inside an @I.ir_module class body")
+    """``I.module_attrs({...})`` at the top of an ``@I.ir_module`` class body.
+
+    Python runs the class body before the decorator parses it, so this does nothing
+    when called; the parser reads the attributes from the source."""
+    if not isinstance(attrs, dict):
+        raise TypeError(f"I.module_attrs expects a dict, got {type(attrs).__name__}")

@@ -9,6 +9,7 @@ enclosing test function works).  ``@T.prim_func`` on a method of a class is left
 from __future__ import annotations
 
 import ast
+import inspect
 
 from ember.script.errors import ParserError
 
@@ -51,6 +52,9 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
     """Parse ``func``'s source as a PrimFunc (``frame``: where the decorator was applied)."""
     from .tir_func import parse_prim_func
 
+    if frame is None:
+        frame = inspect.currentframe().f_back
+
     def decorate(f):
         if _is_method(f):
             return DeferredFunction(f, {"private": private})
@@ -64,6 +68,8 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
 
 def ir_module(cls=None, *, check_well_formed: bool = True, frame=None):
     """Parse a class's source as an IRModule."""
+    if frame is None:
+        frame = inspect.currentframe().f_back
 
     def decorate(c):
         source = Source.from_object(c)

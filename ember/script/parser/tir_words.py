@@ -280,7 +280,8 @@ def _block(p: TIRParser, node: ast.With, item, func):
     block = Block(tuple(frame.iter_vars), frame.reads or (), frame.writes or (), frame.name, body,
                   frame.init, tuple(frame.alloc_buffers), tuple(frame.match_buffers),
                   dict(frame.annotations))
-    if frame.reads is None or frame.writes is None:
+    top_root = frame.name == "root" and not p.blocks and p.depth == 0 and not frame.iter_vars
+    if (frame.reads is None or frame.writes is None) and not top_root:
         reads, writes = block_access_regions(block)
         from ember.ir import replace
 
