@@ -1,0 +1,176 @@
+"""cache_read, cache_write, set_scope, storage_align, transform_layout, IndexMap."""
+
+import pytest
+from sched_helpers import check
+from sched_workloads import elementwise, matmul
+
+from ember.script import tir as T
+from ember.tir import IndexMap, Schedule, ScheduleError
+
+
+@T.prim_func
+def copy_2x(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def copy_2x_cache_read(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    A_shared = T.alloc_buffer((16, 16), scope="shared")
+    for ax0, ax1 in T.grid(16, 16):
+        with T.block("A_shared"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            A_shared[v0, v1] = A[v0, v1]
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A_shared[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def copy_2x_cache_write(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    B_local = T.alloc_buffer((16, 16), scope="local")
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B_local[vi, vj] = A[vi, vj] * T.float32(2)
+    for ax0, ax1 in T.grid(16, 16):
+        with T.block("B_local"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            B[v0, v1] = B_local[v0, v1]
+
+
+@T.prim_func
+def copy_2x_relayout(A: T.Buffer((4, 16, 4), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi // 4, vj, vi % 4] * T.float32(2)
+
+
+def test_cache_read():
+    sch = Schedule(copy_2x)
+    stage = sch.cache_read(sch.get_block("B"), 0, "shared")
+    assert sch.get(stage).name_hint == "A_shared"
+    check(sch, copy_2x, copy_2x_cache_read)
+
+
+def test_cache_write():
+    sch = Schedule(copy_2x)
+    stage = sch.cache_write(sch.get_block("B"), 0, "local")
+    assert sch.get(stage).name_hint == "B_local"
+    check(sch, copy_2x, copy_2x_cache_write)
+
+
+def test_tiled_matmul_with_caches():
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
+    i0, i1 = sch.split(i, [None, 4])
+    j0, j1 = sch.split(j, [None, 8])
+    sch.reorder(i0, j0, i1, j1)
+    a = sch.cache_read(block, 1, "shared")
+    b = sch.cache_read(block, 2, "local")
+    sch.compute_at(a, j0)
+    sch.compute_at(b, j0)
+    c = sch.cache_write(block, 0, "local")
+    sch.reverse_compute_at(c, j0)
+    assert [sch.get(x).extent.value for x in sch.get_loops(a)] == [4, 2, 4, 16]
+    check(sch, matmul())
+
+
+def test_cache_read_consumer_subset_and_index_error():
+    sch = Schedule(elementwise())
+    stage = sch.cache_read(sch.get_block("C"), 0, "local", consumer_blocks=[sch.get_block("C")])
+    assert sch.get(stage).name_hint == "B_local"
+    check(sch, elementwise())
+    with pytest.raises(ScheduleError, match=r"read_buffer_index 3 is out of range .* 0: B_local"):
+        sch.cache_read(sch.get_block("C"), 3, "shared")
+
+
+def test_set_scope():
+    sch = Schedule(elementwise())
+    sch.set_scope(sch.get_block("B"), 0, "shared")
+    assert 'scope="shared"' in sch.mod.script()
+    check(sch, elementwise())
+    with pytest.raises(ScheduleError, match="is a function parameter"):
+        sch.set_scope(sch.get_block("C"), 0, "shared")
+
+
+def test_storage_align():
+    sch = Schedule(elementwise())
+    sch.storage_align(sch.get_block("B"), 0, axis=0, factor=16, offset=1)
+    assert sch.get(sch.get_block("B")).annotations["buffer_dim_align"] == [[0, 0, 16, 1]]
+    check(sch, elementwise())
+    with pytest.raises(ScheduleError, match="axis 2 is out of range"):
+        sch.storage_align(sch.get_block("B"), 0, axis=2, factor=16, offset=1)
+
+
+def test_transform_layout_of_parameter():
+    sch = Schedule(copy_2x)
+    sch.transform_layout(sch.get_block("B"), ("read", 0), lambda i, j: (i // 4, j, i % 4))
+    from ember.ir import assert_structural_equal
+    from sched_helpers import check_trace_roundtrip, without_attrs
+
+    assert_structural_equal(without_attrs(sch.mod["main"]), without_attrs(copy_2x_relayout))
+    check_trace_roundtrip(sch, copy_2x)
+
+
+def test_transform_layout_intermediate_by_name_and_padding():
+    sch = Schedule(elementwise())
+    sch.transform_layout(sch.get_block("B"), "B", lambda i, j: (j, i))
+    check(sch, elementwise())
+    sch = Schedule(elementwise())
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i, j: (i // 5, j, i % 5), pad_value=0.0)
+    assert "T.alloc_buffer((4, 16, 5))" in sch.mod.script()
+    assert sch.get(sch.get_block("B_pad")) is not None
+    check(sch, elementwise())
+
+
+def test_transform_layout_errors():
+    sch = Schedule(elementwise())
+    with pytest.raises(ScheduleError, match="accesses no buffer named 'Q'"):
+        sch.transform_layout(sch.get_block("B"), "Q", lambda i, j: (j, i))
+    with pytest.raises(ScheduleError, match="has no write buffer 4"):
+        sch.transform_layout(sch.get_block("B"), ("write", 4), lambda i, j: (j, i))
+
+
+def test_transform_block_layout():
+    sch = Schedule(elementwise())
+    sch.transform_block_layout(sch.get_block("C"), lambda i, j: (i * 16 + j,))
+    assert len(sch.get_loops(sch.get_block("C"))) == 1
+    check(sch, elementwise())
+    sch = Schedule(elementwise())
+    sch.transform_block_layout(sch.get_block("B"), lambda i, j: (j, i))
+    check(sch, elementwise())
+
+
+def test_transform_block_layout_errors():
+    sch = Schedule(elementwise())
+    with pytest.raises(ScheduleError, match="must be bijective"):
+        sch.transform_block_layout(sch.get_block("C"), lambda i, j: (i, j, i % 2))
+    i, _ = sch.get_loops(sch.get_block("C"))
+    sch.split(i, [4, 4])
+    with pytest.raises(ScheduleError, match="trivial bindings"):
+        sch.transform_block_layout(sch.get_block("C"), lambda i, j: (j, i))
+
+
+def test_index_map_basics():
+    m = IndexMap.from_func(lambda i, j: (i // 16, j, i % 16))
+    shape = m.map_shape([64, 8])
+    assert [int(s) for s in shape] == [4, 8, 16]
+    inv = m.inverse([64, 8])
+    from ember.ir import const
+
+    idx = m.map_indices([const(37), const(5)])
+    assert [int(x) for x in idx] == [2, 5, 5]
+    back = inv.map_indices(idx)
+    assert [int(x) for x in back] == [37, 5]
+    again = IndexMap.from_python(m.to_python())
+    assert [int(x) for x in again.map_indices([const(37), const(5)])] == [2, 5, 5]
+    with pytest.raises(ValueError, match="cannot invert"):
+        IndexMap.from_func(lambda i, j: (i + j,)).inverse([4, 4])
+    with pytest.raises(TypeError, match="expects a callable"):
+        IndexMap.from_func(3)
