@@ -13,8 +13,8 @@ from ..errors import ArgumentError
 from ..ndarray import NDArray, empty
 from ..registry import register_func
 
-# match_shape / make_shape spec kinds
-IMM, STORE, LOAD = 0, 1, 2
+# match_shape / make_shape spec kinds (ANY: match_shape skips the dim)
+IMM, STORE, LOAD, ANY = 0, 1, 2, 3
 
 
 def _shape_of(value) -> tuple:
@@ -27,7 +27,9 @@ def _shape_of(value) -> tuple:
 
 
 @register_func("vm.builtin.alloc_storage", override=True)
-def alloc_storage(vm, nbytes: int, device_index: int = 0, dtype_hint: str = "uint8"):
+def alloc_storage(vm, nbytes, device_index: int = 0, dtype_hint: str = "uint8"):
+    if isinstance(nbytes, tuple):  # a one-element shape, as relax.memory.alloc_storage gives it
+        (nbytes,) = nbytes
     return vm.allocator.alloc(nbytes, vm.devices[device_index])
 
 
@@ -72,6 +74,8 @@ def match_shape(value, heap: list, what: str, *spec):
                 raise ArgumentError(f"{what}: expected shape[{axis}] == {operand}, got {got} (shape {shape})")
         elif kind == STORE:
             heap[operand] = got
+        elif kind == ANY:
+            continue
         elif got != heap[operand]:
             raise ArgumentError(
                 f"{what}: expected shape[{axis}] == {name} = {heap[operand]} (bound by an earlier "
@@ -89,6 +93,12 @@ def eval_shape(heap: list, dst: int, code: str):
     if compiled is None:
         compiled = _COMPILED[code] = compile(code, "<shape>", "eval")
     heap[dst] = int(eval(compiled, {"__builtins__": {}}, {"h": heap}))  # noqa: S307 - our own code
+
+
+@register_func("vm.builtin.load_shape_value", override=True)
+def load_shape_value(heap: list, index: int) -> int:
+    """A symbolic value from the shape heap (e.g. a dim passed to a kernel as a scalar)."""
+    return heap[index]
 
 
 @register_func("vm.builtin.make_shape", override=True)

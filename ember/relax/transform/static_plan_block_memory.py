@@ -1,0 +1,285 @@
+"""StaticPlanBlockMemory: put intermediate tensors into shared storages, reused by lifetime.
+
+Input: a function after CallTIRRewrite, whose top-level bindings allocate tensors with
+``builtin.alloc_tensor``.  Each allocation is a *token*; a token lives from its
+allocation to the last binding that reads any variable aliasing it (a variable bound
+to an expression that mentions the token's variable may alias it, unless the value is
+a destination-passing call, which returns nothing).  Walking the bindings in order, a
+token's storage is released after its last use, and a later token of the same dtype
+takes the best-fitting free storage (growing it if needed).  Result:
+``storage = memory.alloc_storage(size)`` at the first tensor placed in it and
+``memory.alloc_tensor(storage, 0, shape, dtype)`` for each tensor.
+
+Not planned (each logged at debug level on ``ember.relax.memory_plan`` with why):
+function outputs and anything aliasing them — they keep ``builtin.alloc_tensor`` and
+are allocated fresh, since they outlive the call; allocations inside ``If`` branches;
+tensors whose size is symbolic with no upper bound (the function attribute
+``tir_var_upper_bound = {"n": 128}`` gives one) — these get a storage of their own,
+sized at run time.  The plan of each function is kept in the module attribute
+``relax.memory_plan`` (``{name: MemoryPlan}``); ``str(plan)`` prints it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from ember.ir import IRModule, IntImm, Op, PrimExpr, Var as TirVar
+from ember.tir.functor import post_order_visit, substitute as tir_substitute
+
+from .._arith import as_int, int64
+from ..backend import memory_ops
+from ..backend.ir_util import collect_vars, seq_of
+from ..expr import BindingBlock, Call, Function, MatchCast, SeqExpr, ShapeExpr, Var, VarBinding
+from ..struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo
+
+__all__ = ["StaticPlanBlockMemory", "static_plan_block_memory", "MemoryPlan", "PlannedStorage"]
+
+logger = logging.getLogger("ember.relax.memory_plan")
+_ALLOC = "relax.builtin.alloc_tensor"
+PLAN_ATTR = "relax.memory_plan"
+
+
+@dataclasses.dataclass(frozen=True)
+class PlannedStorage:
+    name: str
+    nbytes: int
+    dtype: str
+    tensors: tuple  # (tensor name, first binding, last use) in allocation order
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryPlan:
+    """The plan of one function: shared storages and the tensors left out (with why)."""
+
+    function: str
+    storages: tuple
+    not_planned: tuple  # (tensor name, reason)
+
+    @property
+    def planned_bytes(self) -> int:
+        return sum(s.nbytes for s in self.storages)
+
+    @property
+    def num_tensors(self) -> int:
+        return sum(len(s.tensors) for s in self.storages)
+
+    def __str__(self) -> str:
+        lines = [f"memory plan of {self.function}: {self.num_tensors} tensors in "
+                 f"{len(self.storages)} storages, {self.planned_bytes} bytes"]
+        for s in self.storages:
+            lives = ", ".join(f"{t} [{a}..{b}]" for t, a, b in s.tensors)
+            lines.append(f"  {s.name}: {s.nbytes} bytes {s.dtype} <- {lives}")
+        for name, why in self.not_planned:
+            lines.append(f"  not planned: {name} ({why})")
+        return "\n".join(lines)
+
+
+@dataclasses.dataclass
+class _Token:
+    var: Var
+    index: int
+    shape: tuple
+    dtype: str
+    nbytes: int | None = None  # planned size (static or upper bound)
+    last_use: int = -1
+    reason: str | None = None  # why it is not planned
+    storage: _Storage | None = None
+
+
+@dataclasses.dataclass
+class _Storage:
+    name: str
+    dtype: str
+    nbytes: int
+    tokens: list
+
+
+def _itemsize(dtype: str) -> int:
+    from ember.runtime.dtype import DataType
+
+    return DataType(dtype).itemsize
+
+
+def _size_expr(shape: tuple, dtype: str) -> PrimExpr:
+    size = int64(_itemsize(dtype))
+    for d in shape:
+        size = size * d
+    return size
+
+
+def _upper_bounds(func: Function) -> dict:
+    bounds = func.attrs.get("tir_var_upper_bound") or {}
+    return {(k if isinstance(k, str) else k.name): int(v) for k, v in bounds.items()}
+
+
+def _static_size(shape: tuple, dtype: str, bounds: dict) -> tuple[int | None, str | None]:
+    """(bytes, None) for a static or bounded size, else (None, why)."""
+    size = _size_expr(shape, dtype)
+    value = as_int(size)
+    if value is not None:
+        return value, None
+    free: dict = {}
+    post_order_visit(size, lambda n: free.setdefault(n.name, n) if isinstance(n, TirVar) else None)
+    missing = sorted(n for n in free if n not in bounds)
+    if missing:
+        return None, f"symbolic size with no upper bound for {', '.join(missing)}"
+    bounded = tir_substitute(size, {v: int64(bounds[n]) for n, v in free.items()})
+    value = as_int(bounded)
+    if value is None:
+        return None, "symbolic size that the upper bounds do not make constant"
+    return value, None
+
+
+def _is_void(sinfo) -> bool:
+    return isinstance(sinfo, TupleStructInfo) and not sinfo.fields
+
+
+def _may_alias(var: Var) -> bool:
+    return not isinstance(var.struct_info, PrimStructInfo | ShapeStructInfo) and not _is_void(var.struct_info)
+
+
+def _alloc_call(value) -> bool:
+    return isinstance(value, Call) and isinstance(value.op, Op) and value.op.name == _ALLOC
+
+
+def _nested_allocs(value) -> list:
+    found = []
+
+    def walk(e):
+        if isinstance(e, SeqExpr):
+            for block in e.blocks:
+                for b in block.bindings:
+                    if _alloc_call(b.value):
+                        found.append(b.var)
+                    walk(b.value)
+        elif hasattr(e, "true_branch"):
+            walk(e.true_branch)
+            walk(e.false_branch)
+
+    walk(value)
+    return found
+
+
+def _analyse(func: Function, bindings: list, bounds: dict) -> tuple[list, list]:
+    """Tokens (top-level allocations) with lifetimes, and nested allocations."""
+    tokens: list[_Token] = []
+    alias: dict = {}  # var → set of token ids
+    nested: list = []
+    for i, b in enumerate(bindings):
+        value = b.value
+        if isinstance(b, VarBinding) and _alloc_call(value) and isinstance(value.args[0], ShapeExpr):
+            tok = _Token(b.var, i, value.args[0].values, str(value.args[1].value), last_use=i)
+            tok.nbytes, tok.reason = _static_size(tok.shape, tok.dtype, bounds)
+            alias[b.var] = {len(tokens)}
+            tokens.append(tok)
+            continue
+        nested.extend(_nested_allocs(value))
+        reads = collect_vars(value)
+        touched: set = set()
+        for v in reads:
+            for t in alias.get(v, ()):
+                tokens[t].last_use = i
+                touched.add(t)
+        if touched and (isinstance(b, MatchCast) or not _is_void(value.struct_info_or_none())) and _may_alias(b.var):
+            alias[b.var] = touched
+    end = len(bindings)
+    for v in collect_vars(func.body.body if isinstance(func.body, SeqExpr) else func.body):
+        for t in alias.get(v, ()):
+            tokens[t].last_use = end
+            tokens[t].reason = "function output"
+    return tokens, nested
+
+
+def _assign(tokens: list) -> list:
+    """Give each plannable token a storage (best fit among free ones of its dtype)."""
+    storages: list[_Storage] = []
+    free: list[_Storage] = []
+    live: list[_Token] = []
+    for tok in tokens:
+        if tok.reason is not None:
+            continue
+        for other in [t for t in live if t.last_use < tok.index]:
+            live.remove(other)
+            free.append(other.storage)
+        same = [s for s in free if s.dtype == tok.dtype]
+        fits = [s for s in same if s.nbytes >= tok.nbytes]
+        if fits:
+            storage = min(fits, key=lambda s: s.nbytes)
+        elif same:
+            storage = max(same, key=lambda s: s.nbytes)
+            storage.nbytes = tok.nbytes
+        else:
+            storage = _Storage(f"storage{len(storages)}", tok.dtype, tok.nbytes, [])
+            storages.append(storage)
+        if storage in free:
+            free.remove(storage)
+        storage.tokens.append(tok)
+        tok.storage = storage
+        live.append(tok)
+    return storages
+
+
+def _rewrite(bindings: list, tokens: list, storages: list) -> list:
+    by_index = {t.index: t for t in tokens}
+    storage_vars: dict = {}
+    out = []
+    for i, b in enumerate(bindings):
+        tok = by_index.get(i)
+        if tok is None or tok.reason == "function output":
+            out.append(b)
+            continue
+        if tok.storage is None:  # unplanned: a storage of its own, sized at run time
+            svar = Var(f"{tok.var.name_hint}_storage", memory_ops.alloc_storage(0).struct_info)
+            out.append(VarBinding(svar, memory_ops.alloc_storage(_size_expr(tok.shape, tok.dtype),
+                                                                 dtype=tok.dtype)))
+        else:
+            svar = storage_vars.get(id(tok.storage))
+            if svar is None:
+                call = memory_ops.alloc_storage(tok.storage.nbytes, dtype=tok.dtype)
+                svar = storage_vars[id(tok.storage)] = Var(tok.storage.name, call.struct_info)
+                out.append(VarBinding(svar, call))
+        tensor = memory_ops.alloc_tensor(svar, 0, ShapeExpr(tok.shape), tok.dtype)
+        out.append(VarBinding(tok.var, tensor))
+    return out
+
+
+def plan_function(name: str, func: Function) -> tuple[Function, MemoryPlan]:
+    """``func`` with its intermediates planned, and the plan (see module docstring)."""
+    seq = seq_of(func.body)
+    bindings = [b for block in seq.blocks for b in block.bindings]
+    tokens, nested = _analyse(func, bindings, _upper_bounds(func))
+    storages = _assign(tokens)
+    not_planned = [(t.var.name_hint, t.reason) for t in tokens if t.reason is not None]
+    not_planned += [(v.name_hint, "allocated inside an If branch") for v in nested]
+    for tensor, why in not_planned:
+        logger.debug("%s: tensor %s not planned: %s", name, tensor, why)
+    plan = MemoryPlan(name, tuple(
+        PlannedStorage(s.name, s.nbytes, s.dtype, tuple((t.var.name_hint, t.index, t.last_use) for t in s.tokens))
+        for s in storages), tuple(not_planned))
+    if not tokens or all(t.reason == "function output" for t in tokens):
+        return func, plan
+    body = SeqExpr([BindingBlock(_rewrite(bindings, tokens, storages))], seq.body)
+    return Function(func.params, body, func.ret_struct_info, func.is_pure, func.attrs), plan
+
+
+def static_plan_block_memory(mod: IRModule) -> IRModule:
+    """Plan every Relax function of ``mod``; the plans go to ``mod.attrs['relax.memory_plan']``."""
+    funcs, plans = {}, dict(mod.attrs.get(PLAN_ATTR) or {})
+    for gv, func in mod.functions.items():
+        if isinstance(func, Function):
+            func, plans[gv.name_hint] = plan_function(gv.name_hint, func)
+        funcs[gv] = func
+    out = mod.with_functions(funcs)
+    out.attrs[PLAN_ATTR] = plans
+    return out
+
+
+def StaticPlanBlockMemory():  # noqa: N802 - TVM's pass name
+    from ember.transform import module_pass
+
+    return module_pass(lambda mod, ctx: static_plan_block_memory(mod), opt_level=0,
+                       name="StaticPlanBlockMemory")
+
+
+_ = (IntImm, TensorStructInfo)
