@@ -1,0 +1,91 @@
+"""blockize, tensorize and the TensorIntrin registry."""
+
+import pytest
+from sched_helpers import check
+from sched_workloads import matmul, row_sum
+
+from ember.ir import Ramp
+from ember.tir import Schedule, ScheduleError, TensorIntrin
+from ember.tir.functor import collect
+
+
+def test_blockize_inner_reduction_loop_moves_init_outward():
+    sch = Schedule(matmul(8, 32, 8))
+    _, _, k = sch.get_loops(sch.get_block("C"))
+    _, k1 = sch.split(k, [None, 4])
+    outer = sch.blockize(k1)
+    block = sch.get(outer)
+    assert block.name_hint == "C_o" and block.init is not None
+    assert sch.get(sch.get_block("C")).init is None
+    check(sch, matmul(8, 32, 8))
+
+
+def test_blockize_spatial_keeps_init_inside():
+    sch = Schedule(matmul(8, 8, 8))
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    _, i1 = sch.split(i, [None, 4])
+    outer = sch.blockize(i1)
+    assert sch.get(outer).init is None and sch.get(sch.get_block("C")).init is not None
+    check(sch, matmul(8, 8, 8))
+
+
+def test_blockize_errors():
+    from sched_workloads import elementwise
+
+    sch = Schedule(elementwise())
+    sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])
+    i = sch.get_loops(sch.get_block("C"))[0]
+    with pytest.raises(ScheduleError, match="must contain exactly one block, found 2"):
+        sch.blockize(i)
+
+
+def test_tensorize_axpy_intrinsic():
+    func = matmul(8, 32, 8)
+    sch = Schedule(func)
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    j0, j1 = sch.split(j, [None, 16])
+    sch.reorder(i, j0, k, j1)
+    sch.tensorize(j1, "ember_f32_axpy_16")
+    block = sch.get(sch.get_block("C_o"))
+    assert len(block.match_buffers) == 3
+    assert collect(block.body, lambda n: isinstance(n, Ramp))
+    check(sch, func)
+
+
+def test_tensorize_after_decompose():
+    func = matmul(4, 32, 4)
+    sch = Schedule(func)
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
+    j0, j1 = sch.split(j, [None, 16])
+    sch.reorder(i, j0, k, j1)
+    sch.decompose_reduction(block, i)
+    sch.tensorize(j1, "ember_f32_axpy_16")
+    check(sch, func)
+
+
+def test_tensorize_mismatch_errors():
+    sch = Schedule(row_sum(8, 32))
+    _, k = sch.get_loops(sch.get_block("B"))
+    _, k1 = sch.split(k, [None, 16])
+    with pytest.raises(ScheduleError, match="does not match the description"):
+        sch.tensorize(k1, "ember_f32_axpy_16")
+    sch = Schedule(matmul(8, 32, 8))
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    j0, j1 = sch.split(j, [None, 8])
+    sch.reorder(i, j0, k, j1)
+    with pytest.raises(ScheduleError, match="loop extent 8 differs"):
+        sch.tensorize(j1, "ember_f32_axpy_16")
+
+
+def test_tensor_intrin_registry():
+    intrin = TensorIntrin.get("ember_f32_axpy_16")
+    assert "ember_f32_axpy_16" in TensorIntrin.list_names()
+    with pytest.raises(ValueError, match="already registered"):
+        TensorIntrin.register("ember_f32_axpy_16", intrin.desc, intrin.impl)
+    TensorIntrin.register("ember_f32_axpy_16", intrin.desc, intrin.impl, override=True)
+    assert TensorIntrin.get("nope", allow_missing=True) is None
+    with pytest.raises(ValueError, match="no TensorIntrin named 'nope'"):
+        TensorIntrin.get("nope")
+    with pytest.raises(TypeError, match="must be PrimFuncs"):
+        TensorIntrin.register("bad", 1, 2)
