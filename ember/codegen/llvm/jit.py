@@ -100,9 +100,19 @@ def compile_object(text: str, target, opt_level: int = 3) -> bytes:
 
 
 def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
-    """Parse, verify, optimise and JIT ``text`` for ``target``."""
-    machine = machine_for(target)
+    """Parse, verify, optimise and JIT ``text`` for ``target`` (reusing the disk cache)."""
+    from . import disk_cache
+
+    cpu, features = target.mcpu or "", ",".join(target.mattr)
+    machine = target_machine(target.mtriple, cpu, features, opt_level)
+    key = disk_cache.cache_key(text, target.mtriple, cpu, features, opt_level)
+    hit = disk_cache.load(key)
     with _LOCK:  # LLVM's global context is shared
+        if hit is not None:
+            engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+            engine.add_object_file(llvm.ObjectFileRef.from_data(hit[0]))
+            engine.finalize_object()
+            return CompiledObject(engine, None, text, hit[1], machine)
         module = llvm.parse_assembly(text)
         module.triple = machine.triple
         module.data_layout = str(machine.target_data)
@@ -110,6 +120,10 @@ def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
         optimize(module, machine, opt_level)
         ll = str(module)
         engine = llvm.create_mcjit_compiler(module, machine)
+        objects: list[bytes] = []
+        engine.set_object_cache(notify_func=lambda _mod, buf: objects.append(bytes(buf)))
         engine.finalize_object()
         engine.run_static_constructors()
+    if objects:
+        disk_cache.store(key, objects[0], ll)
     return CompiledObject(engine, module, text, ll, machine)
