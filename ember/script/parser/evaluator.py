@@ -199,7 +199,7 @@ class Evaluator:
 
         func = self.eval(node.func)
         if func in PARSER_ONLY:
-            raise self.error(node, f"T.{func.__name__} is a statement and cannot be used inside "
+            raise self.error(node, f"T.{func.script_name} is a statement and cannot be used inside "
                                    "an expression")
         args, kwargs = self.eval_args(node)
         if isinstance(func, GlobalVar):

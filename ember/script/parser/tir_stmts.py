@@ -137,7 +137,8 @@ class TIRParser(Evaluator):
         try:
             bound = inspect.signature(func).bind(*args, **kwargs)
         except TypeError as err:
-            raise self.error(call, f"T.{func.__name__}: {err}") from None
+            word = getattr(func, "script_name", func.__name__)
+            raise self.error(call, f"T.{word}: {err}") from None
         bound.apply_defaults()
         return dict(bound.arguments)
 

@@ -203,7 +203,7 @@ def _axis(p: TIRParser, node, target, func):
     try:
         dom = _dom(args["dom"])
     except (TypeError, ValueError) as err:
-        raise p.error(node.value, f"T.axis.{func.__name__}: invalid 'dom': {err}") from None
+        raise p.error(node.value, f"T.{func.script_name}: invalid 'dom': {err}") from None
     var = _push_iter(frame, name, dom, _AXIS_TYPES[func], args["binding"], args["dtype"])
     p.scope.define(name, var)
 

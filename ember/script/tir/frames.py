@@ -27,14 +27,16 @@ __all__ = [
 PARSER_ONLY: set = set()
 
 
-def _parser_only(fn):
+def _parser_only(fn, qualified: str | None = None):
     """Keep ``fn``'s signature for the parser; calling it outside a script is an error."""
+    name = qualified or fn.__name__
 
     @functools.wraps(fn)
     def stub(*args, **kwargs):
-        raise RuntimeError(f"T.{fn.__name__} can only be used inside a @T.prim_func function body")
+        raise RuntimeError(f"T.{name} can only be used inside a @T.prim_func function body")
 
     stub.__signature__ = inspect.signature(fn)
+    stub.script_name = name
     PARSER_ONLY.add(stub)
     return stub
 
@@ -216,7 +218,7 @@ class _AxisNamespace:
             """Iterators bound one-to-one to loops: kinds is a string of S (spatial) / R (reduce)."""
 
         for fn in (spatial, reduce, scan, opaque, remap):
-            setattr(self, fn.__name__, _parser_only(fn))
+            setattr(self, fn.__name__, _parser_only(fn, "axis." + fn.__name__))
         self.S, self.R = self.spatial, self.reduce
 
     def __repr__(self) -> str:
