@@ -17,6 +17,10 @@ from .struct_info import (
     TupleStructInfo, TupleType, get_static_type, is_base_of, struct_info_lca,
 )
 
+_LAZY_NAMES = {
+    "build": "ember.relax.vm_build", "VirtualMachine": "ember.relax.vm_build",
+    "Executable": "ember.relax.vm_build", "get_pipeline": "ember.relax.pipeline",
+}
 _LAZY_SUBMODULES = {"transform", "analysis", "expr_functor", "testing", "frontend", "vm", "pipeline"}
 
 
@@ -31,6 +35,10 @@ def __getattr__(name: str):
         from . import expr_functor
 
         return getattr(expr_functor, name)
+    if name in _LAZY_NAMES:  # compilation to the VM (relax.build, VirtualMachine, pipelines)
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'ember.relax' has no attribute {name!r}")
 
 
@@ -43,3 +51,14 @@ __all__ = [
     "TupleStructInfo", "FuncStructInfo", "get_static_type", "is_base_of", "struct_info_lca",
     "ObjectType", "PrimType", "ShapeType", "TensorType", "DynTensorType", "TupleType", "FuncType",
 ]
+
+
+def _register_script() -> None:
+    """Relax printing and parsing live in ember.script.relax; load them with the IR."""
+    try:
+        import ember.script.relax  # noqa: F401
+    except ImportError:  # pragma: no cover - the script layer is optional
+        pass
+
+
+_register_script()

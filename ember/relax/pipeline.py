@@ -1,0 +1,123 @@
+"""Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
+
+"zero" optimises a graph of high-level operators into kernels:
+LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.  Passes that
+have not landed in ``ember.relax.transform`` yet are skipped (``_available`` looks each
+one up by name), so each is enabled as soon as it is exported there.
+
+"default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
+generator takes: ToNonDataflow → CallTIRRewrite → StaticPlanBlockMemory →
+VMShapeLower.  ``relax.build`` runs it after whatever the user ran.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ember.ir import IRModule, Op
+from ember.transform import Pass, Sequential, module_pass
+
+from .expr import Call, Function
+from .transform.call_tir_rewrite import CallTIRRewrite
+from .transform.static_plan_block_memory import StaticPlanBlockMemory
+from .transform.to_non_dataflow_if_needed import ToNonDataflowIfNeeded
+from .transform.vm_shape_lower import VMShapeLower
+
+__all__ = ["get_pipeline", "zero_pipeline", "default_build_pipeline", "check_legalized",
+           "register_pipeline"]
+
+# ops the VM lowering understands; any other relax.* op must be legalized first
+LOWERABLE_OPS = frozenset({
+    "relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_pure_packed",
+    "relax.builtin.alloc_tensor", "relax.memory.alloc_storage", "relax.memory.alloc_tensor",
+    "relax.memory.kill_storage", "relax.memory.kill_tensor", "relax.shape_of", "relax.null_value",
+})
+
+
+def _available(name: str) -> list[Pass]:
+    """``[ember.relax.transform.<name>()]`` when that pass exists, else ``[]``."""
+    from . import transform
+
+    factory = getattr(transform, name, None)
+    return [] if factory is None else [factory()]
+
+
+def zero_pipeline() -> Pass:
+    """High-level graph → fused kernels (missing passes skipped, see module docstring)."""
+    from .transform import FoldConstant
+
+    return Sequential(
+        _available("LegalizeOps")  # high-level ops → call_tir of TE/topi PrimFuncs
+        + _available("AnnotateTIROpPattern")  # mark each PrimFunc's pattern for fusion
+        + [FoldConstant()]  # evaluate calls whose inputs are all constants
+        + _available("FuseOps")  # group injective ops into their producers/consumers
+        + _available("FuseTIR"),  # merge each group into one PrimFunc
+        name="zero",
+    )
+
+
+def _high_level_ops(mod: IRModule) -> Counter:
+    found: Counter = Counter()
+
+    def walk(e):
+        if isinstance(e, Call):
+            if isinstance(e.op, Op) and e.op.name not in LOWERABLE_OPS:
+                found[e.op.name] += 1
+            for a in e.args:
+                walk(a)
+        for field in ("blocks", "true_branch", "false_branch", "body", "fields", "tuple_value", "cond"):
+            child = getattr(e, field, None)
+            if isinstance(child, tuple):
+                for c in child:
+                    walk(c)
+            elif child is not None and not isinstance(child, str | int):
+                walk(child)
+        for b in getattr(e, "bindings", ()):
+            walk(b.value)
+
+    for func in mod.functions.values():
+        if isinstance(func, Function):
+            walk(func.body)
+    return found
+
+
+def check_legalized(mod: IRModule) -> IRModule:
+    """``mod`` itself; raises naming every high-level op left (they need LegalizeOps)."""
+    ops = _high_level_ops(mod)
+    if ops:
+        listed = ", ".join(f"{name} (x{count})" for name, count in sorted(ops.items()))
+        raise ValueError(
+            f"relax.build: the module still has high-level operators, which the VM cannot run: "
+            f"{listed}; lower them first with relax.get_pipeline('zero')(mod) or "
+            "relax.transform.LegalizeOps()(mod)"
+        )
+    return mod
+
+
+def default_build_pipeline() -> Pass:
+    """``call_tir`` graph → explicit memory and shape code for the VM codegen."""
+    return Sequential(
+        [
+            module_pass(lambda mod, ctx: check_legalized(mod), opt_level=0, name="CheckLegalized"),
+            ToNonDataflowIfNeeded(),  # the lowering emits impure calls
+            CallTIRRewrite(),  # call_tir → alloc_tensor + destination-passing call
+            StaticPlanBlockMemory(),  # intermediates share storages by lifetime
+            VMShapeLower(),  # symbolic dims → shape-heap checks and computations (last: needs final shapes)
+        ],
+        name="default_build",
+    )
+
+
+_PIPELINES = {"zero": zero_pipeline, "default_build": default_build_pipeline}
+
+
+def register_pipeline(name: str, factory) -> None:
+    """Make ``get_pipeline(name)`` return ``factory()``."""
+    _PIPELINES[name] = factory
+
+
+def get_pipeline(name: str = "zero", **kwargs) -> Pass:
+    """The pipeline called ``name`` ("zero", "default_build", or one registered)."""
+    if name not in _PIPELINES:
+        raise ValueError(f"get_pipeline: unknown pipeline {name!r}; known: {', '.join(sorted(_PIPELINES))}")
+    return _PIPELINES[name](**kwargs)

@@ -1,0 +1,76 @@
+"""``relax.build``: compile a Relax IRModule into a VM ``Executable``.
+
+Steps: bind ``params`` to constants, run the lowering pipeline ("default_build"
+unless told otherwise), then the VM code generator (``backend.vm_codegen``), which
+compiles every PrimFunc of the module with ``ember.build`` into one kernel module.
+Run the result with ``relax.VirtualMachine(ex, ember.cpu())``.  The memory plans
+recorded by StaticPlanBlockMemory are kept in ``ex.memory_plans``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.ir import IRModule
+from ember.runtime.vm import Executable, VirtualMachine
+from ember.target import Target
+from ember.transform import Pass
+
+from .backend.ir_util import substitute
+from .backend.vm_codegen import codegen
+from .expr import Constant, Function
+from .transform.static_plan_block_memory import PLAN_ATTR
+
+__all__ = ["build", "bind_params", "Executable", "VirtualMachine"]
+
+
+def bind_params(mod: IRModule, params: dict, func_name: str = "main") -> IRModule:
+    """``mod`` with the parameters of ``func_name`` named in ``params`` replaced by constants."""
+    func = mod[func_name]
+    names = {p.name_hint: p for p in func.params}
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise ValueError(f"bind_params: {func_name} has no parameters {unknown}; its parameters are "
+                         f"{sorted(names)}")
+    mapping = {names[k]: v if isinstance(v, Constant) else Constant(v) for k, v in params.items()}
+    body = substitute(func.body, mapping)
+    rest = [p for p in func.params if p not in mapping]
+    out = mod.copy()
+    out[func_name] = Function(rest, body, func.ret_struct_info, func.is_pure, func.attrs)
+    return out
+
+
+def _pipeline(pipeline) -> Pass | None:
+    if pipeline is None or isinstance(pipeline, Pass) or callable(pipeline):
+        return pipeline
+    from .pipeline import get_pipeline
+
+    return get_pipeline(pipeline)
+
+
+def build(mod: IRModule | Function, target: Any = None, params: dict | None = None,
+          pipeline: str | Pass | None = "default_build", exec_mode: str = "bytecode",
+          system_lib: bool | None = None, relax_pipeline: Any = None, tir_pipeline: Any = None) -> Executable:
+    """Compile ``mod`` for ``target`` (default: the current target, else "llvm").
+
+    ``pipeline``: the lowering to the VM — a pipeline name, a Pass, or None when ``mod``
+    is already lowered.  ``relax_pipeline`` (TVM's name), when given, runs first (e.g.
+    ``relax.get_pipeline("zero")``).
+    """
+    if isinstance(mod, Function):
+        mod = IRModule.from_expr(mod)
+    if not isinstance(mod, IRModule):
+        raise TypeError(f"relax.build: mod must be an IRModule or relax.Function, got {type(mod).__name__}")
+    if target is None:
+        target = Target.current() or Target("llvm")
+    elif not isinstance(target, Target):
+        target = Target(target)
+    if params:
+        mod = bind_params(mod, params)
+    for stage in (relax_pipeline, pipeline):
+        stage = _pipeline(stage)
+        if stage is not None:
+            mod = stage(mod)
+    exe = codegen(mod, target)
+    exe.memory_plans = dict(mod.attrs.get(PLAN_ATTR) or {})
+    return exe
