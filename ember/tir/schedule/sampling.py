@@ -13,7 +13,8 @@ from functools import lru_cache
 from .analysis import consumers, loops_above
 from .errors import ScheduleError
 
-__all__ = ["perfect_tiles", "sample_perfect_tile", "sample_categorical", "compute_location_candidates"]
+__all__ = ["perfect_tiles", "sample_perfect_tile", "sample_categorical", "compute_location_candidates",
+           "inline_is_legal"]
 
 
 @lru_cache(maxsize=256)
@@ -77,3 +78,13 @@ def compute_location_candidates(func, realize) -> list:
             continue
         found.append(loop)
     return found
+
+
+def inline_is_legal(func, realize) -> bool:
+    from .compute_inline import compute_inline
+
+    try:
+        compute_inline(func, realize)
+    except ScheduleError:
+        return False
+    return True

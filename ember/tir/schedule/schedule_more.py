@@ -108,17 +108,19 @@ class MorePrimitives:
         return rv
 
     def sample_compute_location(self, block: BlockRV, decision=None) -> LoopRV:
-        from .sampling import compute_location_candidates
+        from .sampling import compute_location_candidates, inline_is_legal
         from .state import INLINE, ROOT
 
         fname = self._fname(block)
-        loops = compute_location_candidates(self._func(fname), self._block(block))
+        func, realize = self._func(fname), self._block(block)
+        loops = compute_location_candidates(func, realize)
+        lowest = -2 if inline_is_legal(func, realize) else -1
         if decision is None:
-            decision = self._rng.randrange(-1, len(loops))
+            decision = self._rng.randrange(lowest, len(loops))
         decision = int(decision)
-        if not -2 <= decision < len(loops):
+        if not lowest <= decision < len(loops):
             self._raise(ScheduleError(f"sample_compute_location: decision {decision} is not in "
-                                      f"[-2, {len(loops) - 1}]"))
+                                      f"[{lowest}, {len(loops) - 1}] for block {realize.block.name_hint!r}"))
         key = {-2: INLINE, -1: ROOT}.get(decision) or (loops[decision].loop_var if decision >= 0 else None)
         rv = self._new(LoopRV, (fname, key))
         self._record("sample_compute_location", [block], [], [rv], decision)

@@ -1,0 +1,106 @@
+"""sample_perfect_tile, sample_categorical, sample_compute_location: determinism and replay."""
+
+import pytest
+from sched_helpers import check, check_trace_roundtrip
+from sched_workloads import elementwise, matmul, matmul_relu
+
+from ember.tir import Schedule, ScheduleError
+from ember.tir.schedule.sampling import perfect_tiles
+
+
+def _tile(seed):
+    sch = Schedule(matmul(), seed=seed)
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    vs = sch.sample_perfect_tile(i, n=3, max_innermost_factor=4)
+    return sch, i, [int(sch.get(v)) for v in vs]
+
+
+def test_perfect_tile_deterministic_under_seed():
+    assert _tile(7)[2] == _tile(7)[2]
+    seen = {tuple(_tile(s)[2]) for s in range(12)}
+    assert len(seen) > 1
+    for t in seen:
+        assert t[0] * t[1] * t[2] == 16 and t[2] <= 4
+
+
+def test_perfect_tile_decision_recorded_and_replayed():
+    sch, i, values = _tile(3)
+    vs = [v for v in sch.trace.insts[-1].outputs]
+    sch.split(i, vs)
+    trace = sch.trace
+    inst = trace.insts[2]
+    assert trace.decisions[inst] == values
+    assert f"decision={values}" in str(trace)
+    check(sch, matmul())
+
+
+def test_with_decision_changes_replay():
+    sch, i, _ = _tile(3)
+    sch.split(i, list(sch.trace.insts[-1].outputs))
+    trace = sch.trace.with_decision(sch.trace.insts[2], [1, 4, 4])
+    new = Schedule(matmul())
+    trace.apply_to_schedule(new)
+    extents = [new.get(x).extent.value for x in new.get_loops(new.get_block("C"))]
+    assert extents == [1, 4, 4, 16, 16]
+
+
+def test_perfect_tile_bad_decision():
+    sch = Schedule(matmul())
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    with pytest.raises(ScheduleError, match="product is the extent 16"):
+        sch.sample_perfect_tile(i, n=2, decision=[3, 5])
+
+
+def test_perfect_tiles_enumeration():
+    assert perfect_tiles(8, 2, 4) == ((2, 4), (4, 2), (8, 1))
+
+
+def test_sample_categorical():
+    picks = []
+    for seed in range(3):
+        sch = Schedule(matmul(), seed=seed)
+        v = sch.sample_categorical([1, 2, 4], [0.0, 0.0, 1.0])
+        picks.append(int(sch.get(v)))
+    assert picks == [4, 4, 4]
+    sch = Schedule(matmul(), seed=1)
+    v = sch.sample_categorical([16, 32], [0.5, 0.5], decision=1)
+    assert int(sch.get(v)) == 32
+    _, j, _ = sch.get_loops(sch.get_block("C"))
+    with pytest.raises(ScheduleError, match="decision 5 is not an index"):
+        sch.sample_categorical([1, 2], [0.5, 0.5], decision=5)
+    with pytest.raises(ScheduleError, match="same length"):
+        sch.sample_categorical([1, 2], [1.0])
+    del j
+
+
+def test_sample_compute_location_and_compute_at():
+    sch = Schedule(elementwise())
+    loc = sch.sample_compute_location(sch.get_block("B"), decision=-2)
+    sch.compute_at(sch.get_block("B"), loc)
+    assert "B = T.alloc_buffer" not in sch.mod.script()
+    check(sch, elementwise())
+    for decision in (-1, 0, 1):
+        sch = Schedule(matmul_relu(), seed=0)
+        loc = sch.sample_compute_location(sch.get_block("C"), decision=decision)
+        sch.compute_at(sch.get_block("C"), loc)
+        check(sch, matmul_relu())
+    sch = Schedule(matmul_relu(), seed=5)
+    loc = sch.sample_compute_location(sch.get_block("C"))
+    sch.compute_at(sch.get_block("C"), loc)
+    check_trace_roundtrip(sch, matmul_relu())
+    with pytest.raises(ScheduleError, match="decision 9 is not in"):
+        sch.sample_compute_location(sch.get_block("D"), decision=9)
+    fresh = Schedule(matmul_relu())
+    with pytest.raises(ScheduleError, match=r"decision -2 is not in \[-1, "):
+        fresh.sample_compute_location(fresh.get_block("C"), decision=-2)
+
+
+def test_fork_seed_and_copy_are_deterministic():
+    a = Schedule(matmul(), seed=11)
+    b = Schedule(matmul(), seed=11)
+    assert a.fork_seed() == b.fork_seed()
+    c = a.copy()
+    assert a.fork_seed() == c.fork_seed()
+    a.seed(5)
+    b.seed(5)
+    assert a.fork_seed() == b.fork_seed()
