@@ -8,14 +8,18 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
    (for a sequence, around the sub-range of statements that use it).  It moves into a
    loop body only for SERIAL / PARALLEL / UNROLLED loops and the thread loops its
    scope allows ("local": any, "shared": blockIdx only, "global": none), and only
-   when, per iteration, the region read is covered by the region written — so no value is carried from
-   one iteration to the next (a cache stage made by ``compute_at`` satisfies this).
+   when, per iteration, the region read is covered by the region written — so no
+   value is carried from one iteration to the next (a ``compute_at`` cache stage
+   satisfies this).
    This is a region check, not an ordering check: like TVM, it trusts that inside
    one iteration the writes come before the reads.
 2. *compact*: each dimension shrinks to the range its accesses span under the new
    allocation point (relaxing the loops inside it), and indices are shifted by the
    range's start.  A dimension whose span is not a constant (or bounded by one) keeps
    its size.
+3. *align*: ``buffer_dim_align`` entries left on the Allocate by LowerOpaqueBlock
+   (from ``storage_align``) give the buffer strides with ``stride[axis] % factor ==
+   offset``; the Allocate then holds the strided element count.
 
 Needs ``ember.arith`` (eval_set, simplify); without it the pass does nothing.
 """
@@ -35,6 +39,7 @@ from ..stmt import (
     Stmt, seq,
 )
 from ._common import logger, make_pass
+from .lower_opaque_block import DIM_ALIGN
 from .simplify import make_analyzer
 
 __all__ = ["compact_buffer_allocation", "CompactBufferAllocation"]
@@ -326,23 +331,25 @@ class _Placer:
     def _allocate(self, info: _Alloc, body):
         extents, offsets = self._compact_shape(info, body)
         buf = info.buffer or (info.buffers[0] if info.buffers else None)
-        if buf is None:
-            return Allocate(info.data, info.alloc.dtype, info.alloc.extents, info.alloc.condition, body,
-                            info.alloc.annotations)
-        if offsets is not None:
-            new_buf = replace(buf, shape=tuple(extents))
-            body = _Shifter(info.key, new_buf, offsets, self.analyzer).visit(body)
-            buf = new_buf
-        else:
-            extents = info.alloc.extents
-        return Allocate(info.data, info.alloc.dtype, tuple(extents), info.alloc.condition,
-                        DeclBuffer(buf, body), info.alloc.annotations)
+        annotations = {k: v for k, v in info.alloc.annotations.items() if k != DIM_ALIGN}
+        align = info.alloc.annotations.get(DIM_ALIGN)
+        strides = _aligned_strides(extents, align) if align and buf is not None else None
+        if buf is None or (offsets is None and strides is None):
+            return Allocate(info.data, info.alloc.dtype, info.alloc.extents, info.alloc.condition,
+                            body if buf is None else DeclBuffer(buf, body), info.alloc.annotations)
+        if offsets is None:
+            offsets = [const(0, e.dtype) for e in extents]
+        new_buf = replace(buf, shape=tuple(extents), strides=strides[0] if strides else ())
+        body = _Shifter(info.key, new_buf, offsets, self.analyzer).visit(body)
+        alloc_extents = (strides[1],) if strides else tuple(extents)
+        return Allocate(info.data, info.alloc.dtype, alloc_extents, info.alloc.condition,
+                        DeclBuffer(new_buf, body), annotations)
 
     def _compact_shape(self, info: _Alloc, body):
         old = info.alloc.extents
         regions = _regions(body, info.key, len(old), self.analyzer)
         if regions is None:
-            return old, None
+            return list(old), None
         extents, offsets, changed = [], [], False
         for dim, w, r in zip(old, *regions):
             s = w.union(r, self.analyzer) if not w.is_nothing() else r
@@ -358,10 +365,25 @@ class _Placer:
             offsets.append(s.min_value)
             changed = True
         if not changed:
-            return old, None
+            return list(old), None
         logger.debug("CompactBufferAllocation: %s shrunk from %s to %s", info.data.name,
                      [getattr(e, "value", e) for e in old], [e.value for e in extents])
         return extents, offsets
+
+
+def _aligned_strides(shape, align):
+    """(strides, element count) with ``stride[axis] % factor == offset`` for each entry, or None."""
+    if not all(isinstance(d, IntImm) for d in shape):
+        return None
+    strides, acc = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        for axis, factor, offset in align:
+            if axis == d and factor > 0:
+                acc += (offset - acc) % factor
+        strides[d] = acc
+        acc *= shape[d].value
+    dtype = shape[0].dtype
+    return tuple(const(s, dtype) for s in strides), const(acc, dtype)
 
 
 class _Shifter(IRMutator):

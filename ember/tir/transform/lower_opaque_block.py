@@ -10,7 +10,10 @@ ran first.  Each opaque ``BlockRealize`` becomes, at the same position:
   source dimensions beyond the matched buffer's rank must have extent 1), and the
   matched buffer's data / shape / stride / offset variables are replaced by the
   source's;
-* the block's body.  Block annotations are dropped; loops keep theirs and their kind.
+* the block's body.  Block annotations are dropped, except ``buffer_dim_align``
+  (from ``storage_align``), which moves to the buffer's ``Allocate`` as
+  ``{"buffer_dim_align": ((axis, factor, offset), …)}`` for CompactBufferAllocation
+  to apply; loops keep their annotations and their kind.
 """
 
 from __future__ import annotations
@@ -20,14 +23,20 @@ from ember.transform import Pass
 
 from ..buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion
 from ..function import PrimFunc
-from ..functor import IRMutator, substitute
-from ..stmt import Allocate, BlockRealize, BufferStore, DeclBuffer, IfThenElse
+from ..functor import IRMutator, post_order_visit, substitute
+from ..stmt import Allocate, Block, BlockRealize, BufferStore, DeclBuffer, IfThenElse
 from ._common import make_pass
 
-__all__ = ["lower_opaque_block", "LowerOpaqueBlock"]
+__all__ = ["lower_opaque_block", "LowerOpaqueBlock", "DIM_ALIGN"]
+
+DIM_ALIGN = "buffer_dim_align"
 
 
 class _Lowerer(IRMutator):
+    def __init__(self, dim_align: dict[int, list]):
+        super().__init__()
+        self.dim_align = dim_align
+
     def visit_BlockRealize(self, realize: BlockRealize):
         block = realize.block
         if block.iter_vars or realize.iter_values:
@@ -45,7 +54,9 @@ class _Lowerer(IRMutator):
             body = _inline_match_buffer(body, match)
         body = self.visit(body)
         for buf in reversed(block.alloc_buffers):
-            body = Allocate(buf.data, buf.dtype, buf.shape, const(True), DeclBuffer(buf, body))
+            align = self.dim_align.get(id(buf.data))
+            annotations = {DIM_ALIGN: tuple(align)} if align else {}
+            body = Allocate(buf.data, buf.dtype, buf.shape, const(True), DeclBuffer(buf, body), annotations)
         predicate = self.visit(realize.predicate)
         if not (isinstance(predicate, IntImm) and predicate.value):
             body = IfThenElse(predicate, body)
@@ -133,9 +144,23 @@ def _inline_match_buffer(body, match: MatchBufferRegion):
     return substitute(inliner.visit(body), inliner.var_map)
 
 
+def _collect_dim_align(body) -> dict[int, list]:
+    """data Var id → [(axis, factor, offset), …] from blocks' ``buffer_dim_align`` annotations."""
+    found: dict[int, list] = {}
+
+    def visit(node):
+        if isinstance(node, Block):
+            for index, axis, factor, offset in node.annotations.get(DIM_ALIGN, ()):
+                buf = node.writes[int(index)].buffer
+                found.setdefault(id(buf.data), []).append((int(axis), int(factor), int(offset)))
+
+    post_order_visit(body, visit)
+    return found
+
+
 def lower_opaque_block(func: PrimFunc) -> PrimFunc:
     """Remove every (opaque) block of ``func``."""
-    return func.with_body(_Lowerer().visit(func.body))
+    return func.with_body(_Lowerer(_collect_dim_align(func.body)).visit(func.body))
 
 
 def LowerOpaqueBlock() -> Pass:  # noqa: N802 - TVM's name

@@ -144,3 +144,23 @@ def test_gpu_scopes_shared_per_block_local_per_thread():
     out = np.zeros((64, 64), "float32")
     tir.interpreter.run(func, a, b, out)
     np.testing.assert_allclose(out, a @ b, rtol=1e-5)
+
+
+def test_storage_align_gives_compacted_buffer_strides():
+    A = te.placeholder((64, 32), name="A")
+    B = te.compute((64, 32), lambda i, j: A[i, j] + 1.0, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    b = sch.get_block("B")
+    cache = sch.cache_read(b, 0, "global")
+    i, _ = sch.get_loops(b)
+    io, _ = sch.split(i, [None, 4])
+    sch.compute_at(cache, io)
+    sch.storage_align(cache, 0, axis=0, factor=16, offset=1)
+    func = T.lower_for_codegen(sch.mod, verify=True)["main"]
+    (alloc,) = _allocs(func)
+    assert alloc.extents[0].value == 4 * 33  # 4 rows of 32 with a row stride of 33
+    assert "buffer_dim_align" not in alloc.annotations
+    a = np.random.default_rng(2).random((64, 32), dtype="float32")
+    out = np.zeros((64, 32), "float32")
+    tir.interpreter.run(func, a, out)
+    np.testing.assert_allclose(out, a + 1)
