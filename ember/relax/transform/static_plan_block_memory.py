@@ -12,11 +12,12 @@ takes the best-fitting free storage (growing it if needed).  Result:
 
 Not planned (each logged at debug level on ``ember.relax.memory_plan`` with why):
 function outputs and anything aliasing them — they keep ``builtin.alloc_tensor`` and
-are allocated fresh, since they outlive the call; allocations inside ``If`` branches;
-tensors whose size is symbolic with no upper bound (the function attribute
-``tir_var_upper_bound = {"n": 128}`` gives one) — these get a storage of their own,
-sized at run time.  The plan of each function is kept in the module attribute
-``relax.memory_plan`` (``{name: MemoryPlan}``); ``str(plan)`` prints it.
+are allocated fresh, since they outlive the call; allocations inside ``If`` branches.
+A symbolic size is planned with its upper bound when the function attribute
+``tir_var_upper_bound = {"n": 128}`` bounds every variable in it; otherwise the
+storage is sized at run time and shared only by tensors of a provably equal size.
+The plan of each function is kept in the module attribute ``relax.memory_plan``
+(``{name: MemoryPlan}``); ``str(plan)`` prints it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import logging
 from ember.ir import IRModule, IntImm, Op, PrimExpr, Var as TirVar
 from ember.tir.functor import post_order_visit, substitute as tir_substitute
 
-from .._arith import as_int, int64
+from .._arith import as_int, int64, prove_equal, simplify
 from ..backend import memory_ops
 from ..backend.ir_util import collect_vars, seq_of
 from ..expr import BindingBlock, Call, Function, MatchCast, SeqExpr, ShapeExpr, Var, VarBinding
@@ -43,7 +44,7 @@ PLAN_ATTR = "relax.memory_plan"
 @dataclasses.dataclass(frozen=True)
 class PlannedStorage:
     name: str
-    nbytes: int
+    nbytes: int | str  # bytes, or the symbolic size as text
     dtype: str
     tensors: tuple  # (tensor name, first binding, last use) in allocation order
 
@@ -58,7 +59,8 @@ class MemoryPlan:
 
     @property
     def planned_bytes(self) -> int:
-        return sum(s.nbytes for s in self.storages)
+        """Bytes of the storages of static (or upper-bounded) size."""
+        return sum(s.nbytes for s in self.storages if isinstance(s.nbytes, int))
 
     @property
     def num_tensors(self) -> int:
@@ -81,7 +83,7 @@ class _Token:
     index: int
     shape: tuple
     dtype: str
-    nbytes: int | None = None  # planned size (static or upper bound)
+    nbytes: int | PrimExpr | None = None  # static size / upper bound, else the symbolic size
     last_use: int = -1
     reason: str | None = None  # why it is not planned
     storage: _Storage | None = None
@@ -91,7 +93,7 @@ class _Token:
 class _Storage:
     name: str
     dtype: str
-    nbytes: int
+    nbytes: int | PrimExpr
     tokens: list
 
 
@@ -113,22 +115,27 @@ def _upper_bounds(func: Function) -> dict:
     return {(k if isinstance(k, str) else k.name): int(v) for k, v in bounds.items()}
 
 
-def _static_size(shape: tuple, dtype: str, bounds: dict) -> tuple[int | None, str | None]:
-    """(bytes, None) for a static or bounded size, else (None, why)."""
+def _planned_size(shape: tuple, dtype: str, bounds: dict) -> int | PrimExpr:
+    """The size to plan with: static bytes, the bytes at the upper bounds, else the symbolic size.
+
+    A symbolic size shares storage only with tensors of a provably equal size."""
     size = _size_expr(shape, dtype)
     value = as_int(size)
     if value is not None:
-        return value, None
+        return value
     free: dict = {}
     post_order_visit(size, lambda n: free.setdefault(n.name, n) if isinstance(n, TirVar) else None)
-    missing = sorted(n for n in free if n not in bounds)
-    if missing:
-        return None, f"symbolic size with no upper bound for {', '.join(missing)}"
-    bounded = tir_substitute(size, {v: int64(bounds[n]) for n, v in free.items()})
-    value = as_int(bounded)
-    if value is None:
-        return None, "symbolic size that the upper bounds do not make constant"
-    return value, None
+    if any(n not in bounds for n in free):
+        return simplify(size)
+    value = as_int(tir_substitute(size, {v: int64(bounds[n]) for n, v in free.items()}))
+    return simplify(size) if value is None else value
+
+
+def _fits(storage: _Storage, tok: _Token) -> bool:
+    a, b = storage.nbytes, tok.nbytes
+    if isinstance(a, int) and isinstance(b, int):
+        return a >= b
+    return not isinstance(a, int) and not isinstance(b, int) and prove_equal(a, b)
 
 
 def _is_void(sinfo) -> bool:
@@ -170,7 +177,7 @@ def _analyse(func: Function, bindings: list, bounds: dict) -> tuple[list, list]:
         value = b.value
         if isinstance(b, VarBinding) and _alloc_call(value) and isinstance(value.args[0], ShapeExpr):
             tok = _Token(b.var, i, value.args[0].values, str(value.args[1].value), last_use=i)
-            tok.nbytes, tok.reason = _static_size(tok.shape, tok.dtype, bounds)
+            tok.nbytes = _planned_size(tok.shape, tok.dtype, bounds)
             alias[b.var] = {len(tokens)}
             tokens.append(tok)
             continue
@@ -203,11 +210,13 @@ def _assign(tokens: list) -> list:
             live.remove(other)
             free.append(other.storage)
         same = [s for s in free if s.dtype == tok.dtype]
-        fits = [s for s in same if s.nbytes >= tok.nbytes]
+        fits = [s for s in same if _fits(s, tok)]
+        static = isinstance(tok.nbytes, int)
+        growable = [s for s in same if static and isinstance(s.nbytes, int)]
         if fits:
-            storage = min(fits, key=lambda s: s.nbytes)
-        elif same:
-            storage = max(same, key=lambda s: s.nbytes)
+            storage = min(fits, key=lambda s: s.nbytes if isinstance(s.nbytes, int) else 0)
+        elif growable:
+            storage = max(growable, key=lambda s: s.nbytes)
             storage.nbytes = tok.nbytes
         else:
             storage = _Storage(f"storage{len(storages)}", tok.dtype, tok.nbytes, [])
@@ -229,19 +238,21 @@ def _rewrite(bindings: list, tokens: list, storages: list) -> list:
         if tok is None or tok.reason == "function output":
             out.append(b)
             continue
-        if tok.storage is None:  # unplanned: a storage of its own, sized at run time
-            svar = Var(f"{tok.var.name_hint}_storage", memory_ops.alloc_storage(0).struct_info)
-            out.append(VarBinding(svar, memory_ops.alloc_storage(_size_expr(tok.shape, tok.dtype),
-                                                                 dtype=tok.dtype)))
-        else:
-            svar = storage_vars.get(id(tok.storage))
-            if svar is None:
-                call = memory_ops.alloc_storage(tok.storage.nbytes, dtype=tok.dtype)
-                svar = storage_vars[id(tok.storage)] = Var(tok.storage.name, call.struct_info)
-                out.append(VarBinding(svar, call))
+        svar = storage_vars.get(id(tok.storage))
+        if svar is None:
+            call = memory_ops.alloc_storage(tok.storage.nbytes, dtype=tok.dtype)
+            svar = storage_vars[id(tok.storage)] = Var(tok.storage.name, call.struct_info)
+            out.append(VarBinding(svar, call))
         tensor = memory_ops.alloc_tensor(svar, 0, ShapeExpr(tok.shape), tok.dtype)
         out.append(VarBinding(tok.var, tensor))
     return out
+
+
+def _text(size: PrimExpr) -> str:
+    try:
+        return size.script()
+    except Exception:  # noqa: BLE001 - printing is only for the plan's text
+        return "symbolic"
 
 
 def plan_function(name: str, func: Function) -> tuple[Function, MemoryPlan]:
@@ -255,7 +266,8 @@ def plan_function(name: str, func: Function) -> tuple[Function, MemoryPlan]:
     for tensor, why in not_planned:
         logger.debug("%s: tensor %s not planned: %s", name, tensor, why)
     plan = MemoryPlan(name, tuple(
-        PlannedStorage(s.name, s.nbytes, s.dtype, tuple((t.var.name_hint, t.index, t.last_use) for t in s.tokens))
+        PlannedStorage(s.name, s.nbytes if isinstance(s.nbytes, int) else _text(s.nbytes), s.dtype,
+                       tuple((t.var.name_hint, t.index, t.last_use) for t in s.tokens))
         for s in storages), tuple(not_planned))
     if not tokens or all(t.reason == "function output" for t in tokens):
         return func, plan

@@ -87,7 +87,7 @@ class _Lowerer:
         self.name = name
         self.slots: dict = {}  # tir Var → heap slot
         self.defined: set = set()  # vars whose slot holds a value at this point
-        self.derived: dict = {}  # python code → slot (computed in the current scope)
+        self.derived: dict = {}  # python code → slot, shape spec → var (made in the current scope)
         self.heap = Var("shape_heap", _OBJ)
         self.out: list = []
         self.used_heap = False
@@ -181,14 +181,20 @@ class _Lowerer:
         spec = []
         for v in shape.values:
             spec += [_imm(IMM), _imm(v.value)] if isinstance(v, IntImm) else [_imm(LOAD), _imm(self.value_slot(v))]
-        return self.emit(_packed("vm.builtin.make_shape", self.heap, *spec, sinfo=shape.struct_info), "shape")
+        key = ("shape",) + tuple(int(p.value.value) for p in spec)
+        if key not in self.derived:
+            call = _packed("vm.builtin.make_shape", self.heap, *spec, sinfo=shape.struct_info)
+            self.derived[key] = self.emit(call, "shape")
+        return self.derived[key]
 
     def prim(self, pv: PrimValue):
         if isinstance(pv.value, IntImm | FloatImm):
             return pv
-        slot = self.value_slot(pv.value)
-        return self.emit(_packed("vm.builtin.load_shape_value", self.heap, _imm(slot), sinfo=pv.struct_info),
-                         "value")
+        key = ("value", self.value_slot(pv.value))
+        if key not in self.derived:
+            call = _packed("vm.builtin.load_shape_value", self.heap, _imm(key[1]), sinfo=pv.struct_info)
+            self.derived[key] = self.emit(call, "value")
+        return self.derived[key]
 
     def arg(self, a):
         if isinstance(a, ShapeExpr):

@@ -83,6 +83,7 @@ class Executable:
     functions: dict  # name → VMFunction
     constants: list
     kernels: Any = None  # a runtime Module with the compiled PrimFuncs
+    memory_plans: dict = dataclasses.field(default_factory=dict)  # function → printable plan
 
     def as_text(self) -> str:
         """The instruction listing of every function, for reading and debugging."""
