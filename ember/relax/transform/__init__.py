@@ -12,8 +12,13 @@ from .normalize import Normalize
 from .pass_wrappers import dataflowblock_pass, function_pass
 from .to_non_dataflow import ToNonDataflow
 
+# lowering to the VM (relax.get_pipeline("default_build"))
+from .call_tir_rewrite import CallTIRRewrite  # noqa: E402
+from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
+from .vm_shape_lower import VMShapeLower  # noqa: E402
+
 __all__ = [
     "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
-    "PassContext",
+    "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower",
 ]
