@@ -22,7 +22,7 @@ from .index_dtype import override_index_dtype
 from .reduce import Reduce
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, walk_expr
 
-__all__ = ["create_prim_func"]
+__all__ = ["create_prim_func", "lower_te"]
 
 
 def _topo_ops(tensors: list[Tensor]) -> list[Operation]:
@@ -82,7 +82,7 @@ def _block_iters(axes) -> tuple[list[IterVar], list[Var], dict]:
     return iters, loops, vmap
 
 
-def _compute_block(op: ComputeOp, buffers: dict) -> object:
+def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
     iters, loops, vmap = _block_iters(op.axis + op.reduce_axis)
     lower = _Lowerer(buffers, vmap)
     outs = [buffers[op.output(i)] for i in range(op.num_outputs)]
@@ -108,12 +108,12 @@ def _compute_block(op: ComputeOp, buffers: dict) -> object:
     else:
         body = seq(*[BufferStore(b, lower.visit(e), indices) for b, e in zip(outs, op.body)])
     reads, writes = access_regions(body, outs)
-    block = Block(tuple(iters), reads, writes, op.name, body, init,
+    block = Block(tuple(iters), reads, writes, name, body, init,
                   annotations=dict(op.attrs))
     return _loop_nest(tuple(iters), block, loops)
 
 
-def _extern_block(op: ExternOp, buffers: dict) -> object:
+def _extern_block(op: ExternOp, buffers: dict, name: str) -> object:
     from ember.tir import substitute
 
     outs = [buffers[op.output(i)] for i in range(op.num_outputs)]
@@ -129,7 +129,7 @@ def _extern_block(op: ExternOp, buffers: dict) -> object:
     body = substitute(body, {p.data: b.data for p, b in bmap.items() if p.data is not b.data})
     reads = tuple(BufferRegion.full_region(b) for b in ins)
     writes = tuple(BufferRegion.full_region(b) for b in outs)
-    block = Block((), reads, writes, op.name, body, annotations=dict(op.attrs))
+    block = Block((), reads, writes, name, body, annotations=dict(op.attrs))
     return BlockRealize((), const(True), block)
 
 
@@ -155,8 +155,23 @@ def _free_vars(ops, shape_vars: set, bound: set) -> list[Var]:
     return list(found)
 
 
+def _unique(name: str, used: set) -> str:
+    fresh, k = name, 0
+    while fresh in used:
+        k += 1
+        fresh = f"{name}_{k}"
+    used.add(fresh)
+    return fresh
+
+
 def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
     """The PrimFunc computing the listed tensors (inputs and outputs, in parameter order)."""
+    return lower_te(ops, index_dtype_override)[0]
+
+
+def lower_te(ops, index_dtype_override=None) -> tuple[PrimFunc, dict]:
+    """``create_prim_func`` that also returns the block name given to each operation
+    (names are made unique with ``_1``, ``_2`` … suffixes)."""
     args = list(ops) if isinstance(ops, list | tuple) else [ops]
     tensors = [a for a in args if isinstance(a, Tensor)]
     for pos, a in enumerate(args):
@@ -181,6 +196,8 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
         buffer_map[param] = buf
     allocs = []
     stmts = []
+    block_names: dict = {}
+    used = {"root"}
     for op in order:
         if isinstance(op, PlaceholderOp):
             if op.output(0) not in buffers:
@@ -198,7 +215,8 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
             if t not in buffers:
                 buffers[t] = decl_buffer(t.shape, t.dtype, name=t.name)
                 allocs.append(buffers[t])
-        stmts.append(builder(op, buffers))
+        block_names[op] = _unique(op.name, used)
+        stmts.append(builder(op, buffers, block_names[op]))
     shape_vars = _shape_vars(buffers.values())
     bound = {iv.var for op in order if isinstance(op, ComputeOp) for iv in op.axis + op.reduce_axis}
     params.extend(v for v in _free_vars(order, shape_vars, bound) if v not in listed_vars)
@@ -208,7 +226,7 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
                     {"global_symbol": "main", "tir.noalias": True})
     if index_dtype_override is not None:
         func = override_index_dtype(func, DataType(index_dtype_override))
-    return func
+    return func, block_names
 
 
 def _shape_vars(buffers) -> set:
