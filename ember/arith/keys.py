@@ -22,11 +22,12 @@ COMMUTATIVE = (Add, Mul, Min, Max, EQ, NE, And, Or)
 class StructKeys:
     """Maps expressions to ints; equal ints mean structurally equal expressions."""
 
-    __slots__ = ("_by_id", "_table")
+    __slots__ = ("_by_id", "_table", "_nodes")
 
     def __init__(self):
         self._by_id: dict[int, tuple] = {}  # id(node) -> (node, key); holds the node alive
         self._table: dict[tuple, int] = {}
+        self._nodes: list = []  # key -> the first node seen with it
 
     def __len__(self) -> int:
         return len(self._by_id)
@@ -37,7 +38,13 @@ class StructKeys:
             return hit[1]
         k = self._intern(self._shape(e))
         self._by_id[id(e)] = (e, k)
+        if k == len(self._nodes):
+            self._nodes.append(e)
         return k
+
+    def node_of(self, key: int):
+        """The first expression keyed ``key`` (None if unknown)."""
+        return self._nodes[key] if 0 <= key < len(self._nodes) else None
 
     def lookup(self, shape: tuple) -> int | None:
         """The key of an expression with this shape, if one was ever keyed (no new entry)."""

@@ -86,10 +86,53 @@ def linearize(s, e: PrimExpr) -> Linear:
         out = linearize(s, e.a).scaled(e.b.value)
     elif cls is Mul and type(e.a) is IntImm:
         out = linearize(s, e.b).scaled(e.a.value)
+    elif cls is Mul:
+        out = _product(s, e)
     else:
         out = Linear.atom(s.keys.key(e), e)
     cache[id(e)] = (e, out)
     return out
+
+
+_MAX_PRODUCT_TERMS = 8
+
+
+def _product(s, e: Mul) -> Linear:
+    """Distribute a product of two sums when that stays small: (n - 1) * m → n*m - m."""
+    la, lb = linearize(s, e.a), linearize(s, e.b)
+    if la.is_const():
+        return lb.scaled(la.const)
+    if lb.is_const():
+        return la.scaled(lb.const)
+    if la.size() == 1 and lb.size() == 1:  # c1*x times c2*y
+        (xa, ca), = la.terms.values()
+        (xb, cb), = lb.terms.values()
+        if ca == 1 and cb == 1:
+            return Linear.atom(s.keys.key(e), e)
+        return _atom_product(s, xa, xb, ca * cb)
+    if la.size() * lb.size() > _MAX_PRODUCT_TERMS:
+        return Linear.atom(s.keys.key(e), e)
+    out = Linear({}, la.const * lb.const)
+    for xa, ca in la.terms.values():
+        if lb.const:
+            out = out.plus(Linear.atom(s.keys.key(xa), xa, ca * lb.const))
+        for xb, cb in lb.terms.values():
+            out = out.plus(_atom_product(s, xa, xb, ca * cb))
+    if la.const:
+        for xb, cb in lb.terms.values():
+            out = out.plus(Linear.atom(s.keys.key(xb), xb, cb * la.const))
+    return out
+
+
+def _atom_product(s, xa: PrimExpr, xb: PrimExpr, c: int) -> Linear:
+    """``c * (xa * xb)`` as a one-term linear form, reusing a known ``xa * xb`` node."""
+    key = s.keys.lookup(s.keys.shape_of(Mul, xa, xb))
+    if key is not None:
+        node = s.keys.node_of(key)
+        if node is not None:
+            return Linear.atom(key, node, c)
+    node = Mul(xa, xb)
+    return Linear.atom(s.keys.key(node), node, c)
 
 
 def _term(atom: PrimExpr, c: int, dtype: DataType) -> PrimExpr:

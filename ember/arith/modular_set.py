@@ -105,6 +105,8 @@ def _floormod(ana, e):
     c = _const_divisor(ana, e)
     a = modular_of(ana, e.a)
     if c is not None:
+        if a.coeff % c == 0:
+            return ModularSet(0, a.base % c)
         return make_modular(math.gcd(a.coeff, c), a.base)
     return _EVERYTHING
 
