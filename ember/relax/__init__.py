@@ -21,7 +21,9 @@ _LAZY_NAMES = {
     "build": "ember.relax.vm_build", "VirtualMachine": "ember.relax.vm_build",
     "Executable": "ember.relax.vm_build", "get_pipeline": "ember.relax.pipeline",
 }
-_LAZY_SUBMODULES = {"transform", "analysis", "expr_functor", "testing", "frontend", "vm", "pipeline"}
+_LAZY_SUBMODULES = {
+    "transform", "analysis", "expr_functor", "testing", "frontend", "vm", "pipeline", "reference",
+}
 
 
 def __getattr__(name: str):

@@ -32,6 +32,17 @@ def _tir_vars_in(exprs) -> list:
     return list(found.values())
 
 
+def _own_vars(prim, shared: list):
+    """Give the PrimFunc its own copies of the symbolic vars it shares with the graph,
+    so that each function binds its variables (as a printed and re-parsed module does)."""
+    if not shared:
+        return prim
+    from ember.tir.functor import substitute
+
+    fresh = {id(v): TirVar(v.name, v.dtype) for v in shared}
+    return substitute(prim, lambda v: fresh.get(id(v)))
+
+
 def call_te(bb, func, *args, **kwargs):
     """See module docstring; ``primfunc_name_hint`` and ``primfunc_attrs`` are honoured."""
     te = _te()
@@ -76,6 +87,7 @@ def call_te(bb, func, *args, **kwargs):
     in_ids = {id(v) for v in in_vars}
     out_vars = [v for v in _tir_vars_in([d for o in out_list for d in o.shape]) if id(v) not in in_ids]
     prim = te.create_prim_func(placeholders + out_list + out_vars)
+    prim = _own_vars(prim, in_vars + out_vars)
     if "global_symbol" in getattr(prim, "attrs", {}):
         prim = prim.without_attr("global_symbol")
     if extra_attrs:

@@ -26,6 +26,7 @@ from ember.relax.op.base import as_operand
 from ember.relax.struct_info import is_base_of
 from ember.script.parser.entry import DeferredFunction, _captured, _first, _is_method
 from ember.script.parser.evaluator import _MISSING, Evaluator, Scope
+from ember.script.errors import ParserError
 from ember.script.parser.source import Source
 
 from . import words
@@ -169,11 +170,24 @@ class _FunctionParser:
                     raise self.error(stmts[i + 1], "statements after return are not allowed")
                 if stmt.value is None:
                     raise self.error(stmt, "a Relax function must return a value")
-                return self.bb.normalize(as_operand(self.ev.eval(stmt.value)))
+                try:
+                    return self.bb.normalize(as_operand(self.ev.eval(stmt.value)))
+                except ParserError:
+                    raise
+                except Exception as err:  # noqa: BLE001
+                    raise self.error(stmt, str(err)) from err
             self.statement(stmt)
         return None
 
     def statement(self, stmt) -> None:
+        try:
+            self._statement(stmt)
+        except ParserError:
+            raise
+        except Exception as err:  # noqa: BLE001 - every failure is reported at its statement
+            raise self.error(stmt, str(err)) from err
+
+    def _statement(self, stmt) -> None:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             self.assign(stmt)
         elif isinstance(stmt, ast.With):
