@@ -9,4 +9,5 @@ from . import nn, utils
 from .broadcast import *  # noqa: F403
 from .elemwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
+from .scan import *  # noqa: F403
 from .transform import *  # noqa: F403

@@ -329,3 +329,40 @@ def arange(start, stop=None, step=1, dtype="float32") -> te.Tensor:
 
 
 builtins_max = max
+
+
+def one_hot(indices, on_value, off_value, depth: int, axis: int, dtype) -> te.Tensor:
+    """``on_value`` where the new ``axis`` position equals the index, else ``off_value``."""
+    nd = indices.ndim + 1
+    axis = axis + nd if axis < 0 else axis
+    shape = indices.shape[:axis] + (IntImm(_index_dtype(indices), depth),) + indices.shape[axis:]
+    on, off = tir_op.cast(as_expr(on_value), dtype), tir_op.cast(as_expr(off_value), dtype)
+
+    def f(*i):
+        idx = indices(*(i[:axis] + i[axis + 1:]))
+        pos = i[axis] if i[axis].dtype is idx.dtype else tir_op.cast(i[axis], idx.dtype)
+        return tir_op.Select(idx == pos, on, off)
+
+    return compute_ax(shape, f, "T_one_hot", tag="injective")
+
+
+def trilu(data, k, upper: bool) -> te.Tensor:
+    """The upper (``j - i >= k``) or lower (``j - i <= k``) triangle of the last two dims."""
+    k = as_expr(k)
+
+    def f(*i):
+        row, col = i[-2], i[-1]
+        keep = (col - row >= k) if upper else (col - row <= k)
+        return tir_op.Select(keep, data(*i), const(0, data.dtype))
+
+    return compute_ax(data.shape, f, "T_trilu", tag="elemwise")
+
+
+def matmul(a, b, transp_a: bool = False, transp_b: bool = False) -> te.Tensor:
+    """2-D matrix product (``topi.matmul``); see ``topi.nn.matmul`` for bias and out_dtype."""
+    from .nn.dense import matmul as nn_matmul
+
+    return nn_matmul(a, b, transpose_a=transp_a, transpose_b=transp_b)
+
+
+__all__ += ["one_hot", "trilu", "matmul"]

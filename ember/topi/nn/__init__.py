@@ -1,6 +1,7 @@
 """ember.topi.nn: neural-network operators as tensor expressions."""
 
 from .conv import *  # noqa: F403
+from .conv_transpose import *  # noqa: F403
 from .dense import *  # noqa: F403
 from .elemwise import *  # noqa: F403
 from .norm import *  # noqa: F403

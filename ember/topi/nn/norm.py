@@ -109,3 +109,27 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon: floa
 
     out = te.compute(data.shape, f, name="T_batch_norm")
     return [out, moving_mean, moving_var]
+
+
+def instance_norm(data, gamma, beta, channel_axis: int, axis, epsilon: float = 1e-5) -> te.Tensor:
+    """Normalise over ``axis`` separately for every sample and channel."""
+    axes = normalize_axis(axis, data.ndim)
+    (c_axis,) = normalize_axis(channel_axis, data.ndim)
+    s, sq = _moments(data, axes, "T_instance_norm_red_temp")
+    count = tir_op.cast(prod([data.shape[d] for d in axes]), data.dtype)
+
+    def f(*idx):
+        red = _keep(idx, axes)
+        mean = s(*red) / count
+        var = sq(*red) / count - mean * mean
+        out = (data(*idx) - mean) * tir_op.rsqrt(var + const(epsilon, data.dtype))
+        if gamma is not None:
+            out = out * gamma(idx[c_axis])
+        if beta is not None:
+            out = out + beta(idx[c_axis])
+        return out
+
+    return te.compute(data.shape, f, name="T_instance_norm")
+
+
+__all__.append("instance_norm")
