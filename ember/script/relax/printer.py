@@ -21,7 +21,7 @@ from ember.relax.struct_info import (
     TensorStructInfo, TupleStructInfo,
 )
 from ember.script.printer.dispatch import register_printer
-from ember.script.printer.tir_expr import ExprPrinter, py_str
+from ember.script.printer.tir_expr import PREC, ExprPrinter, py_str
 
 __all__ = ["RelaxPrinter", "print_relax_function", "print_relax_node"]
 
@@ -30,11 +30,21 @@ INLINE_CONSTANT_LIMIT = 256
 _DPS_OPS = {"relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed"}
 
 
+class _ShapePrinter(ExprPrinter):
+    """TIR expressions as Relax prints them: int64 constants are plain ints (``n * 4``),
+    which parse back to int64 next to the int64 dims they always appear with."""
+
+    def render(self, e):
+        if isinstance(e, IntImm) and str(e.dtype) == "int64":
+            return str(e.value), PREC["unary"] if e.value < 0 else PREC["atom"]
+        return super().render(e)
+
+
 class RelaxPrinter:
     """Prints one Relax function (or fragment) with its own naming state."""
 
     def __init__(self, module_funcs: frozenset = frozenset()):
-        self.ep = ExprPrinter(declare_free=True, module_funcs=module_funcs)
+        self.ep = _ShapePrinter(declare_free=True, module_funcs=module_funcs)
         self.module_funcs = module_funcs
         self.lines: list[str] = []
         self.depth = 0
