@@ -29,7 +29,7 @@ class Arg:
     value: Any
 
     def __str__(self) -> str:
-        return {"reg": "%{}", "const": "c[{}]", "func": "@{}"}.get(self.kind, "{!r}").format(self.value)
+        return {"reg": "%{}", "const": "c[{}]", "func": "@{}", "vm": "vm"}.get(self.kind, "{!r}").format(self.value)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

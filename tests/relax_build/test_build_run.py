@@ -1,0 +1,224 @@
+"""relax.build + VirtualMachine end to end: numerics vs numpy, inputs, errors, control flow."""
+
+import numpy as np
+import pytest
+from conftest import mlp_module, mlp_reference, mlp_weights, relu_chain_module
+
+import ember
+from ember import relax, te, tir, topi
+from ember.relax import BlockBuilder
+from ember.runtime import ArgumentError
+
+
+@pytest.mark.parametrize("batch", [1, 32])
+def test_mlp_symbolic_batch(mlp_exe, batch):
+    vm = relax.VirtualMachine(mlp_exe, ember.cpu())
+    w1, b1, w2 = mlp_weights()
+    x = np.random.default_rng(batch).standard_normal((batch, 16), dtype="float32")
+    out = vm["main"](x, w1, b1, w2)
+    assert out.shape == (batch, 10)
+    np.testing.assert_allclose(out.numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-4, atol=1e-4)
+
+
+def test_static_mlp_accepts_ndarray_numpy_and_torch():
+    torch = pytest.importorskip("torch")
+    exe = relax.build(mlp_module(batch=4), "llvm")
+    vm = relax.VirtualMachine(exe, ember.cpu())
+    w1, b1, w2 = mlp_weights()
+    x = np.ones((4, 16), "float32")
+    ref = mlp_reference(x, w1, b1, w2)
+    out = vm["main"](ember.nd.array(x), torch.from_numpy(w1), b1, ember.runtime.tensor(w2))
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_build_binds_params():
+    w1, b1, w2 = mlp_weights()
+    exe = relax.build(mlp_module(), target=ember.target.Target("llvm"), params={"w1": w1, "b1": b1, "w2": w2})
+    vm = relax.VirtualMachine(exe, ember.cpu())
+    x = np.full((3, 16), 0.5, "float32")
+    np.testing.assert_allclose(vm["main"](x).numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-4, atol=1e-4)
+    assert len(exe.constants) == 3
+
+
+def test_bind_params_unknown_name():
+    with pytest.raises(ValueError, match=r"main has no parameters \['nope'\]"):
+        relax.build(mlp_module(), params={"nope": np.zeros(3, "float32")})
+
+
+# -- argument errors ------------------------------------------------------------------
+
+
+def _add_module():
+    n = tir.Var("n", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([n, 4], "float32"))
+    y = relax.Var("y", relax.TensorStructInfo([n, 4], "float32"))
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit_te(topi.add, x, y))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+@pytest.fixture(scope="module")
+def add_vm():
+    return relax.VirtualMachine(relax.build(_add_module()), ember.cpu())
+
+
+def test_add_runs(add_vm):
+    a, b = np.ones((3, 4), "float32"), np.arange(12, dtype="float32").reshape(3, 4)
+    np.testing.assert_allclose(add_vm["main"](a, b).numpy(), a + b)
+
+
+@pytest.mark.parametrize("x, y, message", [
+    (np.ones((3, 4, 1), "float32"), np.ones((3, 4), "float32"),
+     r"main: argument 'x' \(#1\): expected a 2-d tensor, got ndim 3"),
+    (np.ones((3, 4), "float64"), np.ones((3, 4), "float32"),
+     r"main: argument 'x' \(#1\): expected dtype float32, got float64"),
+    (np.ones((3, 5), "float32"), np.ones((3, 4), "float32"),
+     r"main: argument 'x' \(#1\): expected shape\[1\] == 4, got 5"),
+    (np.ones((3, 4), "float32"), np.ones((2, 4), "float32"),
+     r"main: argument 'y' \(#2\): expected shape\[0\] == n = 3 .*got 2"),
+    ([1, 2], np.ones((2, 4), "float32"), r"main: argument 'x' \(#1\): expected a tensor, got tuple"),
+])
+def test_argument_errors_name_the_parameter(add_vm, x, y, message):
+    with pytest.raises(ArgumentError, match=message):
+        add_vm["main"](x, y)
+
+
+def test_argument_count_error(add_vm):
+    with pytest.raises(TypeError, match=r"main expects 2 arguments \(x, y\), got 1"):
+        add_vm["main"](np.ones((3, 4), "float32"))
+
+
+# -- structure: tuples, constants, calls, control flow -------------------------------------
+
+
+def test_tuple_in_and_tuple_out():
+    bb = BlockBuilder()
+    t = relax.Var("t", relax.TupleStructInfo([relax.TensorStructInfo([2, 3], "float32"),
+                                              relax.TensorStructInfo([2, 3], "float32")]))
+    with bb.function("main", [t]):
+        a = bb.emit(relax.TupleGetItem(t, 0))
+        b = bb.emit(relax.TupleGetItem(t, 1))
+        s = bb.emit_te(topi.add, a, b)
+        r = bb.emit_te(topi.nn.relu, s)
+        bb.emit_func_output(relax.Tuple([s, r, a]))
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    x, y = np.random.randn(2, 3).astype("float32"), np.random.randn(2, 3).astype("float32")
+    s, r, a = vm["main"]((x, y))
+    np.testing.assert_allclose(s.numpy(), x + y, rtol=1e-6)
+    np.testing.assert_allclose(r.numpy(), np.maximum(x + y, 0), rtol=1e-6)
+    np.testing.assert_allclose(a.numpy(), x)
+    with pytest.raises(ArgumentError, match=r"main: argument 't' \(#1\) field 1: expected dtype float32"):
+        vm["main"]((x, y.astype("int32")))
+
+
+def test_constants_go_to_the_pool():
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+    c = relax.const(np.arange(4, dtype="float32"))
+    with bb.function("main", [x]):
+        out = bb.emit_te(topi.multiply, x, c)
+        bb.emit_func_output(out)
+    exe = relax.build(bb.get())
+    assert len(exe.constants) == 1
+    out = relax.VirtualMachine(exe, ember.cpu())["main"](np.full(4, 2.0, "float32"))
+    np.testing.assert_allclose(out.numpy(), 2.0 * np.arange(4))
+
+
+def test_call_another_relax_function():
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([5], "float32"))
+    with bb.function("double", [x]):
+        out = bb.emit_te(topi.add, x, x)
+        bb.emit_func_output(out)
+    double = bb.get().get_global_var("double")
+    y = relax.Var("y", relax.TensorStructInfo([5], "float32"))
+    with bb.function("main", [y]):
+        d = bb.emit(relax.Call(double, [y]))
+        out = bb.emit_te(topi.nn.relu, d)
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    x_np = np.array([-2, -1, 0, 1, 2], "float32")
+    np.testing.assert_allclose(vm["main"](x_np).numpy(), np.maximum(2 * x_np, 0))
+    np.testing.assert_allclose(vm["double"](x_np).numpy(), 2 * x_np)
+
+
+def _if_module():
+    bb = BlockBuilder()
+    cond = relax.Var("cond", relax.TensorStructInfo([], "bool"))
+    x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+    with bb.function("main", [cond, x]):
+        then = bb.call_te(topi.nn.relu, x)
+        other = bb.call_te(topi.negative, x)
+        y = bb.emit(relax.If(cond, then, other))
+        out = bb.emit_te(topi.add, y, y)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def test_relax_if():
+    vm = relax.VirtualMachine(relax.build(_if_module()), ember.cpu())
+    x = np.array([-1, 2, -3, 4], "float32")
+    np.testing.assert_allclose(vm["main"](np.array(True), x).numpy(), 2 * np.maximum(x, 0))
+    np.testing.assert_allclose(vm["main"](np.array(False), x).numpy(), -2 * x)
+
+
+def test_tir_vars_and_shape_parameter():
+    # out[i] = x[i % n] for i < m: m appears only in the output, so it is passed as a tir_var
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([n], "float32"))
+    s = relax.Var("s", relax.ShapeStructInfo([m]))
+    with bb.function("main", [x, s]):
+        out = bb.emit_te(lambda a: te.compute((m,), lambda i: a[i % n], name="tile"), x)
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    x_np = np.array([1, 2, 3], "float32")
+    np.testing.assert_allclose(vm["main"](x_np, (7,)).numpy(), np.resize(x_np, 7))
+
+
+def test_time_evaluator(mlp_exe):
+    vm = relax.VirtualMachine(mlp_exe, ember.cpu())
+    w1, b1, w2 = mlp_weights()
+    result = vm.time_evaluator("main", ember.cpu(), number=2, repeat=2)(np.ones((2, 16), "float32"), w1, b1, w2)
+    assert result.mean > 0 and len(result.results) == 2
+
+
+def test_high_level_ops_are_listed():
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.add(x, x))
+            b = bb.emit(relax.op.nn.relu(a))
+            out = bb.emit_output(relax.op.add(b, a))
+        bb.emit_func_output(out)
+    with pytest.raises(ValueError, match=r"relax\.add \(x2\), relax\.nn\.relu \(x1\).*get_pipeline\('zero'\)"):
+        relax.build(bb.get())
+
+
+def test_export_library_is_not_implemented(mlp_exe, tmp_path):
+    with pytest.raises(NotImplementedError, match="export_library"):
+        mlp_exe.export_library(str(tmp_path / "lib.so"))
+
+
+def test_as_text_lists_kernel_calls(mlp_exe):
+    text = mlp_exe.as_text()
+    assert "vm.builtin.match_shape" in text and "call T_matmul_NT(" in text and "vm.builtin.alloc_output" in text
+
+
+def test_pipelines_by_name():
+    assert relax.get_pipeline("zero") is not None
+    with pytest.raises(ValueError, match="unknown pipeline 'fast'.*default_build"):
+        relax.get_pipeline("fast")
+
+
+def test_chain_runs_twice_with_same_result():
+    vm = relax.VirtualMachine(relax.build(relu_chain_module()), ember.cpu())
+    x = np.random.randn(8, 8).astype("float32")
+    first = vm["main"](x)
+    second = vm["main"](-x)
+    np.testing.assert_allclose(first.numpy(), np.maximum(x, 0))
+    np.testing.assert_allclose(second.numpy(), np.maximum(-x, 0))
