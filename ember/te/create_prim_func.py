@@ -11,6 +11,8 @@ writes, and (for reductions) an ``init`` storing the identity and a body storing
 
 from __future__ import annotations
 
+import logging
+
 from ember.ir import DataType, IntImm, PrimExpr, Range, Var, const
 from ember.tir import (
     Block, BlockRealize, Buffer, BufferLoad, BufferRegion, BufferStore, For, ForKind, IfThenElse,
@@ -23,6 +25,8 @@ from .reduce import Reduce
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, walk_expr
 
 __all__ = ["create_prim_func", "lower_te"]
+
+_log = logging.getLogger(__name__)
 
 
 def _topo_ops(tensors: list[Tensor]) -> list[Operation]:
@@ -82,6 +86,27 @@ def _block_iters(axes) -> tuple[list[IterVar], list[Var], dict]:
     return iters, loops, vmap
 
 
+def _simplifier(iters):
+    """Simplify data-parallel bodies with the block iterators' ranges known, as TVM does
+    (``A[(i * 4 + j) // 4 // 3, …]`` becomes ``A[i // 3, …]``)."""
+    try:
+        from ember.arith import Analyzer
+    except ImportError:  # pragma: no cover - arith is part of the package
+        return lambda e: e
+    analyzer = Analyzer()
+    for iv in iters:
+        analyzer.bind(iv.var, iv.dom)
+
+    def simplify(expr):
+        try:
+            return analyzer.simplify(expr)
+        except Exception as err:  # noqa: BLE001 - an unsimplified body is still correct
+            _log.debug("create_prim_func: body left unsimplified (%s: %s)", type(err).__name__, err)
+            return expr
+
+    return simplify
+
+
 def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
     iters, loops, vmap = _block_iters(op.axis + op.reduce_axis)
     lower = _Lowerer(buffers, vmap)
@@ -106,7 +131,8 @@ def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
         if not (isinstance(condition, IntImm) and condition.value):
             body = IfThenElse(condition, body)
     else:
-        body = seq(*[BufferStore(b, lower.visit(e), indices) for b, e in zip(outs, op.body)])
+        simplify = _simplifier(iters)
+        body = seq(*[BufferStore(b, simplify(lower.visit(e)), indices) for b, e in zip(outs, op.body)])
     reads, writes = access_regions(body, outs)
     block = Block(tuple(iters), reads, writes, name, body, init,
                   annotations=dict(op.attrs))

@@ -198,12 +198,16 @@ class Tensor(Node):
     def __eq__(self, other):
         if isinstance(other, Tensor):
             return self.op is other.op and self.value_index == other.value_index
-        return _tensor_arith("equal", self, other)
+        if isinstance(other, PrimExpr | int | float):
+            return _tensor_arith("equal", self, other)
+        return NotImplemented
 
     def __ne__(self, other):
-        if isinstance(other, Tensor) and self.op is other.op:
-            return self.value_index != other.value_index
-        return _tensor_arith("not_equal", self, other)
+        if isinstance(other, Tensor):
+            return not (self.op is other.op and self.value_index == other.value_index)
+        if isinstance(other, PrimExpr | int | float):
+            return _tensor_arith("not_equal", self, other)
+        return NotImplemented
 
     def __hash__(self):
         return hash((id(self.op), self.value_index))

@@ -200,3 +200,13 @@ def test_placeholder_bad_shape():
         te.placeholder((3, 2.5), name="A")
     with pytest.raises(ValueError, match=r"shape\[0\] must be non-negative, got -1"):
         te.placeholder((-1,), name="A")
+
+
+def test_tensor_equality():
+    A = te.placeholder((3,), name="A")
+    B = te.placeholder((3,), name="B")
+    assert A == A.op.output(0) and A != B and not (A == B)
+    assert A != None  # noqa: E711 - comparing with None must not build an expression
+    assert len({A, A.op.output(0), B}) == 2
+    eq = A == 1.0
+    assert isinstance(eq, te.Tensor) and eq.op.name == "T_equal"
