@@ -82,10 +82,14 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
                consumer_blocks=None):
     block = realize.block
     buffer = _pick(func, block, block.reads, read_buffer_index, "cache_read", "read")
+    if any(w.buffer is buffer for w in block.writes):
+        raise ScheduleError(f"cache_read: block {block.name_hint!r} also writes {buffer.name!r} (a reduction "
+                            "reading its own output); use cache_write for it", func, block=block)
     scope = scope_of(func, realize)
     if scope is None:
         raise ScheduleError("cache_read: the block has no enclosing scope block", func, block=block)
-    readers = [r for r in blocks_under(scope.block.body) if any(x.buffer is buffer for x in r.block.reads)]
+    readers = [r for r in blocks_under(scope.block.body) if any(x.buffer is buffer for x in r.block.reads)
+               and not any(w.buffer is buffer for w in r.block.writes)]
     if consumer_blocks is not None:
         wanted = {id(r.block) for r in consumer_blocks}
         readers = [r for r in readers if id(r.block) in wanted]

@@ -60,6 +60,13 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
         raise ScheduleError(f"decompose_reduction: loop {loop.loop_var.name!r} is not a loop above block "
                             f"{block.name_hint!r}", func, loop=loop)
     inner = loops[loops.index(loop):]
+    reduce_vars = {x for iv, v in zip(block.iter_vars, realize.iter_values)
+                   if iv.iter_type == IterVarType.CommReduce for x in vars_in(v)}
+    for outer in loops[:loops.index(loop)]:
+        if outer.loop_var in reduce_vars:
+            raise ScheduleError(f"decompose_reduction: loop {outer.loop_var.name!r} outside loop "
+                                f"{loop.loop_var.name!r} feeds a reduction iterator of block "
+                                f"{block.name_hint!r}; the init would run more than once", func, loop=outer)
     spatial = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
                if iv.iter_type == IterVarType.DataPar]
     used = {x for _, v in spatial for x in vars_in(v)}
@@ -127,6 +134,12 @@ def rfactor(func, loop: For, factor_axis: int):
     reduce_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
                     if iv.iter_type == IterVarType.CommReduce]
     reduce_loops = {x for _, v in reduce_pairs for x in vars_in(v)}
+    spatial_loops = {x for iv, v in zip(block.iter_vars, realize.iter_values)
+                     if iv.iter_type != IterVarType.CommReduce for x in vars_in(v)}
+    for lp in loops:
+        if lp.loop_var in reduce_loops and lp.loop_var in spatial_loops:
+            raise ScheduleError(f"rfactor: loop {lp.loop_var.name!r} feeds both spatial and reduction "
+                                f"iterators of block {block.name_hint!r}", func, loop=lp)
     rvars = {lp.loop_var: Var("v" + lp.loop_var.name, lp.loop_var.dtype) for lp in loops
              if lp.loop_var in reduce_loops and lp is not loop}
     rvars[lv] = vrf if is_true(loop.min == 0) else vrf + loop.min

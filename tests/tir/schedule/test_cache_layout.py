@@ -174,3 +174,9 @@ def test_index_map_basics():
         IndexMap.from_func(lambda i, j: (i + j,)).inverse([4, 4])
     with pytest.raises(TypeError, match="expects a callable"):
         IndexMap.from_func(3)
+
+
+def test_cache_read_of_own_output_error():
+    sch = Schedule(matmul())
+    with pytest.raises(ScheduleError, match="also writes 'C'"):
+        sch.cache_read(sch.get_block("C"), 0, "local")

@@ -126,3 +126,21 @@ def test_rfactor_errors():
         sch.rfactor(i, 0)
     with pytest.raises(ScheduleError, match=r"factor_axis must be in \[-2, 1\], got 3"):
         sch.rfactor(k, 3)
+
+
+def test_decompose_below_reduction_loop_error():
+    sch = Schedule(matmul_16)
+    block = sch.get_block("C")
+    _, j, k = sch.get_loops(block)
+    sch.reorder(k, j)
+    with pytest.raises(ScheduleError, match="feeds a reduction iterator"):
+        sch.decompose_reduction(block, j)
+
+
+def test_rfactor_fused_spatial_reduce_loop_error():
+    sch = Schedule(row_sum_8)
+    i, k = sch.get_loops(sch.get_block("B"))
+    _, k1 = sch.split(k, [None, 1])
+    with pytest.raises(ScheduleError, match="feeds both spatial and reduction"):
+        sch.fuse(i, sch.get_loops(sch.get_block("B"))[1])
+        sch.rfactor(k1, 0)
