@@ -119,7 +119,11 @@ class BlockBuilder:
         attrs = dict(scope.attrs)
         if not scope.private:
             attrs.setdefault("global_symbol", scope.name)
-        func = Function(scope.params, body, output.struct_info, scope.pure, attrs)
+        from .struct_info_subst import defined_tir_vars, erase_to_well_defined
+
+        in_scope = {v: v for v in defined_tir_vars([p.struct_info for p in scope.params])}
+        ret = erase_to_well_defined(output.struct_info, in_scope, {p: p for p in scope.params})
+        func = Function(scope.params, body, ret, scope.pure, attrs)
         self._mod[scope.name] = func
         scope.emitted = True
         self._blocks = []
