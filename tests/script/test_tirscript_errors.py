@@ -25,7 +25,7 @@ def test_error_shows_file_line_source_and_caret():
 
 
 def test_error_in_decorated_function_points_into_this_file():
-    with pytest.raises(ParserError, match=r"test_script_errors\.py:\d+:\d+") as info:
+    with pytest.raises(ParserError, match=r"test_tirscript_errors\.py:\d+:\d+") as info:
         @T.prim_func
         def bad(A: T.Buffer((4,), "float32")):
             for i in T.grid(4, 4):
