@@ -20,7 +20,6 @@ from ember.ir import (
 )
 
 from .analyzer import Analyzer
-from .const_int_bound import ConstIntBound
 from .iter_map_nodes import IterMark, IterSplitExpr, IterSumExpr
 
 __all__ = [
@@ -108,10 +107,10 @@ class _Rewriter:
         self.fused: dict[tuple, IterMark] = {}
         self.constrained: set[int] = set()
         for var, rng in input_iters.items():
-            for x in (rng.min, rng.extent):
-                if isinstance(x, Var) and x.dtype.is_integer:
-                    self.ana.update(x, ConstIntBound(1, ConstIntBound.POS_INF), override=True)
-            self.ana.bind(var, rng)
+            if type(rng.extent) is not IntImm:
+                self.ana._assume(rng.extent >= 1)  # a loop that runs has a positive extent
+            if simplify_trivial or not _is_const(rng.extent, 1):
+                self.ana.bind(var, rng)
         for var, rng in input_iters.items():
             extent = self.ana.simplify(rng.extent)
             lo = self.ana.simplify(rng.min)
@@ -134,6 +133,8 @@ class _Rewriter:
 
     def divide(self, b: PrimExpr, a: PrimExpr) -> PrimExpr | None:
         """``b / a`` when ``a`` divides ``b`` exactly, else None."""
+        if _is_const(b, 0):
+            return b
         if type(a) is IntImm and type(b) is IntImm:
             if a.value != 0 and b.value % a.value == 0:
                 return IntImm(b.dtype, b.value // a.value)
@@ -196,7 +197,9 @@ class _Rewriter:
         """Make ``s`` a single split of a (new or known) fused mark, keeping its base."""
         if len(s.args) <= 1:
             return s
-        args = list(s.args)
+        units = [a for a in s.args if _is_const(a.extent, 1)]  # always 0: fit anywhere
+        args = [a for a in s.args if not _is_const(a.extent, 1)] or units[:1]
+        units = [a for a in units if a not in args]
         base_scale = None
         for cand in args:
             if all(self.divide(a.scale, cand.scale) is not None for a in args):
@@ -216,6 +219,8 @@ class _Rewriter:
             args.remove(hit)
             chain.append(hit)
             expected = self.ana.simplify(Mul(*_promote(expected, hit.extent)))
+        for a in units:
+            chain.append(IterSplitExpr(a.source, a.lower_factor, a.extent, expected))
         extent = self.divide(expected, base_scale)
         normalized = tuple(
             IterSplitExpr(a.source, a.lower_factor, a.extent, self.divide(a.scale, base_scale))

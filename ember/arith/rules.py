@@ -73,6 +73,8 @@ DIV_RULES = [
     Rule("(x * y) // y", FloorDiv(Mul(x, y), y), x, lambda m, s: s.bound(m.y)[0] > 0),
     Rule("(y * x) // y", FloorDiv(Mul(y, x), y), x, lambda m, s: s.bound(m.y)[0] > 0),
     Rule("x // x", FloorDiv(x, x), ONE, lambda m, s: s.bound(m.x)[0] > 0),
+    Rule("0 // x", FloorDiv(ZERO, x), ZERO, _int),
+    Rule("0 / x", Div(ZERO, x), ZERO, _int),
 ]
 MOD_RULES = [
     Rule("x % 1", FloorMod(x, ONE), ZERO, _int),
@@ -82,6 +84,8 @@ MOD_RULES = [
     Rule("(x * y) % y", FloorMod(Mul(x, y), y), ZERO, lambda m, s: s.bound(m.y)[0] > 0),
     Rule("(y * x) % y", FloorMod(Mul(y, x), y), ZERO, lambda m, s: s.bound(m.y)[0] > 0),
     Rule("x % x", FloorMod(x, x), ZERO, lambda m, s: s.bound(m.x)[0] > 0),
+    Rule("0 % x", FloorMod(ZERO, x), ZERO, _int),
+    Rule("0 truncmod x", Mod(ZERO, x), ZERO, _int),
     Rule("x % y, 0 <= x < y", FloorMod(x, y), x,
          lambda m, s: _nonneg("x")(m, s) and _args_int(m, s) and s.prove_le0(
              s.linear(m.x).plus(s.linear(m.y), -1).plus(_one()))),

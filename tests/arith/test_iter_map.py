@@ -1,0 +1,187 @@
+"""detect_iter_map: fused and split index patterns, failures with reasons, normalisation."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from ember import tir
+from ember.arith import (
+    Analyzer, IterMark, IterSplitExpr, IterSumExpr, detect_iter_map, evaluate, iter_map_simplify,
+    normalize_iter_map_to_expr,
+)
+from ember.ir import Range, structural_equal
+
+i, j, k, f, n = (tir.Var(c) for c in ("i", "j", "k", "f", "n"))
+
+
+def same(a, b) -> bool:
+    b = tir.const(b) if isinstance(b, int) else b
+    return structural_equal(a, b, map_free_vars=False)
+
+
+def _values(indices, iters):
+    """Every tuple of index values over the whole input domain."""
+    names = list(iters)
+    out = []
+    for point in itertools.product(*(range(int(r.min), int(r.min) + int(r.extent)) for r in iters.values())):
+        env = dict(zip(names, point))
+        out.append(tuple(evaluate(e, env) for e in indices))
+    return out
+
+
+def _check_normalized(indices, iters, result):
+    normalized = [normalize_iter_map_to_expr(s) for s in result.indices]
+    assert _values(normalized, iters) == _values(indices, iters)
+
+
+@pytest.mark.parametrize("indices, iters", [
+    ([(i * 8 + j) // 4, (i * 8 + j) % 4], {i: Range(0, 16), j: Range(0, 8)}),
+    ([i * 8 + j], {i: Range(0, 16), j: Range(0, 8)}),
+    ([f // 4, f % 4], {f: Range(0, 64)}),
+    ([f // 16, f // 4 % 4, f % 4], {f: Range(0, 64)}),
+    ([i, j], {i: Range(0, 4), j: Range(0, 8)}),
+    ([j * 4 + i], {i: Range(0, 4), j: Range(0, 8)}),
+    ([(i * 4 + j) // 2, (i * 4 + j) % 2, k], {i: Range(0, 3), j: Range(0, 4), k: Range(0, 2)}),
+    ([i * 2 + j // 4, j % 4], {i: Range(0, 4), j: Range(0, 8)}),
+    ([(i * 12 + j * 4 + k) // 6, (i * 12 + j * 4 + k) % 6],
+     {i: Range(0, 2), j: Range(0, 3), k: Range(0, 4)}),
+    ([i + 2, j * 3], {i: Range(0, 4), j: Range(0, 2)}),
+])
+def test_bijective_patterns(indices, iters):
+    result = detect_iter_map(indices, iters, check_level="bijective")
+    assert result.errors == []
+    assert len(result.indices) == len(indices)
+    assert all(isinstance(s, IterSumExpr) for s in result.indices)
+    _check_normalized(indices, iters, result)
+
+
+def test_structure_of_fused_split():
+    result = detect_iter_map([(i * 8 + j) // 4], {i: Range(0, 16), j: Range(0, 8)})
+    (s,) = result.indices
+    (split,) = s.args
+    assert isinstance(split, IterSplitExpr) and isinstance(split.source, IterMark)
+
+
+def test_structure_of_single_var_split():
+    result = detect_iter_map([f // 4, f % 4], {f: Range(0, 64)}, check_level="bijective")
+    hi, lo = (s.args[0] for s in result.indices)
+    assert hi.source is lo.source and hi.source.source is f
+    assert (hi.lower_factor.value, hi.extent.value) == (4, 16)
+    assert (lo.lower_factor.value, lo.extent.value) == (1, 4)
+
+
+def test_fused_indices_share_one_mark():
+    e = i * 8 + j
+    result = detect_iter_map([e // 4 * 0 + (e // 4), e % 4], {i: Range(0, 16), j: Range(0, 8)})
+    assert result.errors == []
+
+
+def test_surjective_allows_unused_low_bits_but_bijective_does_not():
+    iters = {f: Range(0, 16)}
+    ok = detect_iter_map([f // 4], iters, check_level="surjective")
+    assert ok.errors == []
+    bad = detect_iter_map([f // 4], iters, check_level="bijective")
+    assert bad.indices == [] and "not bijective" in bad.errors[0]
+
+
+def test_bijective_needs_every_iterator():
+    r = detect_iter_map([i], {i: Range(0, 4), j: Range(0, 4)}, check_level="bijective")
+    assert "the iterator j is not used" in r.errors[0]
+    assert detect_iter_map([i], {i: Range(0, 4), j: Range(0, 4)}).errors == []
+
+
+def test_trivial_iterators_become_constants():
+    r = detect_iter_map([i + j], {i: Range(0, 4), j: Range(0, 1)}, check_level="bijective")
+    assert r.errors == [] and len(r.indices[0].args) == 1
+    r = detect_iter_map([i + j], {i: Range(0, 4), j: Range(0, 1)}, simplify_trivial_iterators=False,
+                        check_level="bijective")
+    assert r.errors == [] and len(r.indices[0].args) == 1  # j*1 + i still fuses into one mark
+
+
+@pytest.mark.parametrize("indices, iters, reason", [
+    ([i, i], {i: Range(0, 16)}, "used twice"),
+    ([i * 8 + j, j], {i: Range(0, 16), j: Range(0, 8)}, "used twice"),
+    ([i * 4 + j], {i: Range(0, 16), j: Range(0, 8)}, "cannot fuse"),
+    ([i * j], {i: Range(0, 4), j: Range(0, 4)}, "multiplies two iterators"),
+    ([i // j], {i: Range(0, 4), j: Range(1, 4)}, "divides by an iterator"),
+    ([(i * 8 + j) // 3], {i: Range(0, 16), j: Range(0, 8)}, "not a multiple of 3"),
+    ([(i + 1) // 4], {i: Range(0, 16)}, "offset 1 is not a multiple of 4"),
+    ([tir.min(i, 3)], {i: Range(0, 16)}, "uses a Min of iterators"),
+    ([(i * 8 + j) // 4, (i * 8 + j) // 2], {i: Range(0, 16), j: Range(0, 8)}, "overlap"),
+])
+def test_failures_have_reasons(indices, iters, reason):
+    r = detect_iter_map(indices, iters)
+    assert r.indices == []
+    assert len(r.errors) == 1 and reason in r.errors[0], r.errors
+
+
+def test_predicate_restricts_fused_extent():
+    iters = {i: Range(0, 8), j: Range(0, 4)}
+    r = detect_iter_map([i * 4 + j], iters, predicate=i * 4 + j < 30, check_level="bijective")
+    assert r.errors == []
+    assert r.indices[0].args[0].source.extent.value == 30
+
+
+def test_predicate_on_single_iterator():
+    r = detect_iter_map([i], {i: Range(0, 16)}, predicate=i < 10, check_level="bijective")
+    assert r.errors == [] and r.indices[0].args[0].source.extent.value == 10
+
+
+def test_unsupported_predicate_is_an_error():
+    r = detect_iter_map([i], {i: Range(0, 16)}, predicate=i * i < 10)
+    assert "multiplies two iterators" in r.errors[0]
+    r = detect_iter_map([i], {i: Range(0, 16)}, predicate=i != 3)
+    assert "unsupported predicate" in r.errors[0]
+
+
+def test_symbolic_extents():
+    r = detect_iter_map([i * n + j], {i: Range(0, 16), j: Range(0, n)}, check_level="bijective")
+    assert r.errors == []
+    assert same(normalize_iter_map_to_expr(r.indices[0]), i * n + j)
+    r = detect_iter_map([f // n, f % n], {f: Range(0, n * 8)}, check_level="bijective")
+    assert r.errors == [], r.errors
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="check_level must be one of 'bijective', 'surjective', 'no_check', got 'exact'"):
+        detect_iter_map([i], {i: Range(0, 4)}, check_level="exact")
+    with pytest.raises(TypeError, match="input_iters must map Var to Range, got Var → int"):
+        detect_iter_map([i], {i: 4})
+
+
+def test_no_check_skips_overlap_check():
+    r = detect_iter_map([i, i], {i: Range(0, 16)}, check_level="no_check")
+    assert r.errors == [] and len(r.indices) == 2
+
+
+def test_normalize_passes_plain_expressions_through():
+    assert normalize_iter_map_to_expr(i + 1) is not None
+    e = i + 1
+    assert normalize_iter_map_to_expr(e) is e
+
+
+def test_iter_map_simplify():
+    iters = {i: Range(0, 16), j: Range(0, 8)}
+    out = iter_map_simplify([(i * 8 + j) // 8, (i * 8 + j) % 8], iters)
+    assert same(out[0], i) and same(out[1], j)
+    bad = [i * j]
+    assert iter_map_simplify(bad, iters)[0] is bad[0]
+
+
+def test_iter_map_simplify_roundtrip_values():
+    iters = {i: Range(0, 4), j: Range(0, 6)}
+    indices = [(i * 6 + j) // 3, (i * 6 + j) % 3]
+    out = iter_map_simplify(indices, iters)
+    assert _values(out, iters) == _values(indices, iters)
+    ana = Analyzer()
+    assert ana.simplify(out[1]) is not None
+
+
+def test_nonzero_min_inputs():
+    iters = {i: Range(2, 4), j: Range(0, 8)}
+    indices = [i * 8 + j]
+    r = detect_iter_map(indices, iters, check_level="bijective")
+    assert r.errors == []
+    _check_normalized(indices, iters, r)
