@@ -114,6 +114,10 @@ class IRModule(Node):
     def items(self):
         return self.functions.items()
 
+    def functions_items(self):
+        """(GlobalVar, function) pairs, as TVM's ``IRModule.functions_items()``."""
+        return list(self.functions.items())
+
     # -- copying --------------------------------------------------------------------
     def update_func(self, gv, func) -> None:
         self[gv] = func
