@@ -2,9 +2,12 @@
 
 from .verify_well_formed import WellFormedError, verify_well_formed
 
-try:  # written by the TVMScript engineer; optional until it lands
+__all__ = ["verify_well_formed", "WellFormedError"]
+
+try:  # block_access.py is the TVMScript engineer's; tolerate trees without it
+    from . import block_access as _block_access
     from .block_access import *  # noqa: F403
 except ImportError:  # pragma: no cover - absent in early trees
-    pass
-
-__all__ = ["verify_well_formed", "WellFormedError"]
+    _block_access = None
+if _block_access is not None:
+    __all__ += list(getattr(_block_access, "__all__", ()))
