@@ -260,3 +260,39 @@ def test_free_and_bound_vars():
     body_free = relax.analysis.free_vars(func.body)
     assert body_free == [x]
     assert len(relax.analysis.all_vars(func)) == 3
+
+
+def test_tutorial_style_module_pass_with_mutator():
+    @relax.expr_functor.mutator
+    class ReluToGelu(relax.PyExprMutator):
+        def __init__(self, mod):
+            super().__init__(mod)
+
+        def visit_call_(self, call):
+            call = self.visit_expr_post_order(call)
+            if call.op.name == "relax.nn.relu":
+                scaled = self.builder_.emit(R.multiply(call.args[0], relax.const(np.float32(1.0))))
+                return R.nn.gelu(scaled)
+            return call
+
+    @transform.module_pass(opt_level=0, name="ReluToGelu")
+    class ReluToGeluPass:
+        def transform_module(self, mod, ctx):
+            rewriter = ReluToGelu(mod)
+            for gv, func in mod.functions_items():
+                if isinstance(func, relax.Function):
+                    rewriter.builder_.update_func(gv, rewriter.visit_expr(func))
+            return rewriter.builder_.get()
+
+    x = relax.Var("x", T([4]))
+    mod = func_of(lambda bb, x: bb.emit(R.nn.relu(x)), [x])
+    out = ReluToGeluPass()(mod)
+    ops = [b.value.op.name for b in out["main"].body.blocks[0].bindings if isinstance(b.value, relax.Call)]
+    assert ops == ["relax.multiply", "relax.nn.gelu"]
+    check_well_formed(out)
+    a = np.array([-1.0, 0.0, 1.0, 2.0], "float32")
+    from math import erf
+
+    expected = [0.5 * v * (1 + erf(v / np.sqrt(2))) for v in a]
+    np.testing.assert_allclose(run(out, a), expected, rtol=1e-5)
+    assert "relax.nn.relu" in mod.script().replace("R.nn.relu", "relax.nn.relu")  # input untouched
