@@ -71,7 +71,14 @@ def comm_reducer(fcombine, fidentity, name: str = "reduce"):
         )
     lname, rname = code.co_varnames[0], code.co_varnames[1]
 
-    def reducer(expr, axis, where=None, init=None):
+    def reducer(expr, axis, where=None, init=None, *args):
+        if not isinstance(axis, IterVar | list | tuple):
+            # te.max(a, b, …): combine the values directly, as TVM allows
+            values = [v for v in (expr, axis, where, init, *args) if v is not None]
+            out = as_expr(values[0])
+            for v in values[1:]:
+                out = as_expr(fcombine(out, as_expr(v)))
+            return out
         if isinstance(expr, Tensor):
             raise TypeError(
                 f"{name}: expected an expression such as A[i, k], got the tensor {expr.name!r}; "

@@ -210,3 +210,14 @@ def test_tensor_equality():
     assert len({A, A.op.output(0), B}) == 2
     eq = A == 1.0
     assert isinstance(eq, te.Tensor) and eq.op.name == "T_equal"
+
+
+def test_reducers_combine_values_directly():
+    x = te.var("x", "float32")
+    assert isinstance(te.max(x, te.const(0.0)), tir.Max)
+    assert isinstance(te.min(x, 1.0, 2.0), tir.Min)
+    assert isinstance(te.sum(x, x), tir.Add)
+    A = te.placeholder((4,), name="A")
+    R = te.compute((4,), lambda i: te.max(A[i], te.const(0, A.dtype)), name="relu")
+    a = np.array([-1, 2, -3, 4], "float32")
+    np.testing.assert_array_equal(evaluate([A], R, [a]), np.maximum(a, 0))
