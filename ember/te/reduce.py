@@ -74,10 +74,20 @@ def comm_reducer(fcombine, fidentity, name: str = "reduce"):
     def reducer(expr, axis, where=None, init=None, *args):
         if not isinstance(axis, IterVar | list | tuple):
             # te.max(a, b, …): combine the values directly, as TVM allows
-            values = [v for v in (expr, axis, where, init, *args) if v is not None]
-            out = as_expr(values[0])
+            values = [as_expr(v) for v in (expr, axis, where, init, *args) if v is not None]
+            values = [values[0]] + [
+                v if isinstance(v, Var) or not hasattr(v, "value") else as_expr(v.value, values[0].dtype)
+                for v in values[1:]
+            ]
             for v in values[1:]:
-                out = as_expr(fcombine(out, as_expr(v)))
+                if v.dtype != values[0].dtype:
+                    raise TypeError(
+                        f"{name}({values[0]!r}, {v!r}, …) combines values of one dtype, got "
+                        f"{values[0].dtype} and {v.dtype}; to reduce, pass axis=te.reduce_axis(...)"
+                    )
+            out = values[0]
+            for v in values[1:]:
+                out = as_expr(fcombine(out, v))
             return out
         if isinstance(expr, Tensor):
             raise TypeError(

@@ -82,8 +82,11 @@ def test_mixed_reduce_outputs_is_an_error():
 
 def test_reduce_axis_must_come_from_reduce_axis():
     A = te.placeholder((3, 4), name="A")
-    with pytest.raises(TypeError, match="axis\\[0\\] of a reduction must be made by te.reduce_axis"):
+    with pytest.raises(TypeError, match="combines values of one dtype, got float32 and int32"):
         te.compute((3,), lambda i: te.sum(A[i, 0], axis=i), name="B")
+    j = te.var("j")
+    with pytest.raises(TypeError, match="axis\\[1\\] of a reduction must be made by te.reduce_axis"):
+        te.compute((3,), lambda i: te.sum(A[i, 0], axis=[te.reduce_axis((0, 2)), j]), name="B")
 
 
 def test_reduce_axis_domains():
