@@ -222,3 +222,34 @@ def test_fragment_repr():
     assert repr(Ten([2, 3], "int8")) == 'R.Tensor((2, 3), dtype="int8")'
     assert repr(relax.TupleStructInfo([relax.ObjectStructInfo(), relax.ShapeStructInfo(ndim=2)])) == \
         "R.Tuple(R.Object, R.Shape(ndim=2))"
+
+
+@pytest.mark.parametrize("name", sorted(__import__("relax_op_cases").CASES))
+def test_every_op_roundtrips(name):
+    from relax_op_cases import CASES, v
+
+    build, inputs = CASES[name]
+    params = [v(f"a{i}", a) for i, a in enumerate(inputs)]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        with bb.dataflow():
+            gv = bb.emit_output(build(*params))
+        bb.emit_func_output(gv)
+    roundtrip(bb.get())
+
+
+def test_creation_ops_roundtrip():
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", Ten([n, 2]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(rop.zeros((n, 2), "float32"))
+            b = bb.emit(rop.full((n, 2), relax.const(np.float32(3))))
+            c = bb.emit(rop.arange(0, 8, 2, "int64"))
+            s = bb.emit(rop.shape_of(x))
+            f = bb.emit(rop.reshape(x, (-1,)))
+            gv = bb.emit_output((a, b, c, s, f, rop.ones((3,), "int8")))
+        bb.emit_func_output(gv)
+    text = roundtrip(bb.get())
+    assert "R.Tensor((n * 2,)" in text

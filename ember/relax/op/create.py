@@ -135,9 +135,15 @@ register("tril", _infer_tri, arg_names=("x", "k"))
 register("triu", _infer_tri, arg_names=("x", "k"))
 
 
+def _k(k) -> PrimValue:
+    return k if isinstance(k, PrimValue) else PrimValue(as_expr(k, "int64"))
+
+
 def tril(x, k: int = 0) -> Call:
-    return make_call("tril", [x, PrimValue(as_expr(k, "int64"))])
+    """Lower triangle of the last two dims (diagonal offset ``k``)."""
+    return make_call("tril", [x, _k(k)])
 
 
 def triu(x, k: int = 0) -> Call:
-    return make_call("triu", [x, PrimValue(as_expr(k, "int64"))])
+    """Upper triangle of the last two dims (diagonal offset ``k``)."""
+    return make_call("triu", [x, _k(k)])
