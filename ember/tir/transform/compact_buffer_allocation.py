@@ -16,7 +16,7 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
 2. *compact*: each dimension shrinks to the range its accesses span under the new
    allocation point (relaxing the loops inside it), and indices are shifted by the
    range's start.  A dimension whose span is not a constant (or bounded by one) keeps
-   its size.
+   its size, and an allocation of non-constant size is never moved into a loop.
 3. *align*: ``buffer_dim_align`` entries left on the Allocate by LowerOpaqueBlock
    (from ``storage_align``) give the buffer strides with ``stride[axis] % factor ==
    offset``; the Allocate then holds the strided element count.
@@ -302,6 +302,11 @@ class _Placer:
                 logger.debug("CompactBufferAllocation: %s stays outside loop %s (reads not covered by "
                              "writes per iteration)", info.data.name, stmt.loop_var.name)
                 return False
+            extents, _ = self._compact_shape(info, child)
+            if not all(isinstance(e, IntImm) for e in extents):
+                logger.debug("CompactBufferAllocation: %s stays outside loop %s (its size inside would "
+                             "not be constant)", info.data.name, stmt.loop_var.name)
+                return False
             return True
         return isinstance(stmt, IfThenElse | LetStmt | SeqStmt | Allocate) or (
             isinstance(stmt, AttrStmt) and stmt.attr_key.startswith("pragma")
@@ -357,7 +362,8 @@ class _Placer:
             if size is not None and not isinstance(size, IntImm):
                 bound = self.analyzer.const_int_bound(size).max_value
                 size = const(bound, size.dtype) if bound < 2**31 else None
-            if size is None or not isinstance(dim, IntImm) or size.value >= dim.value or size.value <= 0:
+            smaller = not isinstance(dim, IntImm) or size is None or size.value < dim.value
+            if size is None or not smaller or size.value <= 0:
                 extents.append(dim)
                 offsets.append(const(0, dim.dtype))
                 continue

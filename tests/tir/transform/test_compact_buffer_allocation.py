@@ -164,3 +164,36 @@ def test_storage_align_gives_compacted_buffer_strides():
     out = np.zeros((64, 32), "float32")
     tir.interpreter.run(func, a, out)
     np.testing.assert_allclose(out, a + 1)
+
+
+def test_symbolic_shape_compacts_to_constant_tile():
+    n = te.var("n")
+    A = te.placeholder((n, 8), name="A")
+    Bt = te.compute((n, 8), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((n, 8), lambda i, j: Bt[i, j] + 1.0, name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    i, _ = sch.get_loops(sch.get_block("C"))
+    io, _ = sch.split(i, [None, 4])
+    sch.compute_at(sch.get_block("B"), io)
+    func = T.lower_for_codegen(sch.mod, verify=True)["main"]
+    (alloc,) = _allocs(func)
+    assert [e.value for e in alloc.extents] == [32]
+    a = np.random.default_rng(3).random((10, 8), dtype="float32")
+    out = np.zeros_like(a)
+    tir.interpreter.run(func, a, out)
+    np.testing.assert_allclose(out, 2 * a + 1)
+
+
+def test_non_constant_size_is_not_moved_into_a_loop():
+    n = Var("n")
+    A = decl_buffer((n,), "float32", "A")
+    Tb = decl_buffer((n,), "float32", "T")
+    i, j = Var("i"), Var("j")
+    body = loop(i, n, seq(
+        loop(j, i + 1, BufferStore(Tb, A[j], (j,))),
+        BufferStore(A, Tb[i] * const(2.0), (i,)),
+    ))
+    func = func_of([n, A], Allocate(Tb.data, Tb.dtype, Tb.shape, const(True), DeclBuffer(Tb, body)))
+    after = T.compact_buffer_allocation(func)
+    (alloc,) = _allocs(after)
+    assert after.body is alloc
