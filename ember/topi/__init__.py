@@ -5,7 +5,7 @@ broadcasting), ``elemwise`` (unary math, cast, fills), ``reduction``, ``transfor
 (data movement) and ``nn`` (dense, conv, pooling, softmax, norms, …).
 """
 
-from . import nn, utils
+from . import nn, tag, utils
 from .broadcast import *  # noqa: F403
 from .elemwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
