@@ -12,15 +12,21 @@ from ember.ir import IntImm, PrimExpr, as_expr, structural_equal
 __all__ = ["simplify", "prove_equal", "prove_not_equal", "as_int", "int64"]
 
 
+_SHARED: list = []
+
+
 def _analyzer():
+    """One Analyzer for shape reasoning (nothing is ever bound in it), or None."""
+    if _SHARED:
+        return _SHARED[0]
     try:
         from ember.arith import Analyzer
+
+        ana = Analyzer()
     except Exception:  # noqa: BLE001 - the analyzer is optional
-        return None
-    try:
-        return Analyzer()
-    except Exception:  # noqa: BLE001
-        return None
+        ana = None
+    _SHARED.append(ana)
+    return ana
 
 
 def simplify(expr: PrimExpr) -> PrimExpr:
