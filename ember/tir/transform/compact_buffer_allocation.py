@@ -360,8 +360,9 @@ class _Placer:
             s = w.union(r, self.analyzer) if not w.is_nothing() else r
             size = None if s.is_nothing() else self.analyzer.simplify(s.max_value - s.min_value + 1)
             if size is not None and not isinstance(size, IntImm):
+                # a symbolic span bounded by a constant: only useful below a constant size
                 bound = self.analyzer.const_int_bound(size).max_value
-                size = const(bound, size.dtype) if bound < 2**31 else None
+                size = const(bound, size.dtype) if isinstance(dim, IntImm) and bound < dim.value else None
             smaller = not isinstance(dim, IntImm) or size is None or size.value < dim.value
             if size is None or not smaller or size.value <= 0:
                 extents.append(dim)
