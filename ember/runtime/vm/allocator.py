@@ -45,7 +45,18 @@ class Storage:
             pool.release(self.block)
 
     def alloc_tensor(self, offset: int, shape, dtype) -> NDArray:
-        """An NDArray view of ``shape``/``dtype`` at byte ``offset`` of this storage."""
+        """An NDArray view of ``shape``/``dtype`` at byte ``offset`` of this storage.
+
+        Views of pooled blocks are cached by the pool (block, offset, shape, dtype), so a
+        second run of a planned function builds no new NDArrays; such a view keeps the
+        block alive, not this Storage: it is valid while the storage is (the VM holds its
+        storages in registers until the function returns)."""
+        pool = self.pool
+        if pool is not None:
+            key = (id(self.block), offset, tuple(shape), dtype)
+            cached = pool.views.get(key)
+            if cached is not None:
+                return cached
         from ..dtype import DataType
 
         dt = DataType(dtype)
@@ -59,7 +70,11 @@ class Storage:
                 f"{offset} does not fit in a storage of {self.nbytes} bytes"
             )
         view = self.block[offset: offset + nbytes].view(dt.numpy()).reshape(tuple(int(s) for s in shape))
-        return NDArray(view.ctypes.data, view.shape, dt, self.device, owner=self, np_view=view)
+        if pool is None:
+            return NDArray(view.ctypes.data, view.shape, dt, self.device, owner=self, np_view=view)
+        array = pool.views[key] = NDArray(view.ctypes.data, view.shape, dt, self.device, owner=self.block,
+                                          np_view=view)
+        return array
 
 
 class PooledAllocator:
@@ -67,6 +82,7 @@ class PooledAllocator:
 
     def __init__(self):
         self.free: dict[int, list[np.ndarray]] = {}
+        self.views: dict[tuple, NDArray] = {}  # tensor views of pooled blocks, see Storage.alloc_tensor
         self.stats = AllocatorStats()
 
     def alloc(self, nbytes: int, device: Device | None = None) -> Storage:
@@ -88,6 +104,7 @@ class PooledAllocator:
 
     def clear(self) -> None:
         self.free.clear()
+        self.views.clear()
 
 
 default_allocator = PooledAllocator()
