@@ -206,3 +206,17 @@ def test_emit_te():
     assert call.struct_info.shape.values[0] is n
     a, b = np.ones((3, 4), "float32"), np.full((3, 4), 2, "float32")
     np.testing.assert_allclose(run(mod, a, b), a + b)
+
+
+def test_expr_operators():
+    x, y = relax.Var("x", T([2, 3])), relax.Var("y", T([3]))
+    bb = relax.BlockBuilder()
+    cases = {
+        "relax.add": x + y, "relax.subtract": x - 1, "relax.multiply": 2 * x, "relax.divide": x / y,
+        "relax.negative": -x, "relax.less": x < y, "relax.power": x ** 2, "relax.astype": x.astype("int8"),
+    }
+    for name, call in cases.items():
+        assert call.op.name == name
+        bb.normalize(call)
+    assert (x - 1).args[1].struct_info.dtype == "float32"
+    assert isinstance(relax.Var("t", relax.TupleStructInfo([T([1])]))[0], relax.TupleGetItem)

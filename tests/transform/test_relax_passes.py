@@ -296,3 +296,54 @@ def test_tutorial_style_module_pass_with_mutator():
     expected = [0.5 * v * (1 + erf(v / np.sqrt(2))) for v in a]
     np.testing.assert_allclose(run(out, a), expected, rtol=1e-5)
     assert "relax.nn.relu" in mod.script().replace("R.nn.relu", "relax.nn.relu")  # input untouched
+
+
+def test_fold_constant_call_tir():
+    te = pytest.importorskip("ember.te")
+    bb = relax.BlockBuilder()
+    c = relax.const(np.array([1, 2, 3], "float32"))
+    x = relax.Var("x", T([3]))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            k = bb.emit_te(lambda a: te.compute(a.shape, lambda i: a[i] * 3.0, name="triple"), c)
+            gv = bb.emit_output(R.add(x, k))
+        bb.emit_func_output(gv)
+    out = relax.transform.FoldConstant()(bb.get())
+    add = out["main"].body.blocks[0].bindings[-1].value
+    assert isinstance(add.args[1], relax.Constant)
+    np.testing.assert_allclose(add.args[1].numpy(), [3, 6, 9])
+    # the now-unused PrimFunc is private, so DCE drops it
+    assert "triple" not in relax.transform.DeadCodeElimination()(out)
+
+
+def test_dce_entry_functions():
+    x = relax.Var("x", T([2]))
+    mod = func_of(lambda bb, x: bb.emit(R.exp(x)), [x], name="a")
+    y = relax.Var("y", T([2]))
+    bb = relax.BlockBuilder(mod)
+    with bb.function("b", [y]):
+        bb.emit_func_output(y)
+    mod = bb.get()
+    assert set(gv.name_hint for gv in relax.transform.DeadCodeElimination()(mod).get_global_vars()) == {"a", "b"}
+    kept = relax.transform.DeadCodeElimination(entry_functions=["b"])(mod)
+    assert [gv.name_hint for gv in kept.get_global_vars()] == ["b"]
+
+
+def test_dataflowblock_pass():
+    @relax.transform.dataflowblock_pass(opt_level=0)
+    def drop_all_but_last(block, mod, ctx):
+        return relax.DataflowBlock(block.bindings[-1:]) if len(block.bindings) > 1 else block
+
+    x = relax.Var("x", T([2]))
+    mod = func_of(lambda bb, x: bb.emit(R.exp(x)), [x])
+    out = drop_all_but_last(mod)
+    assert len(out["main"].body.blocks[0].bindings) == 1
+    assert drop_all_but_last(out) is out
+
+
+def test_passes_return_same_module_when_nothing_changes():
+    x = relax.Var("x", T([2]))
+    mod = func_of(lambda bb, x: bb.emit(R.exp(x)), [x])
+    for p in (relax.transform.FoldConstant(), relax.transform.EliminateCommonSubexpr(),
+              relax.transform.DeadCodeElimination(), relax.transform.Normalize()):
+        assert p(mod) is mod, p
