@@ -47,7 +47,7 @@ class BlockBuilder:
         self._is_dataflow = False
         self._func: _FunctionScope | None = None
         self._name_counts: dict[str, int] = {}
-        self._binding_of: dict[int, Expr] = {}
+        self._binding_of: dict[int, tuple] = {}
         self._scope_stack: list[tuple] = []
 
     # -- context --------------------------------------------------------------------
@@ -190,11 +190,12 @@ class BlockBuilder:
 
     def _push(self, binding: Binding) -> None:
         self._bindings.append(binding)
-        self._binding_of[id(binding.var)] = binding.value
+        self._binding_of[id(binding.var)] = (binding.var, binding.value)  # the var kept alive: ids stay unique
 
     def lookup_binding(self, var: Var) -> Expr | None:
         """The value bound to ``var`` by this builder, if any."""
-        return self._binding_of.get(id(var))
+        entry = self._binding_of.get(id(var))
+        return entry[1] if entry is not None and entry[0] is var else None
 
     def emit_output(self, output, name_hint: str = "") -> Var:
         """Inside ``dataflow()``: bind ``output`` to a variable visible after the block."""
