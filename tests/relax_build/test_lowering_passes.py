@@ -149,3 +149,54 @@ def test_shape_code_matches_integer_semantics(a, b, c):
         code = prim_expr_to_python(expr, slots.__getitem__)
         got = eval(compile(code, "<shape>", "eval"), {"__builtins__": {}}, {"h": [a, b, c]})  # noqa: S307
         assert got == expected, code
+
+
+def test_call_tir_inplace_writes_into_its_input():
+    from ember.script import tir as T
+
+    @T.prim_func
+    def add_one(a: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.spatial(4, i)
+                a[vi] = a[vi] + T.float32(1)
+
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+    gv = bb.add_func(add_one, "add_one")
+    with bb.function("main", [x]):
+        y = bb.emit_te(topi.nn.relu, x)
+        z = bb.emit(relax.op.call_tir_inplace(gv, [y], 0, y.struct_info))
+        bb.emit_func_output(z)
+    mod = bb.get()
+    rewritten = CallTIRRewrite()(mod)["main"]
+    assert [op_name(b.value) for b in bindings(rewritten)] == [
+        "relax.builtin.alloc_tensor", "T_relu", "add_one", None]
+    vm = relax.VirtualMachine(relax.build(mod), ember.cpu())
+    x_np = np.array([-1, 0, 1, 2], "float32")
+    np.testing.assert_allclose(vm["main"](x_np).numpy(), np.maximum(x_np, 0) + 1)
+
+
+def test_each_lowering_step_is_well_formed():
+    from conftest import mlp_module
+
+    from ember.relax.analysis import check_well_formed
+
+    mod = mlp_module()
+    for step in relax.get_pipeline("default_build").passes:
+        mod = step(mod)
+        check_well_formed(mod)
+
+
+def test_pipeline_arguments_of_build():
+    from conftest import relu_chain_module
+
+    mod = relu_chain_module(length=2)
+    lowered = relax.get_pipeline("default_build")(mod)
+    x = np.linspace(-1, 1, 64, dtype="float32").reshape(8, 8)
+    for exe in (relax.build(lowered, pipeline=None),
+                relax.build(mod, relax_pipeline=relax.get_pipeline("zero")),
+                relax.build(mod, pipeline=relax.get_pipeline("default_build"))):
+        np.testing.assert_allclose(relax.VirtualMachine(exe, ember.cpu())["main"](x).numpy(), np.maximum(x, 0))
+    with pytest.raises(ValueError, match="CallTIRRewrite"):
+        relax.build(mod, pipeline=None)

@@ -74,7 +74,8 @@ def _dps_bindings(var: Var, call: Call) -> list:
         tir_vars = call.args[2]
         values = tir_vars.values if isinstance(tir_vars, ShapeExpr) else shape_values(tir_vars.struct_info)
         extra = [PrimValue(v) for v in values]
-    dps = Call(callee, inputs + out_vars + extra, struct_info=VOID)
+    fresh = [v for v, idx in zip(out_vars, inplace) if idx < 0]  # in-place outputs are inputs already
+    dps = Call(callee, inputs + fresh + extra, struct_info=VOID)
     bindings.append(VarBinding(Var("_", VOID), dps))
     if single and inplace[0] >= 0:
         bindings.append(VarBinding(var, out_vars[0]))
