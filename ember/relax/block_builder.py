@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ember.ir import GlobalVar, IRModule, Op, PrimExpr, replace, structural_equal
+from ember.ir import GlobalVar, IRModule, Op, replace, structural_equal
 
 from .expr import (
     Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, Expr,
@@ -19,7 +19,7 @@ from .expr import (
     TupleGetItem, Var, VarBinding,
 )
 from .struct_info import (
-    FuncStructInfo, ObjectStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
+    FuncStructInfo, ObjectStructInfo, StructInfo, TupleStructInfo,
     struct_info_lca,
 )
 
@@ -390,4 +390,3 @@ def _call_ret(sinfo: FuncStructInfo, call: Call) -> StructInfo:
     return substitute_sinfo(sinfo.ret, binding)
 
 
-_ = (TensorStructInfo, PrimExpr)

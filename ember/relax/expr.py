@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.ir import BaseFunc, DataType, GlobalVar, Node, Op, PrimExpr, node
-from ember.ir import StringImm as _TirStringImm  # noqa: F401 - keep the tir name reachable
+from ember.ir import BaseFunc, DataType, GlobalVar, Node, PrimExpr, node
 
 from ._arith import int64
 from .struct_info import (
@@ -478,4 +477,3 @@ def get_shape_of(expr: Expr) -> Expr:
     return sinfo.shape
 
 
-_ = (GlobalVar, Op)  # re-exported names

@@ -16,8 +16,7 @@ from ember.ir import GlobalVar, Op, replace
 
 from .block_builder import BlockBuilder
 from .expr import (
-    Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, Expr,
-    ExternFunc, Function, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple,
+    Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, ExternFunc, Function, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple,
     TupleGetItem, Var, VarBinding,
 )
 
@@ -340,4 +339,3 @@ def mutator(cls=None):
     return wrap if cls is None else wrap(cls)
 
 
-_ = Expr

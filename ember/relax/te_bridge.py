@@ -8,7 +8,7 @@ vars that appear in the outputs but in no input shape are passed as ``tir_vars``
 
 from __future__ import annotations
 
-from ember.ir import PrimExpr, Var as TirVar
+from ember.ir import Var as TirVar
 from ember.tir.functor import post_order_visit
 
 from .expr import Expr, PrimValue, ShapeExpr, Tuple, Var
@@ -101,4 +101,3 @@ def call_te(bb, func, *args, **kwargs):
                     tir_vars=out_vars if out_vars else None)
 
 
-_ = PrimExpr

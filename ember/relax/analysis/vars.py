@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember.ir import GlobalVar, Op
 
 from ..expr import (
-    BindingBlock, Call, DataflowBlock, Expr, Function, SeqExpr, Var, VarBinding,
+    Call, DataflowBlock, Expr, Function, SeqExpr, Var, VarBinding,
 )
 from ..expr_functor import ExprVisitor
 
@@ -137,4 +137,3 @@ def remove_all_unused(func: Function) -> Function:
     return Function(func.params, SeqExpr(blocks, body.body), func.ret_struct_info, func.is_pure, func.attrs)
 
 
-_ = BindingBlock

@@ -15,7 +15,7 @@ __all__ = [
     "TakeAttrs", "InitAttrs", "ArangeAttrs", "MatmulAttrs", "SoftmaxAttrs", "LayerNormAttrs",
     "BatchNormAttrs", "GroupNormAttrs", "RMSNormAttrs", "DropoutAttrs", "Conv1DAttrs",
     "Conv2DAttrs", "Conv2DTransposeAttrs", "Pool2DAttrs", "AdaptivePool2DAttrs", "PadAttrs",
-    "AttentionAttrs", "ClipAttrs", "GeluAttrs", "FlattenAttrs",
+    "AttentionAttrs", "ClipAttrs", "LeakyReluAttrs", "GeluAttrs", "FlattenAttrs",
 ]
 
 
@@ -124,6 +124,11 @@ class SoftmaxAttrs(Attrs):
 @node
 class GeluAttrs(Attrs):
     approximate: str = "none"
+
+
+@node
+class LeakyReluAttrs(Attrs):
+    alpha: float
 
 
 @node
@@ -246,4 +251,3 @@ class CallTIRAttrs(Attrs):
     pass
 
 
-_ = DataType  # used in annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ember.ir import DataType, as_expr, node
 
 from ..expr import Call, DataTypeImm, PrimValue, ShapeExpr, StringImm
-from ..struct_info import ObjectStructInfo, TensorStructInfo
+from ..struct_info import TensorStructInfo
 from .attrs import Attrs
 from .base import make_call, register, shape_arg
 
@@ -43,4 +43,3 @@ def stop_lift_params(x) -> Call:
     return make_call("builtin.stop_lift_params", [x])
 
 
-_ = ObjectStructInfo

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ember.ir import GlobalVar, node
 
-from ..expr import Call, Expr, ExternFunc, ShapeExpr, StringImm, Tuple
+from ..expr import Call, Expr, ExternFunc, ShapeExpr, Tuple
 from ..struct_info import (
-    ObjectStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
+    ObjectStructInfo, ShapeStructInfo, StructInfo, TupleStructInfo,
 )
 from .attrs import Attrs
 from .base import as_operand, make_call, register, tensor_arg
@@ -44,7 +44,7 @@ def _infer_from_sinfo_args(call: Call, ctx) -> StructInfo:
 
 
 def _infer_call_tir(call: Call, ctx) -> StructInfo:
-    if not isinstance(call.op, object) or not call.sinfo_args:
+    if not call.sinfo_args:
         raise ValueError(f"{call.op.name} needs out_sinfo")
     callee = call.args[0]
     if not isinstance(callee, GlobalVar | ExternFunc):
@@ -168,4 +168,3 @@ def assert_op(condition, format_args=None, format: str = "") -> Call:
     return make_call("assert_op", args, PrintAttrs(format))
 
 
-_ = (StringImm, TensorStructInfo)

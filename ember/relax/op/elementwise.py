@@ -10,7 +10,7 @@ from __future__ import annotations
 from ember.ir import DataType
 
 from ..expr import Call
-from ..struct_info import TensorStructInfo, shape_values
+from ..struct_info import TensorStructInfo
 from ._infer import as_tensor_sinfo, binary_dtype, broadcast_many, broadcast_shapes, tensor
 from .attrs import AstypeAttrs, ClipAttrs
 from .base import make_call, op_name, register, tensor_arg
@@ -154,4 +154,3 @@ def wrap_param(data, dtype="float32") -> Call:
     return astype(data, dtype)
 
 
-_ = shape_values

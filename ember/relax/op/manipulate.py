@@ -14,7 +14,7 @@ from .attrs import (
     StridedSliceAttrs, TakeAttrs,
 )
 from .base import (
-    make_call, normalize_axes, normalize_axis, op_name, register, shape_arg, shape_str,
+    make_call, normalize_axes, normalize_axis, register, shape_arg, shape_str,
     tensor_arg, tuple_of_tensors,
 )
 
@@ -380,4 +380,3 @@ def broadcast_to(x, shape) -> Call:
     return make_call("broadcast_to", [x, shape])
 
 
-_ = op_name

@@ -12,7 +12,7 @@ from ember.ir import structural_equal, structural_hash
 from ember.transform import Pass
 
 from ..analysis.vars import is_pure_call
-from ..expr import Call, Constant, DataflowVar, Function, Tuple, TupleGetItem, VarBinding
+from ..expr import Call, Constant, DataflowVar, Tuple, TupleGetItem, VarBinding
 from ..expr_functor import ExprMutator
 from .pass_wrappers import relax_module_pass
 
@@ -61,4 +61,3 @@ def EliminateCommonSubexpr(call_only: bool = False) -> Pass:  # noqa: N802 - TVM
     return relax_module_pass(lambda f, mod: _CSE(mod, call_only).visit_expr(f), "EliminateCommonSubexpr", 1)
 
 
-_ = Function

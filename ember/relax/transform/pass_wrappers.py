@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ember.transform import PassInfo, module_pass
+from ember.transform import module_pass
 from ember.transform.pass_infra import _make_decorator
 
 from ..expr import DataflowBlock, Function, SeqExpr
@@ -56,4 +56,3 @@ def relax_module_pass(fn, name: str, opt_level: int = 0):
     return module_pass(run, opt_level=opt_level, name=name)
 
 
-_ = PassInfo

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.ir import GlobalVar, IntImm, Node, Op
+from ember.ir import GlobalVar, IntImm, Op
 from ember.relax.expr import (
     Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, Expr, ExternFunc, Function, If,
     MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var, VarBinding,
@@ -331,4 +331,3 @@ def register() -> None:
 
 
 register()
-_ = Node

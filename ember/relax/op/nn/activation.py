@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from ...expr import Call
 from ...struct_info import TensorStructInfo, TupleStructInfo, shape_values
-from .._infer import tensor
 from ..attrs import (
-    BatchNormAttrs, DropoutAttrs, GroupNormAttrs, LayerNormAttrs, RMSNormAttrs, SoftmaxAttrs,
+    BatchNormAttrs, LeakyReluAttrs, DropoutAttrs, GroupNormAttrs, LayerNormAttrs, RMSNormAttrs, SoftmaxAttrs,
 )
 from ..base import make_call, normalize_axes, normalize_axis, register, shape_str, tensor_arg
 
@@ -53,22 +52,8 @@ def silu(data) -> Call:
 
 
 def leakyrelu(data, alpha: float = 0.01) -> Call:
-    from ..attrs import ClipAttrs  # noqa: F401 - keep attrs import local
-
-    return make_call("nn.leakyrelu", [data], _Alpha(float(alpha)))
-
-
-from ember.ir import node  # noqa: E402
-
-from ..attrs import Attrs  # noqa: E402
-
-
-@node
-class _Alpha(Attrs):
-    alpha: float
-
-
-LeakyReluAttrs = _Alpha
+    """``data`` where positive, ``alpha * data`` elsewhere."""
+    return make_call("nn.leakyrelu", [data], LeakyReluAttrs(float(alpha)))
 
 
 def _infer_softmax(call: Call, ctx) -> TensorStructInfo:
@@ -209,4 +194,3 @@ def group_norm(data, gamma, beta, num_groups: int, channel_axis: int, axes, epsi
     return make_call("nn.group_norm", [data, gamma, beta], attrs)
 
 
-_ = tensor
