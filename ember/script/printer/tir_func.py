@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from ember.ir import IntImm, PrimExpr, Var
 from ember.runtime.dtype import DataType
-from ember.tir.buffer import Buffer
+from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 from ember.tir.function import PrimFunc
-from ember.tir.functor import post_order_visit
-from ember.tir.stmt import Block, BlockRealize
+from ember.tir.functor import post_order_visit, pre_order_visit
+from ember.tir.stmt import Block, BlockRealize, BufferStore, DeclBuffer
 
 from .tir_expr import py_str
 from .tir_stmt import StmtPrinter
@@ -80,6 +80,8 @@ class PrimFuncPrinter(StmtPrinter):
             bname = self.define(buf, buf.name)
             self.bind_buffer_data(buf, bname)
             self.emit(f"{bname} = {call}")
+        for buf in self.hoistable_buffers(f.body):
+            self.buffer(buf)  # its declaration goes out before the next line
         if is_implicit_root(f.body):
             root = f.body.block
             self.emit('# with T.block("root"):')
@@ -89,6 +91,28 @@ class PrimFuncPrinter(StmtPrinter):
         else:
             self.body(f.body)
         return head + self.lines
+
+    def hoistable_buffers(self, body) -> list[Buffer]:
+        """Buffers the body uses without a defining construct whose vars are already defined,
+        so ``A_1 = T.Buffer(..., data=A.data)`` lines can go at the top, like TVM prints them."""
+        owned: set[int] = set()
+        used: dict[int, Buffer] = {}
+
+        def visit(n):
+            if isinstance(n, Block):
+                owned.update(id(b) for b in n.alloc_buffers)
+                owned.update(id(m.buffer) for m in n.match_buffers)
+            elif isinstance(n, DeclBuffer):
+                owned.add(id(n.buffer))
+            elif isinstance(n, BufferLoad | BufferStore | BufferRegion):
+                used.setdefault(id(n.buffer), n.buffer)
+
+        pre_order_visit(body, visit)
+        return [
+            b for key, b in used.items()
+            if key not in owned and key not in self.defined and id(b.data) in self.defined
+            and all(id(v) in self.defined for v in _free_vars(b))
+        ]
 
     def param_annotation(self, p: Var) -> str:
         ann = p.type_annotation
