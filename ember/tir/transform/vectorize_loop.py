@@ -7,10 +7,11 @@ codegen); loads and stores take the vector index (a load may gather with any vec
 index; a store needs a Ramp); math intrinsics and ``Select`` become vector ops;
 lane-dependent lets get vector variables.
 
-The loop is left as a SERIAL loop instead (and the reason logged at debug level)
-whenever vector code could differ from the loop: symbolic extent, more than
-``MAX_LANES`` lanes, nested loops / allocations / while / asserts in the body, an
-``if`` or a store index that depends on the lane or does not move with it (a value
+A loop longer than ``MAX_LANES`` becomes a serial loop over vector chunks (the
+largest power-of-two width ≤ MAX_LANES dividing the extent).  The loop is left as a
+SERIAL loop instead (and the reason logged at debug level) whenever vector code
+could differ from the loop: symbolic extent, no chunk width, nested loops /
+allocations / while / asserts in the body, an ``if`` or a store index that depends on the lane or does not move with it (a value
 carried across iterations), a load of a stored buffer at another index, a
 lane-dependent ``if_then_else`` whose branches read memory (the untaken side could be
 out of bounds), a lane-dependent non-elementwise call, or vectors already present.
@@ -210,7 +211,7 @@ def _vectorize(loop: For):
     if extent == 1:
         return substitute(loop.body, {loop.loop_var: loop.min}), None
     if extent > MAX_LANES:
-        return None, f"extent {extent} is more than {MAX_LANES} lanes"
+        return _vectorize_in_chunks(loop, extent)
     if collect(loop.body, lambda n: isinstance(n, PrimExpr) and n.dtype.lanes > 1):
         return None, "the body already has vector expressions"
     vec = _Vectorizer(loop, extent)
@@ -220,6 +221,24 @@ def _vectorize(loop: For):
     except _Fallback as why:
         return None, str(why)
     return body, None
+
+
+def _vectorize_in_chunks(loop: For, extent: int):
+    """A loop longer than MAX_LANES: a serial loop over vector chunks of a dividing width."""
+    lanes = next((w for w in (64, 32, 16, 8, 4, 2) if w <= MAX_LANES and extent % w == 0), None)
+    if lanes is None:
+        return None, f"extent {extent} is more than {MAX_LANES} lanes and has no power-of-two divisor"
+    var = loop.loop_var
+    outer, inner = Var(var.name + "_o", var.dtype), Var(var.name + "_v", var.dtype)
+    index = loop.min + outer * const(lanes, var.dtype) + inner
+    chunk = For(inner, const(0, var.dtype), const(lanes, var.dtype), ForKind.VECTORIZED,
+                substitute(loop.body, {var: index}))
+    body, why = _vectorize(chunk)
+    if body is None:
+        return None, why
+    logger.debug("loop %s vectorized in chunks of %d lanes", var.name, lanes)
+    return For(outer, const(0, var.dtype), const(extent // lanes, var.dtype), ForKind.SERIAL, body,
+               None, dict(loop.annotations)), None
 
 
 class _LoopVectorizer(IRMutator):

@@ -160,3 +160,13 @@ def test_vectorized_gathers_match_serial(lanes, scale, offset, modulus):
     after = T.vectorize_loop(func)
     assert not collect(after.body, lambda n: isinstance(n, For))
     assert_same_results(func, after)
+
+
+def test_long_loop_is_vectorized_in_chunks():
+    func = elementwise_1d(192)
+    after = T.vectorize_loop(func)
+    assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
+    assert after.body.extent.value == 3 and after.body.body.indices[0].lanes == 64
+    assert_same_results(func, after)
+    odd = elementwise_1d(67)
+    assert _is_serial_loop(T.vectorize_loop(odd))
