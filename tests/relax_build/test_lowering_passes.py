@@ -200,3 +200,18 @@ def test_pipeline_arguments_of_build():
         np.testing.assert_allclose(relax.VirtualMachine(exe, ember.cpu())["main"](x).numpy(), np.maximum(x, 0))
     with pytest.raises(ValueError, match="CallTIRRewrite"):
         relax.build(mod, pipeline=None)
+
+
+def test_scalar_parameter_defines_a_symbolic_dim():
+    m = tir.Var("m", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+    k = relax.Var("k", relax.PrimStructInfo(value=m))
+    with bb.function("main", [x, k]):
+        out = bb.emit_te(lambda a: te.compute((m,), lambda i: a[i % 4], name="tile"), x)
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    x_np = np.arange(4, dtype="float32")
+    np.testing.assert_allclose(vm["main"](x_np, 6).numpy(), np.resize(x_np, 6))
+    with pytest.raises(ArgumentError, match=r"main: argument 'k' \(#2\): expected a int64 scalar, got float"):
+        vm["main"](x_np, 2.5)

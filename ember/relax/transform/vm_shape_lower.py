@@ -146,8 +146,26 @@ class _Lowerer:
                     item = self.emit(TupleGetItem(value, i) if isinstance(value, Var) else value.fields[i],
                                      f"{_name(value)}_{i}")
                     self.match(item, field, f"{what} field {i}")
-        elif isinstance(sinfo, PrimStructInfo) and isinstance(sinfo.value, TirVar):
-            raise NotImplementedError(f"{what}: scalar symbolic parameters are not supported by the VM yet")
+        elif isinstance(sinfo, PrimStructInfo):
+            self.match_prim(value, sinfo, what)
+
+    def match_prim(self, value, sinfo: PrimStructInfo, what: str) -> None:
+        dtype, v = StringImm("" if sinfo.dtype is None else str(sinfo.dtype)), sinfo.value
+        if isinstance(v, IntImm):
+            spec = [_imm(IMM), _imm(v.value), StringImm("")]
+        elif isinstance(v, TirVar) and v not in self.defined:
+            self.defined.add(v)
+            self.used_heap = True
+            spec = [_imm(STORE), _imm(self.slot(v)), StringImm(v.name)]
+        elif isinstance(v, TirVar):
+            spec = [_imm(LOAD), _imm(self.slots[v]), StringImm(v.name)]
+        else:  # unknown, a float, or an expression (compared once its vars are stored)
+            spec = [_imm(ANY), _imm(0), StringImm("")]
+        self.used_heap = True
+        self.emit(_packed("vm.builtin.match_prim_value", value, self.heap, StringImm(what), dtype, *spec))
+        if v is not None and not isinstance(v, IntImm | TirVar | FloatImm):
+            spec = [_imm(LOAD), _imm(self.value_slot(v)), StringImm(_dim_text(v))]
+            self.emit(_packed("vm.builtin.match_prim_value", value, self.heap, StringImm(what), dtype, *spec))
 
     def match_dims(self, value, dims, what: str) -> None:
         spec, later = [], []

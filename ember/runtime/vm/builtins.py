@@ -83,6 +83,26 @@ def match_shape(value, heap: list, what: str, *spec):
             )
 
 
+_SCALAR_TYPES = {"int": (int,), "uint": (int,), "float": (int, float), "bool": (bool,)}
+
+
+@register_func("vm.builtin.match_prim_value", override=True)
+def match_prim_value(value, heap: list, what: str, dtype: str, kind: int, operand: int, name: str):
+    """Check a scalar argument's type against ``dtype``, then match it like one dim of match_shape."""
+    if isinstance(value, NDArray) and value.ndim == 0:
+        value = value.numpy().item()
+    code = dtype.rstrip("0123456789")
+    allowed = _SCALAR_TYPES.get(code, (int, float, bool))
+    if not isinstance(value, allowed) or (code != "bool" and isinstance(value, bool)):
+        raise ArgumentError(f"{what}: expected a {dtype} scalar, got {type(value).__name__}")
+    if kind == IMM and value != operand:
+        raise ArgumentError(f"{what}: expected the value {operand}, got {value}")
+    if kind == STORE:
+        heap[operand] = value
+    elif kind == LOAD and value != heap[operand]:
+        raise ArgumentError(f"{what}: expected {name} = {heap[operand]}, got {value}")
+
+
 _COMPILED: dict[str, object] = {}
 
 
