@@ -42,14 +42,27 @@ def register_extern(name: str, fn) -> None:
 
 
 def _np_type(dtype: DataType):
-    return dtype.numpy().type
+    return _np(dtype).type
+
+
+_NP_DTYPES: dict = {}
+
+
+def _np(dtype: DataType):
+    """The numpy dtype of one lane of ``dtype`` (cached: this is on every hot path)."""
+    t = _NP_DTYPES.get(dtype)
+    if t is None:
+        t = _NP_DTYPES[dtype] = dtype.numpy()
+    return t
 
 
 def _typed(value, dtype: DataType):
     """``value`` as a numpy value of ``dtype`` (array for vectors)."""
-    t = dtype.numpy()
+    t = _np(dtype)
     if dtype.lanes > 1 or isinstance(value, np.ndarray):
         return np.asarray(value).astype(t)
+    if type(value) is t.type:
+        return value
     return np.asarray(value).astype(t)[()]
 
 
@@ -118,14 +131,14 @@ def _binary(e):
     t = e.dtype
     if name in _COMPARE:
         return lambda env: fn(fa(env), fb(env))
-    return lambda env: _fix(fn(fa(env), fb(env)), t)
+    npdt = _np(t)
 
+    def arith(env):
+        value = fn(fa(env), fb(env))
+        # keep results in the node's dtype (numpy may widen mixed operands)
+        return value if value.dtype == npdt else _typed(value, t)
 
-def _fix(value, dtype: DataType):
-    """Keep results in the node's dtype (numpy may widen mixed scalars)."""
-    if getattr(value, "dtype", None) == dtype.numpy():
-        return value
-    return _typed(value, dtype)
+    return arith
 
 
 def _not(e):
@@ -363,12 +376,17 @@ def _access(buffer: Buffer, indices):
         except KeyError:
             raise InterpreterError(f"buffer {name!r} is used outside the scope that allocates it") from None
         strides, flat = layout(env)
+        vector = False
         for f, s in zip(index_fns, strides):
-            flat = flat + np.asarray(f(env)).astype(np.int64) * s
-        if isinstance(flat, np.ndarray) and flat.ndim:
+            v = f(env)
+            if type(v) is np.ndarray:
+                vector = True
+                flat = flat + v.astype(np.int64) * s
+            else:
+                flat = flat + int(v) * s
+        if vector:
             bad = np.any(flat < 0) or np.any(flat >= arr.size)
         else:
-            flat = int(flat)
             bad = flat < 0 or flat >= arr.size
         if bad:
             idx = [f(env) for f in index_fns]
@@ -537,6 +555,9 @@ def _block_realize(s):
         (i, iv) for i, iv in enumerate(block.iter_vars) if iv.iter_type == S.IterVarType.CommReduce
     ]
     reduce_starts = [_expr(iv.dom.min) for _, iv in reduce_slots]
+    static_starts = [_static_int(iv.dom.min) for _, iv in reduce_slots]
+    if all(v is not None for v in static_starts):
+        reduce_starts = [lambda env, v=v: v for v in static_starts]
     iter_vars = [iv.var for iv in block.iter_vars]
 
     def realize(env):
