@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from ember.ir import IntImm, PrimExpr, Var
 from ember.runtime.dtype import DataType
-from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
+from ember.tir.buffer import Buffer
 from ember.tir.function import PrimFunc
-from ember.tir.functor import post_order_visit, pre_order_visit
-from ember.tir.stmt import Block, BlockRealize, BufferStore, DeclBuffer
+from ember.tir.stmt import Block, BlockRealize
 
 from .tir_expr import py_str
-from .tir_stmt import StmtPrinter
+from .tir_stmt import StmtPrinter, buffer_free_vars
 
 __all__ = ["PrimFuncPrinter", "is_implicit_root"]
 
@@ -34,16 +33,6 @@ def is_implicit_root(body) -> bool:
     )
 
 
-def _free_vars(buf: Buffer) -> list[Var]:
-    found: list[Var] = []
-    fields = list(buf.shape) + list(buf.strides)
-    if buf.elem_offset is not None:
-        fields.append(buf.elem_offset)
-    for e in fields:
-        post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) else None)
-    return found
-
-
 class PrimFuncPrinter(StmtPrinter):
     """Renders a whole PrimFunc."""
 
@@ -53,7 +42,7 @@ class PrimFuncPrinter(StmtPrinter):
             buf = f.buffer_map.get(p)
             if buf is None:
                 params.append(f"{self.define(p, p.name)}: {self.param_annotation(p)}")
-            elif all(id(v) in self.defined for v in _free_vars(buf)):
+            elif all(id(v) in self.defined for v in buffer_free_vars(buf)):
                 call = self.buffer_call("T.Buffer", buf, dtype_always=True)
                 bname = self.define(buf, buf.name)
                 self.namer.bind(p, bname) if not self.namer.has(p) else None
@@ -80,8 +69,7 @@ class PrimFuncPrinter(StmtPrinter):
             bname = self.define(buf, buf.name)
             self.bind_buffer_data(buf, bname)
             self.emit(f"{bname} = {call}")
-        for buf in self.hoistable_buffers(f.body):
-            self.buffer(buf)  # its declaration goes out before the next line
+        self.hoist(f.body)
         if is_implicit_root(f.body):
             root = f.body.block
             self.emit('# with T.block("root"):')
@@ -91,28 +79,6 @@ class PrimFuncPrinter(StmtPrinter):
         else:
             self.body(f.body)
         return head + self.lines
-
-    def hoistable_buffers(self, body) -> list[Buffer]:
-        """Buffers the body uses without a defining construct whose vars are already defined,
-        so ``A_1 = T.Buffer(..., data=A.data)`` lines can go at the top, like TVM prints them."""
-        owned: set[int] = set()
-        used: dict[int, Buffer] = {}
-
-        def visit(n):
-            if isinstance(n, Block):
-                owned.update(id(b) for b in n.alloc_buffers)
-                owned.update(id(m.buffer) for m in n.match_buffers)
-            elif isinstance(n, DeclBuffer):
-                owned.add(id(n.buffer))
-            elif isinstance(n, BufferLoad | BufferStore | BufferRegion):
-                used.setdefault(id(n.buffer), n.buffer)
-
-        pre_order_visit(body, visit)
-        return [
-            b for key, b in used.items()
-            if key not in owned and key not in self.defined and id(b.data) in self.defined
-            and all(id(v) in self.defined for v in _free_vars(b))
-        ]
 
     def param_annotation(self, p: Var) -> str:
         ann = p.type_annotation

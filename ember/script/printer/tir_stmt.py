@@ -10,9 +10,9 @@ as ``T.axis.remap``.
 
 from __future__ import annotations
 
-from ember.ir import IntImm, structural_equal
-from ember.tir.buffer import Buffer
-from ember.tir.functor import post_order_visit
+from ember.ir import IntImm, Var, structural_equal
+from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
+from ember.tir.functor import post_order_visit, pre_order_visit
 from ember.tir.stmt import (
     Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
     ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, While,
@@ -45,6 +45,17 @@ def _uses_any(expr, var_ids: set) -> bool:
     found = []
     post_order_visit(expr, lambda n: found.append(1) if id(n) in var_ids else None)
     return bool(found)
+
+
+def buffer_free_vars(buf: Buffer) -> list[Var]:
+    """The Vars in a buffer's shape, strides and offset."""
+    found: list[Var] = []
+    fields = list(buf.shape) + list(buf.strides)
+    if buf.elem_offset is not None:
+        fields.append(buf.elem_offset)
+    for e in fields:
+        post_order_visit(e, lambda n: found.append(n) if isinstance(n, Var) else None)
+    return found
 
 
 def _grid_loop(s) -> bool:
@@ -94,14 +105,45 @@ class StmtPrinter(ExprPrinter):
                 return
         self.emit(f"# unprintable statement {type(s).__name__}")
 
-    def scoped(self, flat: str, with_form: str, body, last: bool) -> None:
+    def scoped(self, flat: str, with_form: str, body, last: bool, hoist: bool = False) -> None:
         """Print ``flat`` then ``body`` at this depth when last, else ``with with_form:``."""
         if last:
             self.emit(flat)
-            self.body(body)
         else:
             self.emit(f"with {with_form}:")
-            self.nested(body)
+            self.depth += 1
+        if hoist:
+            self.hoist(body)
+        self.body(body)
+        if not last:
+            self.depth -= 1
+
+    def hoistable_buffers(self, body) -> list[Buffer]:
+        """Buffers the body uses without a defining construct whose vars are already defined,
+        so ``A_1 = T.Buffer(..., data=A.data)`` lines can go at the top, like TVM prints them."""
+        owned: set[int] = set()
+        used: dict[int, Buffer] = {}
+
+        def visit(n):
+            if isinstance(n, Block):
+                owned.update(id(b) for b in n.alloc_buffers)
+                owned.update(id(m.buffer) for m in n.match_buffers)
+            elif isinstance(n, DeclBuffer):
+                owned.add(id(n.buffer))
+            elif isinstance(n, BufferLoad | BufferStore | BufferRegion):
+                used.setdefault(id(n.buffer), n.buffer)
+
+        pre_order_visit(body, visit)
+        return [
+            b for key, b in used.items()
+            if key not in owned and key not in self.defined and id(b.data) in self.defined
+            and all(id(v) in self.defined for v in buffer_free_vars(b))
+        ]
+
+    def hoist(self, body) -> None:
+        """Declare the hoistable buffers of ``body``; they print before its first line."""
+        for buf in self.hoistable_buffers(body):
+            self.buffer(buf)
 
     # -- statements -------------------------------------------------------------------
     def _store(self, s: BufferStore, last: bool) -> None:
@@ -178,7 +220,7 @@ class StmtPrinter(ExprPrinter):
             args.append(f"annotations={self.value(s.annotations)}")
         call = f"T.allocate({', '.join(args)})"
         name = self.define(s.buffer_var, s.buffer_var.name)
-        self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last)
+        self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last, hoist=True)
 
     def _decl_buffer(self, s: DeclBuffer, last: bool) -> None:
         call = self.buffer_call("T.decl_buffer", s.buffer, with_data=True)
