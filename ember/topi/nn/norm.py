@@ -93,7 +93,7 @@ def group_norm(data, gamma, beta, num_groups: int, channel_axis: int, axes, epsi
 
 def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon: float = 1e-5,
                center: bool = True, scale: bool = True, training: bool = False, momentum: float = 0.1):
-    """Inference batch norm over channel ``axis``: returns ``[out, moving_mean, moving_var]``."""
+    """Inference batch norm over channel ``axis``: ``[out, moving_mean, moving_var]`` (copies)."""
     if training:
         raise NotImplementedError("topi.nn.batch_norm: only inference (training=False) is implemented")
     (axis,) = normalize_axis(axis, data.ndim)
@@ -108,7 +108,11 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon: floa
         return out
 
     out = te.compute(data.shape, f, name="T_batch_norm")
-    return [out, moving_mean, moving_var]
+    # the running statistics come back unchanged, as copies so that no placeholder is
+    # also an output (as TVM does with ``moving_mean * 1``)
+    mean_out = te.compute(moving_mean.shape, lambda *i: moving_mean(*i), name="T_moving_mean")
+    var_out = te.compute(moving_var.shape, lambda *i: moving_var(*i), name="T_moving_var")
+    return [out, mean_out, var_out]
 
 
 def instance_norm(data, gamma, beta, channel_axis: int, axis, epsilon: float = 1e-5) -> te.Tensor:
