@@ -222,3 +222,36 @@ def test_chain_runs_twice_with_same_result():
     second = vm["main"](-x)
     np.testing.assert_allclose(first.numpy(), np.maximum(x, 0))
     np.testing.assert_allclose(second.numpy(), np.maximum(-x, 0))
+
+
+def test_tvmscript_module_builds():
+    from ember.script import ir as I
+    from ember.script import relax as R
+    from ember.script import tir as T
+
+    @I.ir_module
+    class Module:
+        @T.prim_func
+        def relu(var_x: T.handle, var_y: T.handle):
+            n = T.int64()
+            x = T.match_buffer(var_x, (n, 4), "float32")
+            y = T.match_buffer(var_y, (n, 4), "float32")
+            for i, j in T.grid(n, 4):
+                with T.block("relu"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    y[vi, vj] = T.max(x[vi, vj], T.float32(0))
+
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
+            n = T.int64()
+            with R.dataflow():
+                lv = R.call_tir(Module.relu, (x,), out_sinfo=R.Tensor((n, 4), "float32"))
+                lv1 = R.call_tir(Module.relu, (lv,), out_sinfo=R.Tensor((n, 4), "float32"))
+                R.output(lv1)
+            return lv1
+
+    exe = relax.build(Module, target="llvm")
+    vm = relax.VirtualMachine(exe, ember.cpu())
+    x = np.random.default_rng(3).standard_normal((3, 4), dtype="float32")
+    np.testing.assert_allclose(vm["main"](ember.nd.array(x)).numpy(), np.maximum(x, 0))
+    assert "1 storages, 0 bytes + 1 of symbolic size" in str(exe.memory_plans["main"])

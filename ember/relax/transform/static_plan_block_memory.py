@@ -67,8 +67,10 @@ class MemoryPlan:
         return sum(len(s.tensors) for s in self.storages)
 
     def __str__(self) -> str:
+        symbolic = sum(not isinstance(s.nbytes, int) for s in self.storages)
+        extra = f" + {symbolic} of symbolic size" if symbolic else ""
         lines = [f"memory plan of {self.function}: {self.num_tensors} tensors in "
-                 f"{len(self.storages)} storages, {self.planned_bytes} bytes"]
+                 f"{len(self.storages)} storages, {self.planned_bytes} bytes{extra}"]
         for s in self.storages:
             lives = ", ".join(f"{t} [{a}..{b}]" for t, a, b in s.tensors)
             lines.append(f"  {s.name}: {s.nbytes} bytes {s.dtype} <- {lives}")
