@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes.util
 import functools
+import os
 import threading
 from dataclasses import dataclass
 
@@ -29,7 +30,15 @@ def _init() -> None:
 
 @functools.cache
 def load_runtime_libraries() -> dict[str, str | None]:
-    """Make libm and libgomp symbols resolvable by the JIT; returns what was loaded."""
+    """Make libm and libgomp symbols resolvable by the JIT; returns what was loaded.
+
+    Unless the user chose an OpenMP wait policy, idle OpenMP threads spin only briefly
+    before sleeping (``GOMP_SPINCOUNT``): long spinning wastes cores that other work on
+    the machine (or Python itself) needs.  This takes effect only if libgomp was not
+    already initialised by another library.
+    """
+    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+        os.environ["GOMP_SPINCOUNT"] = "10000"
     loaded = {}
     for stem, fallback in (("m", "libm.so.6"), ("gomp", "libgomp.so.1")):
         name = ctypes.util.find_library(stem) or fallback
