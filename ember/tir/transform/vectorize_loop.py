@@ -13,16 +13,17 @@ SERIAL loop instead (and the reason logged at debug level) whenever vector code
 could differ from the loop: symbolic extent, no chunk width, nested loops /
 allocations / while / asserts in the body, an ``if`` or a store index that depends on the lane or does not move with it (a value
 carried across iterations), a load of a stored buffer at another index, a
-lane-dependent ``if_then_else`` whose branches read memory (the untaken side could be
-out of bounds), a lane-dependent non-elementwise call, or vectors already present.
+lane-dependent ``if_then_else`` whose branches read memory or divide integers (the
+untaken side could fault), a lane-dependent non-elementwise call, a call with side
+effects, or vectors already present.
 Assumes flat (1-D) buffer accesses (FlattenBuffer ran).
 """
 
 from __future__ import annotations
 
 from ember.ir import (
-    Add, BinaryOp, Broadcast, Call, Cast, FloatImm, IntImm, Let, Mul, Op, PrimExpr, Ramp,
-    Select, StringImm, Sub, Var, const, replace, structural_equal,
+    Add, BinaryOp, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, Let, Mod, Mul,
+    Op, PrimExpr, Ramp, Select, StringImm, Sub, Var, const, replace, structural_equal,
 )
 from ember.transform import Pass
 
@@ -42,6 +43,15 @@ _ELEMENTWISE = frozenset(
     "isinf isfinite popcount clz bitwise_not pow fmod atan2 copysign hypot ldexp nextafter "
     "bitwise_and bitwise_or bitwise_xor shift_left shift_right likely reinterpret".split()
 )
+
+
+def _unsafe_to_speculate(node) -> bool:
+    """Nodes that may fault when evaluated for a lane whose condition is false."""
+    if isinstance(node, BufferLoad):
+        return True
+    if isinstance(node, Div | Mod | FloorDiv | FloorMod):
+        return not node.dtype.is_float and not (isinstance(node.b, IntImm) and node.b.value != 0)
+    return False
 
 
 class _Fallback(Exception):
@@ -134,13 +144,15 @@ class _Vectorizer:
         return replace(e, indices=indices)
 
     def expr_Call(self, e: Call):
+        if isinstance(e.op, Op) and e.op.get_attr("pure") is False:
+            raise _Fallback(f"call of {e.op.name!r} has side effects")
         args = tuple(self.expr(a) for a in e.args)
         if not any(_is_vec(a) for a in args):
             return replace(e, args=args)
         name = e.op.name[4:] if isinstance(e.op, Op) and e.op.name.startswith("tir.") else None
         if name == "if_then_else":
-            if collect(e.args[1:], lambda n: isinstance(n, BufferLoad)):
-                raise _Fallback("lane-dependent if_then_else whose branches read memory")
+            if collect(e.args[1:], _unsafe_to_speculate):
+                raise _Fallback("lane-dependent if_then_else whose branches read memory or divide")
             return Select(self.bcast(args[0]), self.bcast(args[1]), self.bcast(args[2]))
         if name not in _ELEMENTWISE:
             raise _Fallback(f"call of {getattr(e.op, 'name', e.op)!r} is not elementwise")

@@ -96,6 +96,8 @@ def _fallback_cases():
     shifted = loop(i, 8, BufferStore(S, S[i] + const(1.0), (i + 1,)), V)
     lane_if = loop(i, 8, IfThenElse(i < 5, BufferStore(S, A[i], (i,))), V)
     extern = loop(i, 8, BufferStore(S, tir.call_extern("float32", "f", A[i]), (i,)), V)
+    pure_extern = loop(i, 8, BufferStore(S, tir.call_pure_extern("float32", "f", A[i]), (i,)), V)
+    divide = loop(i, 8, BufferStore(S, tir.if_then_else(i > 0, tir.Cast(S.dtype, 8 // i), const(0.0)), (i,)), V)
     guarded_load = loop(i, 8, BufferStore(S, tir.if_then_else(i > 0, A[i - 1], const(0.0)), (i,)), V)
     symbolic = loop(i, n, BufferStore(S, A[i], (i,)), V)
     gather_store = loop(i, 8, BufferStore(S, A[i], (i % 3,)), V)
@@ -103,7 +105,9 @@ def _fallback_cases():
         "reduction": (reduction, "does not depend on the loop variable"),
         "shifted": (shifted, "accessed at another index"),
         "lane_if": (lane_if, "an if condition depends on the lane"),
-        "extern": (extern, "is not elementwise"),
+        "extern": (extern, "has side effects"),
+        "pure_extern": (pure_extern, "is not elementwise"),
+        "divide": (divide, "branches read memory or divide"),
         "guarded_load": (guarded_load, "branches read memory"),
         "symbolic": (symbolic, "is not a constant"),
         "gather_store": (gather_store, "is not a ramp of the loop variable"),
