@@ -211,3 +211,22 @@ def test_random_expressions_roundtrip(expr):
                         buffer_map={a: A}, attrs={"global_symbol": "main"})
     parsed = ember.script.from_source(func.script())
     assert_structural_equal(func, parsed)
+
+
+def test_lowered_and_packed_functions_roundtrip(check_roundtrip):
+    from ember.codegen import packed_api
+    from ember.tir import transform
+
+    n = te.var("n")
+    A = te.placeholder((n, 64), name="A")
+    k = te.reduce_axis((0, 64), name="k")
+    C = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    D = te.compute((n,), lambda i: te.exp(C[i]) + 1.0, name="D")
+    lowered = transform.lower_for_codegen(IRModule({"main": te.create_prim_func([A, D])}),
+                                          ember.Target("llvm"))
+    text = check_roundtrip(lowered).script()
+    assert 'C = T.allocate([n], "float32", "global")\n        C_1 = T.Buffer((n,), "float32", data=C)' in text
+    packed = packed_api.make_packed_api(lowered["main"], "main")
+    # Python objects in attributes print as their repr; parsing them needs their names
+    parsed = ember.script.from_source(packed.script(), {"ParamInfo": packed_api.ParamInfo})
+    assert_structural_equal(packed, parsed)

@@ -79,6 +79,7 @@ def _attr_value(value):
 
 def _attr(p: TIRParser, call, args):
     node, key, value = args["node"], args["attr_key"], _attr_value(args["value"])
+    node = StringImm(node) if isinstance(node, str) else node  # TVM keeps string nodes as StringImm
     return Scoped(lambda body: AttrStmt(node, key, value, body))
 
 
@@ -304,7 +305,8 @@ def _let_with(p: TIRParser, node, item, func):
     args = p.bind(item.context_expr, func)
     value = as_expr(args["value"])
     name = _as_name(p, node, item, "T.LetStmt")
-    var = args["var"] if isinstance(args["var"], Var) else Var(name, value.dtype)
+    given = args["var"]
+    var = Var(name, given.dtype, given.type_annotation) if isinstance(given, Var) else Var(name, value.dtype)
     p.scope.define(name, var)
     return LetStmt(var, value, p.parse_body(node.body))
 

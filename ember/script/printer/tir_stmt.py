@@ -203,11 +203,15 @@ class StmtPrinter(ExprPrinter):
     def _let(self, s: LetStmt, last: bool) -> None:
         value = self.expr(s.value)
         name = self.define(s.var, s.var.name)
+        typed = s.var.type_annotation is not None or s.var.dtype is not s.value.dtype
+        extra = f", var={self.var_decl(s.var)}" if typed else ""
         self.scoped(f"{name}: {self.dtype_annotation(s.var)} = {value}",
-                    f"T.LetStmt({value}) as {name}", s.body, last)
+                    f"T.LetStmt({value}{extra}) as {name}", s.body, last)
 
     def dtype_annotation(self, v) -> str:
-        return "T.handle" if v.dtype.is_handle else f"T.{v.dtype}"
+        if v.dtype.is_handle:
+            return "T.handle" if v.type_annotation is None else self.var_decl(v)
+        return f"T.{v.dtype}"
 
     def _allocate(self, s: Allocate, last: bool) -> None:
         ann = s.buffer_var.type_annotation
