@@ -86,3 +86,16 @@ def test_rebuild_after_cache_clear_and_gc():
     mod(a, b)
     np.testing.assert_array_equal(b, a - 2)
     assert "minus2" in mod.get_source("asm")
+
+
+def test_fast_math_target_option():
+    func = elementwise(lambda a, b: a * b + a, ["float32", "float32"], "float32", name="fma_like")
+    precise = ember.build(func, target="llvm")
+    fast = ember.build(func, target="llvm -fast-math")
+    assert "fmul fast" in fast.get_source("ll-unopt")
+    assert "fast" not in precise.get_source("ll-unopt")
+    a = np.linspace(-2, 2, 50).astype("float32")
+    b = np.linspace(1, 3, 50).astype("float32")
+    out = np.zeros_like(a)
+    fast(a, b, out)
+    np.testing.assert_allclose(out, a * b + a, rtol=1e-6)

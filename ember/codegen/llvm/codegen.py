@@ -52,6 +52,8 @@ class CodeGenLLVM(ExprEmitter):
         self.in_parallel = False
         self.num_threads = int(getattr(target, "num_cores", 0) or 0)
         self.noalias = True
+        # "llvm -fast-math": let LLVM reassociate float math (vectorised reductions, FMA)
+        self.float_flags = ("fast",) if getattr(target, "attrs", {}).get("fast-math") else ()
         self._frame: _Frame | None = None
         self._name = ""
         self._counter = 0

@@ -105,7 +105,7 @@ class ExprEmitter:
             return self.f32_to_bf16(self._bf16_binary(e, lambda x, y: getattr(b, fop)(x, y)), dtype.lanes)
         x, y = self._operands(e)
         if dtype.is_float:
-            return getattr(b, _FLOAT_ARITH[type(e)])(x, y)
+            return getattr(b, _FLOAT_ARITH[type(e)])(x, y, flags=self.float_flags)
         if isinstance(e, Div | Mod):
             if dtype.is_uint or dtype.is_bool:
                 return (b.udiv if isinstance(e, Div) else b.urem)(x, y)
