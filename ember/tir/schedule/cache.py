@@ -119,6 +119,12 @@ def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_sc
                 consumer_blocks=None):
     block = realize.block
     buffer = _pick(func, block, block.writes, write_buffer_index, "cache_write", "write")
+    others = [r.block.name_hint for r in blocks_under(func.body) if r is not realize
+              and any(w.buffer is buffer for w in r.block.writes) and r.block.name_hint != "root"]
+    if others:
+        raise ScheduleError(f"cache_write: buffer {buffer.name!r} is also written by block(s) {others}; "
+                            "cache_write needs the block to be its only writer (apply it before "
+                            "decompose_reduction)", func, block=block)
     scope = scope_of(func, realize)
     if scope is None:
         raise ScheduleError("cache_write: the block has no enclosing scope block", func, block=block)

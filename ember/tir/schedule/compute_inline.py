@@ -109,6 +109,13 @@ def compute_inline(func, realize: BlockRealize):
     if any(b is buffer for b in func.buffer_map.values()):
         raise ScheduleError(f"compute_inline: block {block.name_hint!r} writes the function's output "
                             f"buffer {buffer.name!r}, which cannot be inlined", func, block=block)
+    from .analysis import blocks_under
+
+    others = [r.block.name_hint for r in blocks_under(func.body)
+              if r is not realize and any(w.buffer is buffer for w in r.block.writes) and r.block.name_hint != "root"]
+    if others:
+        raise ScheduleError(f"compute_inline: buffer {buffer.name!r} is also written by block(s) {others}; "
+                            "only a buffer's single writer can be inlined", func, block=block)
     params = _distinct_iter_vars(func, block, store.indices, "compute_inline", "store")
     used = {id(v) for v in collect(store.value, lambda n: isinstance(n, Var))}
     missing = [iv.var.name for iv in block.iter_vars if id(iv.var) in used and iv.var not in params]

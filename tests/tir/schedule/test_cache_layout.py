@@ -180,3 +180,11 @@ def test_cache_read_of_own_output_error():
     sch = Schedule(matmul())
     with pytest.raises(ScheduleError, match="also writes 'C'"):
         sch.cache_read(sch.get_block("C"), 0, "local")
+
+
+def test_cache_write_after_decompose_error():
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    sch.decompose_reduction(block, sch.get_loops(block)[0])
+    with pytest.raises(ScheduleError, match=r"also written by block\(s\) \['C_init'\]"):
+        sch.cache_write(block, 0, "local")

@@ -187,3 +187,11 @@ def test_elementwise_chain_compute_at_then_inline():
     sch.compute_at(sch.get_block("B"), j)
     sch.compute_inline(sch.get_block("B"))
     check(sch, elementwise())
+
+
+def test_compute_inline_of_one_of_several_writers_error():
+    sch = Schedule(matmul_relu())
+    block = sch.get_block("C")
+    sch.decompose_reduction(block, sch.get_loops(block)[0])
+    with pytest.raises(ScheduleError, match=r"also written by block\(s\) \['C_update'\]"):
+        sch.compute_inline(sch.get_block("C_init"))

@@ -35,8 +35,9 @@ def _step(sch, data):
     op = data.draw(st.sampled_from([
         "split", "split", "fuse", "reorder", "compute_at", "reverse_compute_at", "inline",
         "reverse_inline", "parallel", "decompose", "rfactor", "cache_read", "cache_write",
+        "blockize", "relayout", "unroll",
     ]))
-    if not loops and op not in ("inline", "reverse_inline", "cache_read", "cache_write"):
+    if not loops and op not in ("inline", "reverse_inline", "cache_read", "cache_write", "relayout"):
         return
     pick = (lambda: data.draw(st.sampled_from(loops))) if loops else None
     if op == "split":
@@ -70,6 +71,15 @@ def _step(sch, data):
             sch.cache_read(block, 0, "local")
     elif op == "cache_write":
         sch.cache_write(block, 0, "local")
+    elif op == "blockize":
+        sch.blockize(pick())
+    elif op == "unroll":
+        sch.unroll(pick())
+    elif op == "relayout":
+        buf = sch.get(block).writes[0].buffer
+        params = sch.mod["main"].buffer_map.values()
+        if len(buf.shape) == 2 and not any(b is buf for b in params):
+            sch.transform_layout(block, ("write", 0), lambda a, b: (b, a // 2, a % 2))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
