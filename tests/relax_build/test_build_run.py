@@ -255,3 +255,15 @@ def test_tvmscript_module_builds():
     x = np.random.default_rng(3).standard_normal((3, 4), dtype="float32")
     np.testing.assert_allclose(vm["main"](ember.nd.array(x)).numpy(), np.maximum(x, 0))
     assert "1 storages, 0 bytes + 1 of symbolic size" in str(exe.memory_plans["main"])
+
+
+def test_zero_pipeline_enables_passes_as_they_land(monkeypatch):
+    from ember.relax import transform
+    from ember.transform import module_pass
+
+    names = [p.info.name for p in relax.get_pipeline("zero").passes]
+    assert "FoldConstant" in names
+    monkeypatch.setattr(transform, "LegalizeOps",
+                        lambda: module_pass(lambda mod, ctx: mod, opt_level=0, name="LegalizeOps"), raising=False)
+    names = [p.info.name for p in relax.get_pipeline("zero").passes]
+    assert names[0] == "LegalizeOps" and names.index("FoldConstant") > 0
