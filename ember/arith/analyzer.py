@@ -58,7 +58,11 @@ class Analyzer:
         return Simplifier(self).visit(as_expr(expr))
 
     def canonical_simplify(self, expr) -> PrimExpr:
-        """Bring integer sums to canonical linear form (the same rule engine; see README)."""
+        """Bring integer sums to canonical linear form.
+
+        ember has one engine for both: the rule table always rebuilds integer sums in
+        canonical linear form, so this equals ``rewrite_simplify``.
+        """
         return self.rewrite_simplify(expr)
 
     def simplify(self, expr, steps: int = 2) -> PrimExpr:
@@ -84,7 +88,10 @@ class Analyzer:
         return modular_of(self, expr)
 
     def can_prove(self, cond, strength=None) -> bool:
-        """True when ``cond`` provably holds (False means "could not prove")."""
+        """True when ``cond`` provably holds (False means "could not prove").
+
+        ``strength`` is accepted for TVM compatibility; symbolic bounds are always used.
+        """
         cond = as_expr(cond)
         if not cond.dtype.is_bool:
             raise TypeError(f"can_prove: cond must be a boolean expression, got {cond.dtype}: {cond!r}")
@@ -182,12 +189,19 @@ class Analyzer:
         cond = as_expr(cond)
         if not cond.dtype.is_bool:
             raise TypeError(f"constraint_scope: cond must be boolean, got {cond.dtype}: {cond!r}")
-        saved = (dict(self._var_bounds), list(self._facts), list(self._opaque_facts))
-        self._assume(self.simplify(cond))
+        undo = self._assume(self.simplify(cond))
         try:
             yield self
         finally:
-            self._var_bounds, self._facts, self._opaque_facts = saved
+            old_bounds, facts, opaque = undo
+            for var, bound in old_bounds.items():
+                if bound is None:
+                    self._var_bounds.pop(var, None)
+                else:
+                    self._var_bounds[var] = bound
+            added = {id(f) for f in facts} | {id(c) for c in opaque}
+            self._facts = [f for f in self._facts if id(f) not in added]
+            self._opaque_facts = [c for c in self._opaque_facts if id(c) not in added]
             self._reset_caches()
 
     def enter_constraint_scope(self, cond) -> Callable[[], None]:
@@ -196,24 +210,30 @@ class Analyzer:
         scope.__enter__()
         return lambda: scope.__exit__(None, None, None)
 
-    def _assume(self, cond: PrimExpr) -> None:
+    def _assume(self, cond: PrimExpr) -> tuple:
+        """Add ``cond`` to the facts; returns what to undo (old bounds, facts, opaque facts)."""
         from .rules_logic import as_facts
 
         s = Simplifier(self)
         linear, opaque = as_facts(s, cond)
         self._opaque_facts.extend(opaque)
+        old_bounds: dict = {}
         for f in linear:
             self._facts.append(f)
             if len(f.terms) == 1:  # c*v + k <= 0 bounds a single atom
                 (atom, c), = f.terms.values()
                 if isinstance(atom, Var):
+                    if atom not in old_bounds:
+                        old_bounds[atom] = self._var_bounds.get(atom)
                     lo, hi = bound_of(self, atom)
                     if c > 0:
                         hi = min(hi, (-f.const) // c)
                     else:
                         lo = max(lo, _ceil_div(f.const, -c))
                     self._var_bounds[atom] = (lo, hi)
+                    self._bound_cache.pop(id(atom), None)
         self._reset_caches()
+        return old_bounds, linear, opaque
 
     # -- helpers for scoped bindings used by the simplifier ---------------------------
     def _with_value(self, var: Var, value: PrimExpr, fn: Callable):

@@ -55,6 +55,12 @@ class IntSet:
     min_value: PrimExpr
     max_value: PrimExpr
 
+    def __post_init__(self):
+        for name in ("min_value", "max_value"):
+            value = getattr(self, name)
+            if not isinstance(value, PrimExpr):
+                object.__setattr__(self, name, as_expr(value))
+
     # -- constructors ---------------------------------------------------------------
     @staticmethod
     def interval(min_value, max_value) -> IntSet:

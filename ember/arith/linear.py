@@ -135,31 +135,39 @@ def _atom_product(s, xa: PrimExpr, xb: PrimExpr, c: int) -> Linear:
     return Linear.atom(s.keys.key(node), node, c)
 
 
-def _term(atom: PrimExpr, c: int, dtype: DataType) -> PrimExpr:
-    return atom if c == 1 else Mul(atom, IntImm(dtype, c))
+def _term(atom: PrimExpr, c: int, dtype: DataType, done) -> PrimExpr:
+    return atom if c == 1 else done(Mul(atom, IntImm(dtype, c)))
 
 
-def to_expr(lin: Linear, dtype: DataType) -> PrimExpr:
-    """The expression of ``lin`` in ``dtype``: positive terms, then negative, then constant."""
+def _same(e):
+    return e
+
+
+def to_expr(lin: Linear, dtype: DataType, done=_same) -> PrimExpr:
+    """The expression of ``lin`` in ``dtype``: positive terms, then negative, then constant.
+
+    ``done`` is called on every node built (the simplifier uses it to record the pieces
+    of a canonical sum as already simplified).
+    """
     pos = [(a, c) for a, c in lin.terms.values() if c > 0]
     neg = [(a, -c) for a, c in lin.terms.values() if c < 0]
     out: PrimExpr | None = None
     for a, c in pos:
-        t = _term(a, c, dtype)
-        out = t if out is None else Add(out, t)
+        t = _term(a, c, dtype, done)
+        out = t if out is None else done(Add(out, t))
     const = lin.const
     if out is None and neg:
         if const > 0:
             out, const = IntImm(dtype, const), 0
         else:
             a, c = neg.pop(0)
-            out = Mul(a, IntImm(dtype, -c))
+            out = done(Mul(a, IntImm(dtype, -c)))
     for a, c in neg:
-        out = Sub(out, _term(a, c, dtype))
+        out = done(Sub(out, _term(a, c, dtype, done)))
     if out is None:
         return IntImm(dtype, const)
     if const > 0:
-        out = Add(out, IntImm(dtype, const))
+        out = done(Add(out, IntImm(dtype, const)))
     elif const < 0:
-        out = Sub(out, IntImm(dtype, -const))
+        out = done(Sub(out, IntImm(dtype, -const)))
     return out

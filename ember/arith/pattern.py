@@ -65,8 +65,22 @@ class Rule:
     lhs: PrimExpr
     rhs: PrimExpr | Callable
     cond: Callable | None = None
+    guard: tuple = ()  # (field, required type) of the pattern's direct children: a cheap pre-check
+
+    def __post_init__(self):
+        guard = []
+        for name in fields_of(type(self.lhs)):
+            child = getattr(self.lhs, name)
+            if isinstance(child, PConst):
+                guard.append((name, IntImm))
+            elif isinstance(child, Node) and not isinstance(child, Var):
+                guard.append((name, type(child)))
+        object.__setattr__(self, "guard", tuple(guard))
 
     def apply(self, s, e: PrimExpr):
+        for name, cls in self.guard:
+            if type(getattr(e, name)) is not cls:
+                return None
         m = Match()
         m.dtype = e.dtype
         if not match(self.lhs, e, m, s.keys):

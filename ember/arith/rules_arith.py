@@ -28,7 +28,7 @@ def linear_sum(s, e) -> PrimExpr | None:
     if not is_int_scalar(e.dtype):
         return None
     lin = _recombine_div_mod(s, s.linear(e), e.dtype)
-    r = to_expr(lin, e.dtype)
+    r = _emit(s, lin, e.dtype)
     return None if s.same(r, e) else r
 
 
@@ -83,7 +83,7 @@ def _recombine_div_mod(s, lin: Linear, dtype) -> Linear:
             mod_atom = mod_cls(atom.a, atom.b)
             trial = lin.plus(s.linear(atom.a), -k)
             trial = trial.plus(Linear({key: (atom, coeff)}), -1)
-            trial = trial.plus(Linear.atom(s.keys.key(mod_atom), mod_atom, k))
+            trial = trial.plus(s.linear(s.visit(mod_atom)), k)
             if trial.size() < lin.size():
                 lin = trial
                 changed = True
@@ -128,8 +128,8 @@ def _floor_div_mod(s, e, want_div: bool, div_cls, mod_cls) -> PrimExpr | None:
     if lo != -math.inf and hi != math.inf and lo // c == hi // c:
         k = lo // c  # r lies within one period
         if want_div:
-            return to_expr(q.plus(Linear({}, k)), dtype)
-        return to_expr(r.plus(Linear({}, -k * c)), dtype)
+            return _emit(s, q.plus(Linear({}, k)), dtype)
+        return _emit(s, r.plus(Linear({}, -k * c)), dtype)
     ms = _modular_of_linear(s, r)
     if not want_div and ms is not None and ms[0] % c == 0:
         return IntImm(dtype, ms[1] % c)
@@ -141,23 +141,29 @@ def _floor_div_mod(s, e, want_div: bool, div_cls, mod_cls) -> PrimExpr | None:
     if g > 1:
         low = r.const % g
         reduced = Linear({k: (a, v // g) for k, (a, v) in r.terms.items()}, r.const // g)
-        inner = to_expr(reduced, dtype)
+        inner = _emit(s, reduced, dtype)
         cg = IntImm(dtype, c // g)
         if want_div:
-            return to_expr(q.plus(_atom(s, residue_cls_div(inner, cg))), dtype)
+            return _emit(s, q.plus(_atom(s, residue_cls_div(inner, cg))), dtype)
         m = _atom(s, residue_cls_mod(inner, cg)).scaled(g).plus(Linear({}, low))
-        return to_expr(m, dtype)
+        return _emit(s, m, dtype)
     if want_div:
         if q.is_const() and q.const == 0 and r.const == lin.const and type(e) is residue_cls_div:
             return None
-        return to_expr(q.plus(_atom(s, residue_cls_div(to_expr(r, dtype), e.b))), dtype)
+        return _emit(s, q.plus(_atom(s, residue_cls_div(_emit(s, r, dtype), e.b))), dtype)
     if r.size() == lin.size() and r.const == lin.const and type(e) is residue_cls_mod:
         return None
-    return to_expr(_atom(s, residue_cls_mod(to_expr(r, dtype), e.b)), dtype)
+    return _emit(s, _atom(s, residue_cls_mod(_emit(s, r, dtype), e.b)), dtype)
 
 
 def _atom(s, e: PrimExpr) -> Linear:
-    return Linear.atom(s.keys.key(e), e)
+    """The linear form of the new node ``e``, simplified first."""
+    return s.linear(s.visit(e))
+
+
+def _emit(s, lin: Linear, dtype) -> PrimExpr:
+    """Build ``lin``; its atoms are simplified, so the sums built are too."""
+    return to_expr(lin, dtype, s.mark_simplified)
 
 
 def _modular_of_linear(s, lin: Linear):
@@ -183,7 +189,7 @@ def _exact_div(s, e, want_div: bool) -> PrimExpr | None:
         return None
     if not want_div:
         return IntImm(e.dtype, 0)
-    return to_expr(Linear({k: (a, v // c) for k, (a, v) in lin.terms.items()}, lin.const // c), e.dtype)
+    return _emit(s, Linear({k: (a, v // c) for k, (a, v) in lin.terms.items()}, lin.const // c), e.dtype)
 
 
 def div_linear(s, e) -> PrimExpr | None:
@@ -227,5 +233,5 @@ def minmax_bound(s, e) -> PrimExpr | None:
         return None
     shared = Linear(common, const)
     ra, rb = la.plus(shared, -1), lb.plus(shared, -1)
-    inner = type(e)(to_expr(ra, e.dtype), to_expr(rb, e.dtype))
-    return to_expr(shared.plus(_atom(s, inner)), e.dtype)
+    inner = type(e)(_emit(s, ra, e.dtype), _emit(s, rb, e.dtype))
+    return _emit(s, shared.plus(_atom(s, inner)), e.dtype)

@@ -31,6 +31,13 @@ class Simplifier:
     def __init__(self, ana):
         self.ana = ana
         self.keys = ana._keys
+        if _rules_for is None:
+            _load_rules()
+
+    def mark_simplified(self, e: PrimExpr) -> PrimExpr:
+        """Record ``e`` as already simplified (a fixpoint) so it is not rewritten again."""
+        self.ana._simplify_cache.setdefault(id(e), (e, e))
+        return e
 
     # -- public helpers used by rules ---------------------------------------------
     def visit(self, e: PrimExpr) -> PrimExpr:
@@ -76,17 +83,24 @@ class Simplifier:
 
     # -- driver --------------------------------------------------------------------
     def _rewrite(self, e: PrimExpr, depth: int) -> PrimExpr:
-        from .rules import RULES, rules_for
-
+        if depth:
+            hit = self.ana._simplify_cache.get(id(e))
+            if hit is not None:
+                return hit[1]
         e = self._children(e)
         if type(e) is IntImm:
             return e
-        rules = RULES.get(type(e))
+        rules = _RULES.get(type(e))
         if rules is None:
-            rules = rules_for(type(e))
+            rules = _rules_for(type(e))
+        dtype = None
         for rule in rules:
             r = rule(self, e)
-            if r is None or r is e or r.dtype is not e.dtype:
+            if r is None or r is e:
+                continue
+            if dtype is None:
+                dtype = e.dtype
+            if r.dtype is not dtype:
                 continue
             if self.same(r, e):
                 return e
@@ -152,6 +166,17 @@ class Simplifier:
                 if any(a is not b for a, b in zip(nv, v)):
                     changes[name] = nv
         return replace(e, **changes) if changes else e
+
+
+def _load_rules():
+    global _RULES, _rules_for
+    from .rules import RULES, rules_for
+
+    _RULES, _rules_for = RULES, rules_for
+
+
+_RULES: dict = {}
+_rules_for = None
 
 
 def _mul(c: int, v):
