@@ -91,3 +91,21 @@ CASES = {
     "nn.attention": (lambda q, k, w: R.nn.attention(q, k, w, causal_mask="TopLeft"),
                      [arr((1, 3, 2, 4)), arr((1, 5, 2, 4)), arr((1, 5, 2, 6))]),
 }
+
+IDX = np.array([[0, 2, 1], [1, 0, 2]], "int64")
+CASES.update({
+    "gather_elements": (lambda x, i: R.gather_elements(x, i, axis=1), [arr((2, 3)), IDX]),
+    "gather_nd": (lambda x, i: R.gather_nd(x, i), [arr((3, 4, 2)), np.array([[0, 1], [2, 3]], "int64")]),
+    "scatter_elements": (lambda x, i, u: R.scatter_elements(x, i, u, axis=1, reduction="add"),
+                         [arr((2, 3)), IDX, arr((2, 3))]),
+    "one_hot": (lambda i: R.one_hot(i, 1.0, 0.0, 4, axis=0), [np.array([0, 3, 1], "int32")]),
+    "sort": (lambda x: R.sort(x, axis=0, descending=True), [M]),
+    "argsort": (lambda x: R.argsort(x, axis=1, dtype="int64"), [M]),
+    "topk": (lambda x: R.topk(x, k=2, axis=1), [M]),
+    "cumsum": (lambda x: R.cumsum(x, axis=1, exclusive=True), [M]),
+    "cumprod": (lambda x: R.cumprod(x), [M]),
+    "tile": (lambda x: R.tile(x, (2, 1, 2)), [M]),
+    "repeat": (lambda x: R.repeat(x, 2, axis=0), [M]),
+    "flip": (lambda x: R.flip(x, -1), [X]),
+    "einsum": (lambda a, b: R.einsum((a, b), "bij,jk->bki"), [X, arr((4, 5))]),
+})

@@ -49,7 +49,7 @@ def test_inference_matches_reference(name):
         elif isinstance(a, relax.ShapeExpr):
             args.append(tuple(int(d) for d in a.values))
         elif isinstance(a, relax.PrimValue):
-            args.append(a.value.value)
+            args.append(np.dtype(str(a.value.dtype)).type(a.value.value))
     with np.errstate(all="ignore"):
         out = evaluate_op(call.op.name, args, call.attrs)
     _check(call.struct_info, out)

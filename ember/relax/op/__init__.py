@@ -5,7 +5,10 @@ from . import attrs, base, builtin, nn  # noqa: F401
 from .call import *  # noqa: F403
 from .create import *  # noqa: F403
 from .elementwise import *  # noqa: F403
+from .index import *  # noqa: F403
 from .linear_algebra import *  # noqa: F403
 from .manipulate import *  # noqa: F403
+from .replicate import *  # noqa: F403
+from .sorting import *  # noqa: F403
 from .statistical import *  # noqa: F403
 from .statistical import max, min, sum  # noqa: F401, A004

@@ -251,3 +251,75 @@ class CallTIRAttrs(Attrs):
     pass
 
 
+@node
+class GatherElementsAttrs(Attrs):
+    axis: int = 0
+
+
+@node
+class GatherNDAttrs(Attrs):
+    batch_dims: int = 0
+
+
+@node
+class ScatterElementsAttrs(Attrs):
+    axis: int = 0
+    reduction: str = "update"
+
+
+@node
+class OneHotAttrs(Attrs):
+    depth: int
+    axis: int = -1
+
+
+@node
+class ScanopAttrs(Attrs):
+    axis: int | None = None
+    dtype: DataType | None = None
+    exclusive: bool = False
+
+
+@node
+class SortAttrs(Attrs):
+    axis: int = -1
+    descending: bool = False
+
+
+@node
+class ArgsortAttrs(Attrs):
+    axis: int = -1
+    descending: bool = False
+    dtype: DataType | None = None
+
+
+@node
+class TopKAttrs(Attrs):
+    k: int = 1
+    axis: int = -1
+    ret_type: str = "both"
+    largest: bool = True
+    dtype: DataType | None = None
+
+
+@node
+class TileAttrs(Attrs):
+    repeats: tuple
+
+
+@node
+class RepeatAttrs(Attrs):
+    repeats: int
+    axis: int | None = None
+
+
+@node
+class FlipAttrs(Attrs):
+    axis: int
+
+
+@node
+class EinsumAttrs(Attrs):
+    subscripts: str
+
+

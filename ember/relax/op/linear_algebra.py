@@ -8,10 +8,10 @@ from .._arith import as_int, prove_equal
 from ..expr import Call
 from ..struct_info import TensorStructInfo, shape_values
 from ._infer import binary_dtype, broadcast_shapes, tensor
-from .attrs import MatmulAttrs
-from .base import make_call, register, shape_str, tensor_arg
+from .attrs import EinsumAttrs, MatmulAttrs
+from .base import make_call, register, shape_str, tensor_arg, tuple_of_tensors
 
-__all__ = ["matmul", "linear"]
+__all__ = ["matmul", "linear", "einsum"]
 
 
 def _infer_matmul(call: Call, ctx) -> TensorStructInfo:
@@ -65,3 +65,46 @@ def linear(data, weight, bias=None, out_dtype=None):
 
     out = matmul(data, permute_dims(weight), out_dtype)
     return out if bias is None else add(out, bias)
+
+
+def _infer_einsum(call: Call, ctx) -> TensorStructInfo:
+    infos = tuple_of_tensors(call, 0)
+    spec = call.attrs.subscripts.replace(" ", "")
+    if "..." in spec:
+        raise ValueError("relax.einsum: ellipsis ('...') subscripts are not supported yet")
+    lhs, arrow, rhs = spec.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(infos):
+        raise ValueError(f"relax.einsum: subscripts {spec!r} name {len(inputs)} operands, got {len(infos)}")
+    dtypes = {str(i.dtype) for i in infos if i.dtype is not None}
+    if len(dtypes) > 1:
+        raise TypeError(f"relax.einsum: operand dtypes must match, got {sorted(dtypes)}")
+    dtype = infos[0].dtype
+    if not arrow:  # implicit output: letters seen once, sorted
+        letters = "".join(inputs)
+        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    sizes: dict = {}
+    for sub, info in zip(inputs, infos):
+        values = shape_values(info)
+        if info.ndim != -1 and info.ndim != len(sub):
+            raise ValueError(f"relax.einsum: operand {sub!r} has {len(sub)} letters but {info.ndim} dims")
+        if values is None:
+            return tensor(None, dtype, infos[0].vdevice, len(rhs))
+        for c, d in zip(sub, values):
+            prev = sizes.get(c)
+            if prev is None or as_int(prev) == 1:
+                sizes[c] = d
+            elif as_int(d) not in (None, 1) and as_int(prev) is not None and as_int(prev) != as_int(d):
+                raise ValueError(f"relax.einsum: letter {c!r} has sizes {as_int(prev)} and {as_int(d)}")
+    missing = [c for c in rhs if c not in sizes]
+    if missing:
+        raise ValueError(f"relax.einsum: output letters {missing} do not appear in the inputs")
+    return tensor([sizes[c] for c in rhs], dtype, infos[0].vdevice)
+
+
+register("einsum", _infer_einsum, arg_names=("operands",))
+
+
+def einsum(operands, subscripts: str) -> Call:
+    """Einstein summation over a tuple of tensors, e.g. ``einsum((a, b), "ij,jk->ik")``."""
+    return make_call("einsum", [operands], EinsumAttrs(str(subscripts)))

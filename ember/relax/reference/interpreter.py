@@ -99,8 +99,8 @@ class _Interp:
             return self.eval(e.tuple_value, env, sym)[e.index]
         if isinstance(e, ShapeExpr):
             return tuple(int(_eval_prim(v, sym)) for v in e.values)
-        if isinstance(e, PrimValue):
-            return _eval_prim(e.value, sym)
+        if isinstance(e, PrimValue):  # a numpy scalar of the value's dtype
+            return np.dtype(str(e.value.dtype)).type(_eval_prim(e.value, sym))
         if isinstance(e, StringImm | DataTypeImm):
             return e.value
         if isinstance(e, SeqExpr):

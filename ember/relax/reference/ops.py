@@ -394,3 +394,12 @@ def evaluate_op(name: str, args, attrs):
     if impl is None:
         raise NotImplementedError(f"the reference evaluator has no implementation of relax.{short}")
     return impl(args, attrs)
+
+
+def _register_more() -> None:
+    from .ops_more import MORE_IMPLS
+
+    OP_IMPLS.update(MORE_IMPLS)
+
+
+_register_more()
