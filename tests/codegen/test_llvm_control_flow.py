@@ -158,3 +158,17 @@ def test_sources():
     assert "one:" in mod.get_source("asm")
     with pytest.raises(ValueError, match=re.escape("get_source(fmt='cu'): expected one of 'll', 'll-unopt', 'asm'")):
         mod.get_source("cu")
+
+
+def test_reused_let_var_does_not_leak_into_an_outlined_parallel_body():
+    n = Var("n", I32)
+    A = decl_buffer((n,), "int32", "A")
+    t, i = Var("t"), Var("i")
+    body = seq(
+        IfThenElse(n > 100, LetStmt(t, n * 2, BufferStore(A, t, (const(0),)))),
+        For(i, const(0), n, ForKind.PARALLEL, LetStmt(t, i + 5, BufferStore(A, t, (i,)))),
+    )
+    mod = ember.build(_func([A], body), target="llvm")
+    out = np.zeros(10, "int32")
+    mod(out)
+    np.testing.assert_array_equal(out, np.arange(10) + 5)

@@ -10,7 +10,7 @@ status slot).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -38,7 +38,6 @@ class _Frame:
     entry: ir.IRBuilder  # appends allocas to the entry block
     vars: dict
     status_ptr: ir.Value | None = None  # set in parallel bodies: asserts store here
-    extras: dict = field(default_factory=dict)
 
 
 class CodeGenLLVM(ExprEmitter):
@@ -157,8 +156,20 @@ class CodeGenLLVM(ExprEmitter):
         self.access(s.buffer, s.indices, value)
 
     def _let_stmt(self, s: LetStmt) -> None:
-        self.vars[s.var] = self.emit(s.value)
-        self.emit_stmt(s.body)
+        self._scoped(s.var, self.emit(s.value), lambda: self.emit_stmt(s.body))
+
+    def _scoped(self, var: Var, value: ir.Value, body) -> None:
+        """Bind ``var`` while ``body()`` is emitted, then restore: a value must not leak out
+        of the blocks it dominates (outlining passes every bound var it sees)."""
+        previous = self.vars.get(var)
+        self.vars[var] = value
+        try:
+            body()
+        finally:
+            if previous is None:
+                self.vars.pop(var, None)
+            else:
+                self.vars[var] = previous
 
     def _decl_buffer(self, s: DeclBuffer) -> None:
         self.emit_stmt(s.body)
@@ -220,8 +231,7 @@ class CodeGenLLVM(ExprEmitter):
         if count is not None and count * itemsize <= STACK_ALLOCA_LIMIT:
             slot = self._frame.entry.alloca(ir.ArrayType(elem, max(count, 1)), name=s.buffer_var.name)
             slot.align = _HEAP_ALIGN
-            self.vars[s.buffer_var] = self.builder.bitcast(slot, PTR)
-            self.emit_stmt(s.body)
+            self._scoped(s.buffer_var, self.builder.bitcast(slot, PTR), lambda: self.emit_stmt(s.body))
             return
         b = self.builder
         size = ir.Constant(I64, itemsize)
@@ -229,8 +239,7 @@ class CodeGenLLVM(ExprEmitter):
             size = b.mul(size, self._index_i64(self.emit(extent), extent.dtype))
         rounded = b.and_(b.add(size, ir.Constant(I64, _HEAP_ALIGN)), ir.Constant(I64, ~(_HEAP_ALIGN - 1)))
         ptr = b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [ir.Constant(I64, _HEAP_ALIGN), rounded])
-        self.vars[s.buffer_var] = ptr
-        self.emit_stmt(s.body)
+        self._scoped(s.buffer_var, ptr, lambda: self.emit_stmt(s.body))
         self.builder.call(self._libc("free", VOID, [PTR]), [ptr])
 
     def _libc(self, name: str, ret: ir.Type, args: list) -> ir.Function:
@@ -260,8 +269,7 @@ class CodeGenLLVM(ExprEmitter):
         i.add_incoming(begin, pre)
         b.cbranch(self.compare("<", i, end, var.dtype), body_bb, done)
         b.position_at_end(body_bb)
-        self.vars[var] = i if offset is None else b.add(i, offset)
-        body()
+        self._scoped(var, i if offset is None else b.add(i, offset), body)
         nxt = b.add(i, ir.Constant(i.type, 1))
         i.add_incoming(nxt, b.block)
         b.branch(head)
@@ -299,8 +307,8 @@ class CodeGenLLVM(ExprEmitter):
                 self.vars[var] = value
             self._frame.status_ptr = loaded[-1]
             ty = llvm_type(s.loop_var.dtype)
-            nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), _I32, s.loop_var.dtype)
-            tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), _I32, s.loop_var.dtype)
+            nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), INT32, s.loop_var.dtype)
+            tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), INT32, s.loop_var.dtype)
             extent = self.emit(s.extent)
             one = ir.Constant(ty, 1)
             chunk = b.sdiv(b.sub(b.add(extent, nthreads), one), nthreads)
@@ -346,7 +354,7 @@ class CodeGenLLVM(ExprEmitter):
         return self._frame.entry.alloca(ty, name=name)
 
 
-_I32 = DataType("int32")
+INT32 = DataType("int32")
 
 
 def _is_zero(x) -> bool:
