@@ -253,3 +253,30 @@ def test_creation_ops_roundtrip():
         bb.emit_func_output(gv)
     text = roundtrip(bb.get())
     assert "R.Tensor((n * 2,)" in text
+
+
+def test_shape_and_prim_params_roundtrip():
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    s = relax.Var("s", relax.ShapeStructInfo([n, m]))
+    k = relax.Var("k", relax.PrimStructInfo(value=n))
+    x = relax.Var("x", relax.TensorStructInfo(s, "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [s, k, x]):
+        y = bb.emit(rop.reshape(x, s))
+        bb.emit_func_output(y)
+    text = roundtrip(bb.get())
+    assert 's: R.Shape(["n", "m"])' in text and 'k: R.Prim(value="n")' in text
+    assert 'x: R.Tensor(s, dtype="float32")' in text
+
+
+@I.ir_module
+class PrimParamModule:
+    @R.function
+    def main(k: R.Prim(value="n"), x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        return x
+
+
+def test_decorated_prim_value_param():
+    f = PrimParamModule["main"]
+    assert f.params[0].struct_info.value is f.params[1].struct_info.shape.values[0]

@@ -55,6 +55,8 @@ class _RelaxEvaluator(Evaluator):
         if func in words.PARSER_WORDS.values():
             raise self.error(node, f"R.{func.__name__} is a statement and cannot be used inside an expression")
         args, kwargs = self.eval_args(node)
+        if self.auto_symbolic and func is words.Prim and isinstance(kwargs.get("value"), str):
+            kwargs["value"] = self._dim(kwargs["value"])  # R.Prim(value="n")
         if isinstance(func, GlobalVar | Var):
             return relax.Call(func, [as_operand(a) for a in args])
         return func(*args, **kwargs)

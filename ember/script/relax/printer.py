@@ -81,7 +81,8 @@ class RelaxPrinter:
             return "R.Object"
         if isinstance(s, PrimStructInfo):
             if s.value is not None:
-                return f"R.Prim(value={self.ep.typed(s.value)})"
+                text = self.ep.typed(s.value)
+                return f"R.Prim(value={py_str(text) if self.quote_dims else text})"
             return f"R.Prim({py_str(str(s.dtype))})" if s.dtype is not None else "R.Prim"
         if isinstance(s, ShapeStructInfo):
             if s.values is not None:

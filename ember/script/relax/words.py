@@ -56,6 +56,8 @@ def _shape(values=None, ndim: int = -1):
 
 
 def _prim(dtype=None, value=None):
+    if isinstance(value, builtins.str):  # R.Prim(value="n") outside the parser
+        value = _TirVar(value, "int64")
     return si.PrimStructInfo(dtype, value)
 
 
