@@ -19,6 +19,7 @@ from ember.tir.stmt import (
 from .analysis import (
     blocks_under, child_blocks, find_block, infer_regions, path_to, replace_stmts, scope_of,
 )
+from .compute_inline import subtree_root
 from .errors import ScheduleError
 
 __all__ = ["cache_read", "cache_write", "set_scope", "storage_align", "ReplaceBuffer"]
@@ -97,7 +98,15 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
     stage = _copy_stage(new.name, buffer, new)
     writers = [r for r in child_blocks(scope) if any(w.buffer is buffer for w in r.block.writes)]
     children = _scope_children(scope)
-    if writers:
+    writer_tops = {id(_top_level(scope, w)) for w in writers}
+    entangled = [r for r in readers if id(_top_level(scope, r)) in writer_tops]
+    if entangled:  # produced and consumed in one loop nest: the stage goes inside, before the reader
+        if len(entangled) != len(readers):
+            raise ScheduleError(f"cache_read: {buffer.name!r} is produced and read inside one loop nest and "
+                                "also read elsewhere; pass consumer_blocks to cache one of them", func,
+                                block=block)
+        pos = children.index(_top_level(scope, entangled[0]))
+    elif writers:
         pos = children.index(_top_level(scope, writers[-1])) + 1
     else:
         tops = [_top_level(scope, r) for r in readers]
@@ -107,7 +116,28 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
     new_children = [replace_stmts(c, mapping) for c in children]
     new_children.insert(pos, stage)
     func = replace_stmts(func, {scope.block: replace(scope.block, body=seq(*new_children))})
-    return _add_alloc(func, scope.block.name_hint, new), new.name
+    func = _add_alloc(func, scope.block.name_hint, new)
+    if entangled:
+        from .compute_location import compute_at
+
+        loop, index = _enclosing_loop(func, entangled[0].block.name_hint, "cache_read")
+        func = compute_at(func, find_block(func, new.name), loop, False, index)
+    return func, new.name
+
+
+def _enclosing_loop(func, block_name: str, what: str):
+    """The loop directly around the nest of ``block_name`` and that nest's index in its body."""
+    realize = find_block(func, block_name)
+    sub = subtree_root(func, realize)
+    path = path_to(func.body, sub) or []
+    loops = [s for s in path if isinstance(s, For)]
+    if not loops:
+        raise ScheduleError(f"{what}: cannot place the cache stage next to block {block_name!r}", func,
+                            block=realize.block)
+    loop = loops[-1]
+    children = loop.body.seq if isinstance(loop.body, SeqStmt) else (loop.body,)
+    index = next(k for k, c in enumerate(children) if c is sub or path_to(c, sub) is not None)
+    return loop, index
 
 
 def _refresh(block: Block) -> Block:
@@ -131,9 +161,16 @@ def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_sc
     new = decl_buffer(buffer.shape, buffer.dtype, _scope_name(buffer, storage_scope), scope=storage_scope)
     stage = _copy_stage(new.name, new, buffer)
     top = _top_level(scope, realize)
+    inside = [r for r in blocks_under(top) if r is not realize and any(x.buffer is buffer for x in r.block.reads)]
     new_block = ReplaceBuffer({buffer: new}).visit(block)
     func = replace_stmts(func, {top: seq(replace_stmts(top, {block: new_block}), stage)})
-    return _add_alloc(func, scope.block.name_hint, new), new.name
+    func = _add_alloc(func, scope.block.name_hint, new)
+    if inside:  # read again inside the same loop nest: write back right after the block's own nest
+        from .compute_location import reverse_compute_at
+
+        loop, index = _enclosing_loop(func, block.name_hint, "cache_write")
+        func = reverse_compute_at(func, find_block(func, new.name), loop, False, index + 1)
+    return func, new.name
 
 
 def set_scope(func, realize: BlockRealize, buffer_index: int, storage_scope: str):

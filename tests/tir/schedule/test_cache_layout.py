@@ -188,3 +188,20 @@ def test_cache_write_after_decompose_error():
     sch.decompose_reduction(block, sch.get_loops(block)[0])
     with pytest.raises(ScheduleError, match=r"also written by block\(s\) \['C_init'\]"):
         sch.cache_write(block, 0, "local")
+
+
+def test_cache_write_and_read_inside_fused_nest():
+    from sched_workloads import matmul_relu
+
+    sch = Schedule(matmul_relu())
+    c = sch.get_block("C")
+    sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(c)[1])
+    stage = sch.cache_write(c, 0, "local")
+    assert len(sch.get_loops(stage)) == 2
+    check(sch, matmul_relu())
+    sch = Schedule(matmul_relu())
+    c = sch.get_block("C")
+    sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(c)[1])
+    stage = sch.cache_read(sch.get_block("D"), 0, "local")
+    assert len(sch.get_loops(stage)) == 2
+    check(sch, matmul_relu())
