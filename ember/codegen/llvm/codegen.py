@@ -315,31 +315,48 @@ class CodeGenLLVM(ExprEmitter):
             begin = b.mul(tid, chunk)
             stop = b.add(begin, chunk)
             end = b.select(b.icmp_signed("<", stop, extent), stop, extent)
-            offset = None if _is_zero(s.min) else self.emit(s.min)
-            self.serial_loop(s.loop_var, begin, end, lambda: self.emit_stmt(s.body), offset)
-            self.builder.ret_void()
+
+            def chunk_loop(bounds):  # in a noalias function, so LLVM keeps buffer values in registers
+                offset = None if _is_zero(s.min) else self.emit(s.min)
+                self.serial_loop(s.loop_var, bounds[0], bounds[1], lambda: self.emit_stmt(s.body), offset)
+
+            code = self._call_outlined(self._unique("chunk"), free, [begin, end], chunk_loop)
+            b = self.builder
+            failed, done = self.new_block("chunk_failed"), self.new_block("chunk_done")
+            b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), failed, done)
+            b.position_at_end(failed)
+            b.store(code, self._frame.status_ptr)
+            b.branch(done)
+            b.position_at_end(done)
+            b.ret_void()
         finally:
             self.in_parallel = was_parallel
             self._leave(previous)
 
     def _compute_scope(self, s: AttrStmt) -> None:
         free = self.free_vars(s.body)
-        values = [self.vars[v] for v in free]
-        fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in values]), f"{self._name}_compute_")
+        code = self._call_outlined(f"{self._name}_compute_", free, [], lambda _: self.emit_stmt(s.body))
+        self._return_if_nonzero(code)
+
+    def _call_outlined(self, name: str, free: list[Var], extra: list[ir.Value], emit_body) -> ir.Value:
+        """Emit ``emit_body(extra_args)`` as an internal ``i32`` function of ``free`` (handles
+        ``noalias``) and ``extra`` values; call it here and return its status."""
+        values = [self.vars[v] for v in free] + list(extra)
+        fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in values]), name)
         fn.linkage = "internal"
         for arg, var in zip(fn.args, free):
             arg.name = var.name
             if var.dtype.is_handle and self.noalias:
                 arg.add_attribute("noalias")
         code = self.builder.call(fn, values)
-        self._return_if_nonzero(code)
         previous = self._enter(fn, dict(zip(free, fn.args)))
         try:
-            self.emit_stmt(s.body)
+            emit_body(fn.args[len(free):])
             if not self.builder.block.is_terminated:
                 self.builder.ret(ir.Constant(I32, 0))
         finally:
             self._leave(previous)
+        return code
 
     def _return_if_nonzero(self, code: ir.Value) -> None:
         b = self.builder
