@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 
-from ember.ir import DataType, PrimExpr, Range, SizeVar, Var, as_expr
+from ember.ir import DataType, IntImm, PrimExpr, Range, SizeVar, Var, as_expr, promote
 from ember.tir import IterVarType, Stmt, decl_buffer
 from ember.tir.stmt import Evaluate
 
@@ -127,7 +127,7 @@ def compute(shape, fcompute, name: str = "compute", tag: str = "", attrs=None, v
         raise TypeError(f"compute {name!r}: fcompute must be callable, got {fcompute!r}")
     names = list(varargs_names) if varargs_names else _axis_names(fcompute, len(shape), name)
     axis = tuple(
-        TeIterVar(Range(0, dim), Var(n, dim.dtype), IterVarType.DataPar)
+        TeIterVar(Range(IntImm(dim.dtype, 0), dim), Var(n, dim.dtype), IterVarType.DataPar)
         for n, dim in zip(names, shape)
     )
     body = fcompute(*[iv.var for iv in axis])
@@ -146,9 +146,11 @@ def reduce_axis(dom, name: str = "rv", thread_tag: str = "", span=None) -> TeIte
         if len(dom) != 2:
             raise ValueError(f"reduce_axis {name!r}: dom must be (begin, end), got {dom!r}")
         begin, end = as_expr(dom[0]), as_expr(dom[1])
+        begin, end = promote(begin, end)
         rng = Range(begin, end - begin)
     else:
-        rng = Range(0, as_expr(dom))
+        extent = as_expr(dom)
+        rng = Range(IntImm(extent.dtype, 0), extent)
     return TeIterVar(rng, Var(name, rng.extent.dtype), IterVarType.CommReduce, thread_tag)
 
 

@@ -262,3 +262,16 @@ def test_zero_dim_output():
     B = te.compute((), lambda: te.sum(A[k], axis=k), name="B")
     a = np.arange(4, dtype="float32")
     assert float(evaluate([A], B, [a])) == 6.0
+
+
+def test_int64_shapes_give_int64_loops():
+    n = te.size_var("n", "int64")
+    A = te.placeholder((n,), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    B = te.compute((1,), lambda i: te.sum(A[k], axis=k), name="B")
+    assert str(k.dom.min.dtype) == "int64"
+    func = te.create_prim_func([A, B])
+    for lp in _loops(func):
+        assert str(lp.min.dtype) == str(lp.extent.dtype) == str(lp.loop_var.dtype)
+    a = np.arange(5, dtype="float32")
+    np.testing.assert_allclose(evaluate([A], B, [a]), [10.0])
