@@ -313,3 +313,31 @@ def test_bool_logic_and_chained_comparison():
     a = np.zeros(8, "int32")
     interpreter.run(f, a)
     assert a.tolist() == [0, 1, 1, 0, 1, 0, 0, 1]
+
+
+def test_launch_thread_and_sblock_alias():
+    @T.prim_func
+    def f(A: T.Buffer((64,), "float32")):
+        bx = T.launch_thread("blockIdx.x", 2)
+        with T.launch_thread("threadIdx.x", 32) as tx:
+            with T.sblock("b"):
+                A[bx * 32 + tx] = T.float32(1)
+
+    outer = f.body.block.body
+    assert isinstance(outer, tir.AttrStmt) and outer.attr_key == "thread_extent"
+    assert outer.node.thread_tag == "blockIdx.x" and int(outer.value) == 2
+    assert outer.body.node.thread_tag == "threadIdx.x"
+    text = f.script()
+    assert 'bx = T.launch_thread("blockIdx.x", 2)\n    tx = T.launch_thread("threadIdx.x", 32)' in text
+    assert_structural_equal(f, ember.script.from_source(text))
+
+
+def test_buffer_with_scalar_param_shape_prints_as_handle():
+    @T.prim_func
+    def f(n: T.int32, a: T.handle):
+        A = T.match_buffer(a, (n,))
+        for i in range(n):
+            A[i] = T.float32(0)
+
+    # a signature annotation may not use an earlier parameter (Python evaluates it too early)
+    assert "def f(n: T.int32, a: T.handle):\n    A = T.match_buffer(a, (n,))" in f.script()

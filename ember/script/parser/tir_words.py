@@ -231,6 +231,21 @@ def _remap(p: TIRParser, node, target, func):
         p.scope.define(name_node.id, var)
 
 
+def _thread_iter(p: TIRParser, call, name: str):
+    args = p.bind(call, W.launch_thread)
+    thread, extent = args["thread"], as_expr(args["extent"])
+    if not isinstance(thread, str):
+        raise p.error(call, f"T.launch_thread: 'thread' must name a thread axis, got {thread!r}")
+    var = Var(name, extent.dtype)
+    p.scope.define(name, var)
+    return IterVar(Range(const(0, extent.dtype), extent), var, IterVarType.ThreadIndex, thread), extent
+
+
+def _launch_thread(p: TIRParser, node, target, func):
+    iv, extent = _thread_iter(p, node.value, p.target_name(target))
+    return Scoped(lambda body: AttrStmt(iv, "thread_extent", extent, body))
+
+
 def _declare_var(p: TIRParser, node, target, func):
     name = p.target_name(target)
     known = p.func.predeclared.get(name) if p.depth == 0 and not p.blocks else None
@@ -254,6 +269,7 @@ def _assign_words():
     table = {
         W.Buffer: _declare_buffer, W.alloc_buffer: _alloc_buffer, W.match_buffer: _match_buffer,
         W.decl_buffer: _decl_buffer, W.allocate: _allocate, W.axis.remap: _remap,
+        W.launch_thread: _launch_thread,
         T.handle: _named_var, T.var: _named_var, "declare_var": _declare_var,
     }
     table.update({word: _axis for word in _AXIS_TYPES})
@@ -326,6 +342,11 @@ def _decl_buffer_with(p: TIRParser, node, item, func):
     return DeclBuffer(buf, p.parse_body(node.body))
 
 
+def _launch_thread_with(p: TIRParser, node, item, func):
+    iv, extent = _thread_iter(p, item.context_expr, _as_name(p, node, item, "T.launch_thread"))
+    return AttrStmt(iv, "thread_extent", extent, p.parse_body(node.body))
+
+
 def _scoped_with(word):
     def handler(p: TIRParser, node, item, func):
         scoped = EXPR_WORDS[word](p, item.context_expr, p.bind(item.context_expr, func))
@@ -337,7 +358,7 @@ def _scoped_with(word):
 WITH_WORDS = {
     W.block: _block, W.init: _init, W.LetStmt: _let_with, W.allocate: _allocate_with,
     W.decl_buffer: _decl_buffer_with, W.attr: _scoped_with(W.attr),
-    W.Assert: _scoped_with(W.Assert),
+    W.Assert: _scoped_with(W.Assert), W.launch_thread: _launch_thread_with,
 }
 
 

@@ -42,7 +42,7 @@ class PrimFuncPrinter(StmtPrinter):
             buf = f.buffer_map.get(p)
             if buf is None:
                 params.append(f"{self.define(p, p.name)}: {self.param_annotation(p)}")
-            elif all(id(v) in self.defined for v in buffer_free_vars(buf)):
+            elif not buffer_free_vars(buf):  # static: in the signature (Python evaluates it early)
                 call = self.buffer_call("T.Buffer", buf, dtype_always=True)
                 bname = self.define(buf, buf.name)
                 self.namer.bind(p, bname) if not self.namer.has(p) else None

@@ -237,9 +237,26 @@ class StmtPrinter(ExprPrinter):
         self.scoped(f"assert {cond}, {msg}", f"T.Assert({cond}, {msg})", s.body, last)
 
     def _attr(self, s: AttrStmt, last: bool) -> None:
+        if self.is_launch(s):
+            iv = s.node
+            call = f"T.launch_thread({py_str(iv.thread_tag)}, {self.expr(s.value)})"
+            name = self.define(iv.var, iv.var.name)
+            self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last)
+            return
         node = self.iter_var(s.node) if isinstance(s.node, IterVar) else self.value(s.node)
         call = f"T.attr({node}, {py_str(s.attr_key)}, {self.value(s.value)})"
         self.scoped(call, call, s.body, last)
+
+    def is_launch(self, s: AttrStmt) -> bool:
+        """A thread_extent attribute that ``T.launch_thread`` would make again."""
+        iv = s.node
+        return (
+            s.attr_key == "thread_extent" and isinstance(iv, IterVar)
+            and iv.iter_type == IterVarType.ThreadIndex and id(iv.var) not in self.defined
+            and iv.dom is not None and _is_zero_of(iv.dom.min, s.value.dtype)
+            and structural_equal(iv.dom.extent, s.value, map_free_vars=False)
+            and iv.var.dtype is s.value.dtype
+        )
 
     def iter_var(self, iv: IterVar) -> str:
         dom = "None" if iv.dom is None else self.expr(iv.dom)

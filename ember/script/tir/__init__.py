@@ -18,8 +18,8 @@ from .exprs import NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, call_intri
 from .exprs import Range_ as Range
 from .frames import (
     Assert, Buffer, LetStmt, alloc_buffer, allocate, attr, axis, block, block_attr, decl_buffer,
-    evaluate, func_attr, grid, init, match_buffer, parallel, reads, serial, thread_binding,
-    unroll, vectorized, where, writes,
+    evaluate, func_attr, grid, init, launch_thread, match_buffer, parallel, reads, sblock, serial,
+    thread_binding, unroll, vectorized, where, writes,
 )
 
 globals().update({name: dtype_function(name) for name in SCALAR_DTYPES})
@@ -31,7 +31,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate",
+    "Assert", "evaluate", "launch_thread", "sblock",
 ]
 
 

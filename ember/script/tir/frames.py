@@ -21,6 +21,7 @@ __all__ = [
     "Buffer", "alloc_buffer", "match_buffer", "decl_buffer", "allocate", "block", "init",
     "where", "reads", "writes", "block_attr", "func_attr", "grid", "serial", "parallel",
     "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt", "Assert", "evaluate",
+    "launch_thread", "sblock",
     "rename_buffer", "PARSER_ONLY",
 ]
 
@@ -122,6 +123,9 @@ def block(name_hint: str = "", no_realize: bool = False):
     """``with T.block("name"):`` a block; its iterators come from ``T.axis.*``."""
 
 
+sblock = block  # the newer TVM spelling
+
+
 @_parser_only
 def init():
     """``with T.init():`` the reduction initialisation of the enclosing block."""
@@ -174,6 +178,11 @@ unroll = _loop_word("unroll")
 @_parser_only
 def thread_binding(start, stop=None, thread: str | None = None, *, annotations=None):
     """A loop bound to the GPU thread axis ``thread`` ("threadIdx.x", "blockIdx.y" …)."""
+
+
+@_parser_only
+def launch_thread(thread: str, extent):
+    """``tx = T.launch_thread("threadIdx.x", 128)``: a thread_extent attribute over what follows."""
 
 
 @_parser_only
