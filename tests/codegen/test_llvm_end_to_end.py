@@ -99,3 +99,23 @@ def test_fast_math_target_option():
     out = np.zeros_like(a)
     fast(a, b, out)
     np.testing.assert_allclose(out, a * b + a, rtol=1e-6)
+
+
+def test_cache_does_not_mix_up_parameter_names():
+    from ember.ir import Var, const
+    from ember.tir import BufferStore, For, ForKind, PrimFunc, decl_buffer
+
+    def copy(src_name, dst_name):
+        n = Var("n")
+        src, dst = decl_buffer((n,), "float32", src_name), decl_buffer((n,), "float32", dst_name)
+        hs, hd = Var(src_name, "handle"), Var(dst_name, "handle")
+        i = Var("i")
+        body = For(i, const(0), n, ForKind.SERIAL, BufferStore(dst, src[i], (i,)))
+        return PrimFunc((hs, hd), body, buffer_map={hs: src, hd: dst})
+
+    first = ember.build(copy("A", "B"), target="llvm")
+    second = ember.build(copy("X", "Y"), target="llvm")
+    with pytest.raises(ember.runtime.ArgumentError, match="argument 'Y' \\(#2\\)"):
+        second(np.zeros(3, "float32"), np.zeros(4, "float32"))
+    with pytest.raises(ember.runtime.ArgumentError, match="argument 'B' \\(#2\\)"):
+        first(np.zeros(3, "float32"), np.zeros(4, "float32"))

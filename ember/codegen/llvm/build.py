@@ -1,16 +1,18 @@
 """build_llvm: lowered PrimFuncs → packed API → LLVM IR → JIT → an ``LLVMModule``.
 
 Compiled objects are cached in memory, keyed by the structural hash of every packed
-PrimFunc, its exported name, and the target string, so rebuilding the same kernel for
-the same target reuses the machine code.
+PrimFunc, its exported name, and the target string (a hit is confirmed with
+structural equality), so rebuilding the same kernel for the same target reuses the
+machine code.  The cache keeps the ``MAX_CACHED`` most recently used entries.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 
-from ember.ir import IRModule, structural_hash
+from ember.ir import IRModule, structural_equal, structural_hash
 from ember.runtime import CompiledFunction, FunctionInfo, Module
 from ember.tir import PrimFunc
 
@@ -22,7 +24,9 @@ from .jit import CompiledObject, compile_ir
 __all__ = ["build_llvm", "LLVMModule", "clear_cache", "cache_info"]
 
 log = logging.getLogger(__name__)
-_CACHE: dict[tuple, tuple[CompiledObject, dict[str, FunctionInfo]]] = {}
+MAX_CACHED = 1024
+# key → (packed functions, compiled object, infos)
+_CACHE: OrderedDict[tuple, tuple[list, CompiledObject, dict[str, FunctionInfo]]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _STATS = {"hits": 0, "misses": 0}
 
@@ -98,10 +102,12 @@ def build_llvm(mod: IRModule, target) -> LLVMModule:
     key = (str(target), tuple((name, structural_hash(f)) for name, f in packed))
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
-    if hit is not None:
+        if hit is not None:
+            _CACHE.move_to_end(key)
+    if hit is not None and all(structural_equal(a, b) for (_, a), (_, b) in zip(hit[0], packed)):
         _STATS["hits"] += 1
         log.debug("build cache hit for %s", [n for n, _ in packed])
-        return LLVMModule(hit[0], hit[1], target)
+        return LLVMModule(hit[1], hit[2], target)
     _STATS["misses"] += 1
     cg = CodeGenLLVM(target)
     infos: dict[str, FunctionInfo] = {}
@@ -111,7 +117,9 @@ def build_llvm(mod: IRModule, target) -> LLVMModule:
     add_metadata(cg.module, infos)
     compiled = compile_ir(str(cg.module), target, int(target.attrs.get("opt-level", 3)))
     with _CACHE_LOCK:
-        _CACHE[key] = (compiled, infos)
+        _CACHE[key] = (packed, compiled, infos)
+        while len(_CACHE) > MAX_CACHED:
+            _CACHE.popitem(last=False)
     return LLVMModule(compiled, infos, target)
 
 
