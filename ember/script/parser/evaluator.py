@@ -15,6 +15,7 @@ import operator
 
 from ember.ir import GlobalVar, PrimExpr, Range, as_expr, const, promote
 from ember.ir.expr import Call
+from ember.runtime.dtype import DataType
 from ember.script.errors import ParserError
 from ember.script.tir.exprs import range_from_bounds
 from ember.tir import op as tir_op
@@ -203,7 +204,7 @@ class Evaluator:
                                    "an expression")
         args, kwargs = self.eval_args(node)
         if isinstance(func, GlobalVar):
-            return Call(as_expr(0).dtype, func, tuple(as_expr(a) for a in args))
+            return Call(DataType("int32"), func, tuple(as_expr(a) for a in args))  # TIR calls return int32
         return func(*args, **kwargs)
 
     def eval_Subscript(self, node: ast.Subscript):

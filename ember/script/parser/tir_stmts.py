@@ -247,7 +247,7 @@ class TIRParser(Evaluator):
         return While(as_expr(self.eval(node.test)), self.parse_body(node.body))
 
     def stmt_For(self, node: ast.For):
-        from .tir_words import parse_for
+        from .tir_loops import parse_for
 
         if node.orelse:
             raise self.error(node, "for ... else is not supported")

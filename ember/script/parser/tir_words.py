@@ -8,22 +8,20 @@ handle ``with T.word(...):`` and ``FOR_WORDS`` the iterables of ``for`` loops.
 from __future__ import annotations
 
 import ast
-import builtins
 
-from ember.ir import PointerType, PrimExpr, Range, StringImm, Var, as_expr, const
+from ember.ir import PointerType, Range, StringImm, Var, as_expr, const
 from ember.runtime.dtype import DataType
 from ember.script.tir import frames as W
 from ember.script.tir.exprs import range_from_bounds
 from ember.tir.analysis.block_access import block_access_regions
 from ember.tir.buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion
 from ember.tir.stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, DeclBuffer, For, ForKind, IterVar,
-    IterVarType, LetStmt,
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, DeclBuffer, IterVar, IterVarType, LetStmt,
 )
 
 from .tir_stmts import BlockFrame, Scoped, TIRParser
 
-__all__ = ["EXPR_WORDS", "ASSIGN_WORDS", "WITH_WORDS", "FOR_WORDS", "parse_for", "as_region"]
+__all__ = ["EXPR_WORDS", "ASSIGN_WORDS", "WITH_WORDS", "as_region"]
 
 
 def as_region(value) -> BufferRegion:
@@ -252,8 +250,6 @@ def _declare_var(p: TIRParser, node, target, func):
     if known is not None:
         p.scope.define(name, known)
         return
-    if func is W.LetStmt:
-        raise p.error(node, "use `with T.LetStmt(value) as x:` or `x: T.int32 = value`")
     p.scope.define(name, Var(name, func.dtype))
 
 
@@ -360,81 +356,3 @@ WITH_WORDS = {
     W.decl_buffer: _decl_buffer_with, W.attr: _scoped_with(W.attr),
     W.Assert: _scoped_with(W.Assert), W.launch_thread: _launch_thread_with,
 }
-
-
-# -- for loops --------------------------------------------------------------------------
-_LOOP_KINDS = {
-    W.serial: ForKind.SERIAL, W.parallel: ForKind.PARALLEL, W.vectorized: ForKind.VECTORIZED,
-    W.unroll: ForKind.UNROLLED, W.thread_binding: ForKind.THREAD_BINDING,
-}
-
-
-def _bounds(start, stop) -> tuple[PrimExpr, PrimExpr]:
-    """(min, extent) of ``range(start)`` / ``range(start, stop)``."""
-    if stop is None:
-        extent = as_expr(start)
-        return const(0, extent.dtype), extent
-    if not isinstance(start, PrimExpr) and isinstance(stop, PrimExpr):
-        start = const(start, stop.dtype)
-    r = range_from_bounds(start, stop)
-    return r.min, r.extent
-
-
-def _loop_specs(p: TIRParser, call: ast.Call, func) -> list[dict]:
-    """One dict (min, extent, kind, thread_binding, annotations) per loop the iterable makes."""
-    if func is W.grid:
-        args, kwargs = p.eval_args(call)
-        if kwargs or not args:
-            raise p.error(call, "T.grid expects one or more extents and no keywords")
-        return [dict(zip(("min", "extent"), _bounds(e, None)), kind=ForKind.SERIAL) for e in args]
-    if func is builtins.range:
-        args, kwargs = p.eval_args(call)
-        if kwargs or not 1 <= len(args) <= 2:
-            raise p.error(call, f"range(...) in TVMScript takes 1 or 2 arguments, got {len(args)}")
-        lo, ext = _bounds(args[0], args[1] if len(args) > 1 else None)
-        return [dict(min=lo, extent=ext, kind=ForKind.SERIAL)]
-    args = p.bind(call, func)
-    lo, ext = _bounds(args["start"], args["stop"])
-    spec = dict(min=lo, extent=ext, kind=_LOOP_KINDS[func], annotations=dict(args["annotations"] or {}))
-    if func is W.thread_binding:
-        thread = args["thread"]
-        if not isinstance(thread, str):
-            raise p.error(call, f"T.thread_binding: 'thread' must name a thread axis such as "
-                                f"\"threadIdx.x\", got {thread!r}")
-        spec["thread"] = thread
-    return [spec]
-
-
-FOR_WORDS = set(_LOOP_KINDS) | {W.grid, builtins.range}
-
-
-def parse_for(p: TIRParser, node: ast.For):
-    func = p.callee(node.iter)
-    if func not in FOR_WORDS:
-        raise p.error(node.iter, "a loop must iterate over range(...), T.grid, T.serial, "
-                                 "T.parallel, T.vectorized, T.unroll or T.thread_binding")
-    specs = _loop_specs(p, node.iter, func)
-    names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-    if len(names) != len(specs):
-        raise p.error(node.target, f"the loop makes {len(specs)} variables but {len(names)} "
-                                   "names are given")
-    loop_vars = []
-    for name_node, spec in zip(names, specs):
-        name = p.target_name(name_node)
-        var = Var(name, spec["extent"].dtype)
-        p.scope.define(name, var)
-        p.loops[id(var)] = (var, spec["min"], spec["extent"])
-        loop_vars.append(var)
-    try:
-        body = p.parse_body(node.body)
-    finally:
-        for var in loop_vars:
-            p.loops.pop(id(var), None)
-    for var, spec in reversed(list(zip(loop_vars, specs))):
-        binding = None
-        if "thread" in spec:
-            binding = IterVar(Range(spec["min"], spec["extent"]), Var(spec["thread"], var.dtype),
-                              IterVarType.ThreadIndex, spec["thread"])
-        body = For(var, spec["min"], spec["extent"], spec["kind"], body, binding,
-                   spec.get("annotations") or {})
-    return body

@@ -45,7 +45,8 @@ class PrimFuncPrinter(StmtPrinter):
             elif not buffer_free_vars(buf):  # static: in the signature (Python evaluates it early)
                 call = self.buffer_call("T.Buffer", buf, dtype_always=True)
                 bname = self.define(buf, buf.name)
-                self.namer.bind(p, bname) if not self.namer.has(p) else None
+                if not self.namer.has(p):
+                    self.namer.bind(p, bname)  # the handle is only reachable through the buffer
                 self.defined.add(id(p))
                 self.bind_buffer_data(buf, bname)
                 params.append(f"{bname}: {call}")

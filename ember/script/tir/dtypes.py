@@ -8,7 +8,7 @@ Vector types (``T.float32x4``) are made on demand by ``dtype_function``.
 
 from __future__ import annotations
 
-from ember.ir import PointerType, PrimExpr, Var, as_expr, const
+from ember.ir import PointerType, PrimExpr, Var, const
 from ember.runtime.dtype import DataType
 from ember.tir.op import cast
 
@@ -29,7 +29,7 @@ def dtype_function(name: str):
         return fn
     dtype = DataType(name)
 
-    def build(value=None, *, name: str = "v", is_size_var: bool = False):
+    def build(value=None, *, name: str = "v"):
         if value is None:
             return Var(name, dtype)
         if isinstance(value, PrimExpr):
@@ -57,7 +57,3 @@ handle.dtype = DataType("handle")
 def var(dtype="int32", name: str = "v") -> Var:
     """A fresh scalar variable of ``dtype`` (``n = T.var("int64")``)."""
     return Var(name, DataType(dtype))
-
-
-def as_index(value) -> PrimExpr:
-    return as_expr(value)

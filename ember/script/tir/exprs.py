@@ -8,7 +8,7 @@ the node they name (no constant folding), so printed IR parses back to the same 
 from __future__ import annotations
 
 from ember import ir
-from ember.ir import Add, IntImm, PrimExpr, Range, Sub, as_expr, promote, structural_equal
+from ember.ir import Add, IntImm, PrimExpr, Range, as_expr, promote, structural_equal
 from ember.runtime.dtype import DataType
 from ember.tir import op as _op
 from ember.tir.stmt import IterVar, IterVarType
@@ -96,4 +96,3 @@ NODE_BUILDERS = {
     for cls in (ir.Add, ir.Sub, ir.Mul, ir.Div, ir.Mod, ir.FloorDiv, ir.FloorMod, ir.Min, ir.Max,
                 ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE, ir.And, ir.Or)
 }
-NODE_BUILDERS["Sub"] = _node_builder(Sub)
