@@ -16,28 +16,15 @@ from ember.runtime.vm import Executable, VirtualMachine
 from ember.target import Target
 from ember.transform import Pass
 
-from .backend.ir_util import substitute
 from .backend.vm_codegen import codegen
-from .expr import Constant, Function
+from .expr import Function
+from .transform.bind_params import bind_params
 from .transform.static_plan_block_memory import PLAN_ATTR
 
 __all__ = ["build", "bind_params", "Executable", "VirtualMachine"]
 
 
-def bind_params(mod: IRModule, params: dict, func_name: str = "main") -> IRModule:
-    """``mod`` with the parameters of ``func_name`` named in ``params`` replaced by constants."""
-    func = mod[func_name]
-    names = {p.name_hint: p for p in func.params}
-    unknown = sorted(set(params) - set(names))
-    if unknown:
-        raise ValueError(f"bind_params: {func_name} has no parameters {unknown}; its parameters are "
-                         f"{sorted(names)}")
-    mapping = {names[k]: v if isinstance(v, Constant) else Constant(v) for k, v in params.items()}
-    body = substitute(func.body, mapping)
-    rest = [p for p in func.params if p not in mapping]
-    out = mod.copy()
-    out[func_name] = Function(rest, body, func.ret_struct_info, func.is_pure, func.attrs)
-    return out
+_CPU_KINDS = ("llvm", "c")
 
 
 def _pipeline(pipeline) -> Pass | None:
@@ -65,6 +52,11 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
         target = Target.current() or Target("llvm")
     elif not isinstance(target, Target):
         target = Target(target)
+    if target.kind.name not in _CPU_KINDS:
+        raise NotImplementedError(
+            f"relax.build: the VM runs on the CPU only for now; target kind {target.kind.name!r} is not "
+            f"supported (use one of {', '.join(_CPU_KINDS)})"
+        )
     if params:
         mod = bind_params(mod, params)
     for stage in (relax_pipeline, pipeline):

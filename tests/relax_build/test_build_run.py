@@ -41,7 +41,7 @@ def test_build_binds_params():
 
 
 def test_bind_params_unknown_name():
-    with pytest.raises(ValueError, match=r"main has no parameters \['nope'\]"):
+    with pytest.raises(ValueError, match=r"BindParams: main has no parameters \['nope'\]"):
         relax.build(mlp_module(), params={"nope": np.zeros(3, "float32")})
 
 
@@ -267,3 +267,19 @@ def test_zero_pipeline_enables_passes_as_they_land(monkeypatch):
                         lambda: module_pass(lambda mod, ctx: mod, opt_level=0, name="LegalizeOps"), raising=False)
     names = [p.info.name for p in relax.get_pipeline("zero").passes]
     assert names[0] == "LegalizeOps" and names.index("FoldConstant") > 0
+
+
+def test_bind_params_pass_by_var():
+    mod = mlp_module(batch=2)
+    w1, b1, w2 = mlp_weights()
+    w1_var = mod["main"].params[1]
+    bound = relax.transform.BindParams("main", {w1_var: w1, "b1": b1})(mod)
+    assert [p.name_hint for p in bound["main"].params] == ["x", "w2"]
+    vm = relax.VirtualMachine(relax.build(bound), ember.cpu())
+    x = np.ones((2, 16), "float32")
+    np.testing.assert_allclose(vm["main"](x, w2).numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-4, atol=1e-4)
+
+
+def test_gpu_targets_are_refused_clearly():
+    with pytest.raises(NotImplementedError, match="VM runs on the CPU only for now; target kind 'cuda'"):
+        relax.build(mlp_module(), "cuda")
