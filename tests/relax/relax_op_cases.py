@@ -109,3 +109,16 @@ CASES.update({
     "flip": (lambda x: R.flip(x, -1), [X]),
     "einsum": (lambda a, b: R.einsum((a, b), "bij,jk->bki"), [X, arr((4, 5))]),
 })
+
+VOL = arr((1, 2, 5, 6, 4))
+SEQ = arr((2, 3, 9))
+CASES.update({
+    "nn.conv3d": (lambda x, w: R.nn.conv3d(x, w, strides=(1, 2, 1), padding=1, groups=2),
+                  [VOL, arr((4, 1, 3, 3, 2))]),
+    "nn.max_pool1d": (lambda x: R.nn.max_pool1d(x, 3, 2, padding=1), [SEQ]),
+    "nn.avg_pool1d": (lambda x: R.nn.avg_pool1d(x, 2, 2, ceil_mode=True), [SEQ]),
+    "nn.max_pool3d": (lambda x: R.nn.max_pool3d(x, 2, 2), [VOL]),
+    "nn.avg_pool3d": (lambda x: R.nn.avg_pool3d(x, (2, 2, 1), 1, padding=(1, 0, 0), count_include_pad=True), [VOL]),
+    "nn.adaptive_avg_pool1d": (lambda x: R.nn.adaptive_avg_pool1d(x, 4), [SEQ]),
+    "nn.adaptive_avg_pool3d": (lambda x: R.nn.adaptive_avg_pool3d(x, (2, 3, 1), layout="NDHWC"), [VOL]),
+})

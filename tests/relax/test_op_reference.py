@@ -85,3 +85,26 @@ def test_broadcast_inference_matches_numpy(a, b, data):
             relax.BlockBuilder().normalize(call)
         return
     assert static_dims(relax.BlockBuilder().normalize(call).struct_info) == expected
+
+
+def test_reference_pooling_matches_loops():
+    x = arr((1, 1, 5, 5))
+    call = R.nn.avg_pool2d(v("x", x), 3, 2, padding=1, count_include_pad=False)
+    got = evaluate_op("relax.nn.avg_pool2d", [x], call.attrs)
+    xp = np.pad(x[0, 0], 1, constant_values=np.nan)
+    ref = np.array([[np.nanmean(xp[2 * i : 2 * i + 3, 2 * j : 2 * j + 3]) for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(got[0, 0], ref, rtol=1e-6)
+    call = R.nn.max_pool1d(v("s", x[0]), 2, 2, ceil_mode=True)
+    got = evaluate_op("relax.nn.max_pool1d", [x[0]], call.attrs)
+    np.testing.assert_allclose(got[0, :, 2], x[0, 0, :, 4])
+
+
+def test_reference_conv_transpose_is_adjoint_of_conv():
+    # <conv(x, w), y> == <x, conv_transpose(y, w)> for stride 2, padding 1
+    x, w, y = arr((1, 2, 7, 7)), arr((3, 2, 3, 3)), arr((1, 3, 4, 4))
+    conv = R.nn.conv2d(v("x", x), v("w", w), strides=2, padding=1)
+    cx = evaluate_op("relax.nn.conv2d", [x, w], conv.attrs)
+    tr = R.nn.conv2d_transpose(v("y", y), v("w", w), strides=2, padding=1)
+    ty = evaluate_op("relax.nn.conv2d_transpose", [y, w], tr.attrs)
+    assert ty.shape == x.shape
+    np.testing.assert_allclose((cx * y).sum(), (x * ty).sum(), rtol=1e-4)

@@ -14,7 +14,8 @@ __all__ = [
     "ExpandDimsAttrs", "SqueezeAttrs", "ConcatAttrs", "SplitAttrs", "StridedSliceAttrs",
     "TakeAttrs", "InitAttrs", "ArangeAttrs", "MatmulAttrs", "SoftmaxAttrs", "LayerNormAttrs",
     "BatchNormAttrs", "GroupNormAttrs", "RMSNormAttrs", "DropoutAttrs", "Conv1DAttrs",
-    "Conv2DAttrs", "Conv2DTransposeAttrs", "Pool2DAttrs", "AdaptivePool2DAttrs", "PadAttrs",
+    "Conv2DAttrs", "Conv3DAttrs", "Conv2DTransposeAttrs", "Pool1DAttrs", "Pool2DAttrs", "Pool3DAttrs",
+    "AdaptivePool1DAttrs", "AdaptivePool2DAttrs", "AdaptivePool3DAttrs", "PadAttrs",
     "AttentionAttrs", "ClipAttrs", "LeakyReluAttrs", "GeluAttrs", "FlattenAttrs",
 ]
 
@@ -201,6 +202,18 @@ class Conv2DAttrs(Attrs):
 
 
 @node
+class Conv3DAttrs(Attrs):
+    strides: tuple
+    padding: tuple
+    dilation: tuple
+    groups: int
+    data_layout: str
+    kernel_layout: str
+    out_layout: str
+    out_dtype: DataType | None
+
+
+@node
 class Conv2DTransposeAttrs(Attrs):
     strides: tuple
     padding: tuple
@@ -221,6 +234,44 @@ class Pool2DAttrs(Attrs):
     dilation: tuple
     ceil_mode: bool
     count_include_pad: bool
+    layout: str
+    out_layout: str
+
+
+@node
+class Pool1DAttrs(Attrs):
+    pool_size: tuple
+    strides: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    layout: str
+    out_layout: str
+
+
+@node
+class Pool3DAttrs(Attrs):
+    pool_size: tuple
+    strides: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    layout: str
+    out_layout: str
+
+
+@node
+class AdaptivePool1DAttrs(Attrs):
+    output_size: tuple | None
+    layout: str
+    out_layout: str
+
+
+@node
+class AdaptivePool3DAttrs(Attrs):
+    output_size: tuple | None
     layout: str
     out_layout: str
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-__all__ = ["OP_IMPLS", "evaluate_op", "conv2d_nchw"]
+__all__ = ["OP_IMPLS", "evaluate_op"]
 
 
 def _erf(x):
@@ -166,120 +166,6 @@ def _group_norm(args, attrs):
     return out.astype(x.dtype)
 
 
-def conv2d_nchw(x, w, strides, padding, dilation, groups):
-    """Direct NCHW/OIHW convolution (padding as top, left, bottom, right)."""
-    n, c, h, wd = x.shape
-    o, ci, kh, kw = w.shape
-    x = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])))
-    oh = (x.shape[2] - dilation[0] * (kh - 1) - 1) // strides[0] + 1
-    ow = (x.shape[3] - dilation[1] * (kw - 1) - 1) // strides[1] + 1
-    out = np.zeros((n, o, oh, ow), dtype=np.result_type(x.dtype, w.dtype))
-    opg = o // groups
-    for gi in range(groups):
-        xs = x[:, gi * ci : (gi + 1) * ci]
-        ws = w[gi * opg : (gi + 1) * opg]
-        for i in range(kh):
-            for j in range(kw):
-                patch = xs[:, :, i * dilation[0] : i * dilation[0] + strides[0] * (oh - 1) + 1 : strides[0],
-                           j * dilation[1] : j * dilation[1] + strides[1] * (ow - 1) + 1 : strides[1]]
-                out[:, gi * opg : (gi + 1) * opg] += np.einsum("nchw,oc->nohw", patch, ws[:, :, i, j])
-    return out
-
-
-def _to_layout(x, src: str, dst: str):
-    return np.transpose(x, [src.index(c) for c in dst])
-
-
-def _conv2d(args, attrs):
-    x = _to_layout(args[0], attrs.data_layout, "NCHW")
-    w = _to_layout(args[1], attrs.kernel_layout, "OIHW")
-    out = conv2d_nchw(x, w, attrs.strides, attrs.padding, attrs.dilation, attrs.groups)
-    dtype = attrs.out_dtype.numpy() if attrs.out_dtype is not None else args[0].dtype
-    return _to_layout(out, "NCHW", attrs.out_layout).astype(dtype)
-
-
-def _conv1d(args, attrs):
-    x = _to_layout(args[0], attrs.data_layout, "NCW")[:, :, None, :]
-    w = _to_layout(args[1], attrs.kernel_layout, "OIW")[:, :, None, :]
-    pad = (0, attrs.padding[0], 0, attrs.padding[1])
-    out = conv2d_nchw(x, w, (1, attrs.strides[0]), pad, (1, attrs.dilation[0]), attrs.groups)[:, :, 0, :]
-    dtype = attrs.out_dtype.numpy() if attrs.out_dtype is not None else args[0].dtype
-    return _to_layout(out, "NCW", attrs.out_layout).astype(dtype)
-
-
-def _conv2d_transpose(args, attrs):
-    x = _to_layout(args[0], attrs.data_layout, "NCHW")
-    w = np.transpose(args[1], [attrs.kernel_layout.index(c) for c in "IOHW"])
-    n, c, h, wd = x.shape
-    _, opg, kh, kw = w.shape
-    g = attrs.groups
-    sh, sw = attrs.strides
-    dh, dw = attrs.dilation
-    full_h = (h - 1) * sh + dh * (kh - 1) + 1 + attrs.output_padding[0]
-    full_w = (wd - 1) * sw + dw * (kw - 1) + 1 + attrs.output_padding[1]
-    out = np.zeros((n, opg * g, full_h, full_w), dtype=x.dtype)
-    cpg = c // g
-    for gi in range(g):
-        xs = x[:, gi * cpg : (gi + 1) * cpg]
-        ws = w[gi * cpg : (gi + 1) * cpg]
-        for i in range(kh):
-            for j in range(kw):
-                contrib = np.einsum("nchw,co->nohw", xs, ws[:, :, i, j])
-                out[:, gi * opg : (gi + 1) * opg, i * dh : i * dh + sh * (h - 1) + 1 : sh,
-                    j * dw : j * dw + sw * (wd - 1) + 1 : sw] += contrib
-    pt, pl, pb, pr = attrs.padding
-    out = out[:, :, pt : full_h - pb, pl : full_w - pr]
-    return _to_layout(out, "NCHW", attrs.out_layout)
-
-
-def _pool(kind):
-    def run(args, attrs):
-        x = _to_layout(args[0], attrs.layout, "NCHW")
-        pt, pl, pb, pr = attrs.padding
-        kh, kw = attrs.pool_size
-        sh, sw = attrs.strides
-        dh, dw = attrs.dilation
-        n, c, h, w = x.shape
-
-        def out_len(size, k, s, d, p):
-            span = size + p - d * (k - 1) - 1
-            return (span + s - 1) // s + 1 if attrs.ceil_mode else span // s + 1
-
-        oh, ow = out_len(h, kh, sh, dh, pt + pb), out_len(w, kw, sw, dw, pl + pr)
-        extra_h = max((oh - 1) * sh + dh * (kh - 1) + 1 - (h + pt), 0)
-        extra_w = max((ow - 1) * sw + dw * (kw - 1) + 1 - (w + pl), 0)
-        fill = -np.inf if kind == "max" else 0.0
-        xp = np.pad(x.astype("float64"), ((0, 0), (0, 0), (pt, extra_h), (pl, extra_w)), constant_values=fill)
-        valid = np.pad(np.ones((h, w)), ((pt, extra_h), (pl, extra_w)))
-        inside = np.pad(np.ones((h + pt + pb, w + pl + pr)), ((0, max(extra_h - pb, 0)), (0, max(extra_w - pr, 0))))
-        windows, counts = [], []
-        for i in range(kh):
-            for j in range(kw):
-                sl = (slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))
-                windows.append(xp[(slice(None), slice(None)) + sl])
-                counts.append((inside if attrs.count_include_pad else valid)[sl])
-        if kind == "max":
-            out = np.max(windows, axis=0)
-        else:
-            out = np.sum(windows, axis=0) / np.maximum(np.sum(counts, axis=0), 1)
-        return _to_layout(out.astype(x.dtype), "NCHW", attrs.out_layout)
-
-    return run
-
-
-def _adaptive_avg_pool2d(args, attrs):
-    x = _to_layout(args[0], attrs.layout, "NCHW")
-    n, c, h, w = x.shape
-    oh, ow = attrs.output_size if attrs.output_size is not None else (h, w)
-    out = np.zeros((n, c, oh, ow), dtype=x.dtype)
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
-        for j in range(ow):
-            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
-            out[:, :, i, j] = x[:, :, h0:h1, w0:w1].mean(axis=(2, 3))
-    return _to_layout(out, "NCHW", attrs.out_layout)
-
-
 def _pad(args, attrs):
     x = args[0]
     w = attrs.pad_width
@@ -376,12 +262,6 @@ OP_IMPLS: dict = {
     "nn.rms_norm": _rms_norm,
     "nn.batch_norm": _batch_norm,
     "nn.group_norm": _group_norm,
-    "nn.conv1d": _conv1d,
-    "nn.conv2d": _conv2d,
-    "nn.conv2d_transpose": _conv2d_transpose,
-    "nn.max_pool2d": _pool("max"),
-    "nn.avg_pool2d": _pool("avg"),
-    "nn.adaptive_avg_pool2d": _adaptive_avg_pool2d,
     "nn.pad": _pad,
     "nn.attention": _attention,
     "shape_of": lambda args, attrs: tuple(args[0].shape),
@@ -398,8 +278,10 @@ def evaluate_op(name: str, args, attrs):
 
 def _register_more() -> None:
     from .ops_more import MORE_IMPLS
+    from .ops_window import WINDOW_IMPLS
 
     OP_IMPLS.update(MORE_IMPLS)
+    OP_IMPLS.update(WINDOW_IMPLS)
 
 
 _register_more()

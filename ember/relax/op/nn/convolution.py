@@ -8,10 +8,10 @@ from ..._arith import as_int, simplify
 from ...expr import Call
 from ...struct_info import TensorStructInfo, shape_values
 from .._infer import binary_dtype, tensor
-from ..attrs import Conv1DAttrs, Conv2DAttrs, Conv2DTransposeAttrs
+from ..attrs import Conv1DAttrs, Conv2DAttrs, Conv2DTransposeAttrs, Conv3DAttrs
 from ..base import make_call, register, shape_str, tensor_arg
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "expand_padding", "conv_out_dim"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv2d_transpose", "expand_padding", "conv_out_dim"]
 
 
 def _tuple(v, n: int, what: str) -> tuple:
@@ -104,6 +104,7 @@ def _infer_conv(call: Call, ctx, spatial_letters: str, transpose: bool) -> Tenso
 
 register("nn.conv1d", lambda call, ctx: _infer_conv(call, ctx, "W", False), arg_names=("data", "weight"))
 register("nn.conv2d", lambda call, ctx: _infer_conv(call, ctx, "HW", False), arg_names=("data", "weight"))
+register("nn.conv3d", lambda call, ctx: _infer_conv(call, ctx, "DHW", False), arg_names=("data", "weight"))
 register("nn.conv2d_transpose", lambda call, ctx: _infer_conv(call, ctx, "HW", True), arg_names=("data", "weight"))
 
 
@@ -125,6 +126,15 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
     attrs = Conv2DAttrs(_tuple(strides, 2, "strides"), expand_padding(padding, 2), _tuple(dilation, 2, "dilation"),
                         int(groups), data_layout, kernel_layout, out_layout or data_layout, _dt(out_dtype))
     return make_call("nn.conv2d", [data, weight], attrs)
+
+
+def conv3d(data, weight, strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups: int = 1,
+           data_layout: str = "NCDHW", kernel_layout: str = "OIDHW", out_layout: str | None = None,
+           out_dtype=None) -> Call:
+    """3-D convolution; padding is 1, 3 or 6 (front, top, left, back, bottom, right) values."""
+    attrs = Conv3DAttrs(_tuple(strides, 3, "strides"), expand_padding(padding, 3), _tuple(dilation, 3, "dilation"),
+                        int(groups), data_layout, kernel_layout, out_layout or data_layout, _dt(out_dtype))
+    return make_call("nn.conv3d", [data, weight], attrs)
 
 
 def conv2d_transpose(data, weight, strides=(1, 1), padding=(0, 0), output_padding=(0, 0), dilation=(1, 1),
