@@ -1,0 +1,12 @@
+"""``relax.transform.LegalizeOps`` and its tables: one module per op family, each with a
+``TABLE`` from op name to legaliser ``fn(bb, call) -> Expr`` (usually ``bb.call_te`` of a
+topi function).  ``LEGALIZE_TABLE`` is their union."""
+
+from . import elementwise
+from .driver import KEEP_OPS, LegalizeOps, legalize_module
+
+LEGALIZE_TABLE: dict = {}
+for _family in (elementwise,):
+    LEGALIZE_TABLE.update(_family.TABLE)
+
+__all__ = ["LegalizeOps", "LEGALIZE_TABLE", "KEEP_OPS", "legalize_module"]
