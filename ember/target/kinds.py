@@ -76,10 +76,11 @@ KINDS: dict[str, TargetKind] = {
 }
 
 
-def get_kind(name: str) -> TargetKind:
+def get_kind(name: str, hint: str = "") -> TargetKind:
     """The TargetKind called ``name``; ValueError listing the valid kinds otherwise."""
     try:
         return KINDS[name]
     except KeyError:
         valid = ", ".join(sorted(KINDS))
-        raise ValueError(f"unknown target kind {name!r}: expected one of {valid}") from None
+        extra = f" ({hint})" if hint else ""
+        raise ValueError(f"unknown target kind {name!r}: expected one of {valid}{extra}") from None

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import host as _host
 from .kinds import KINDS, TargetKind, get_kind
+from .tags import TAGS
 
 __all__ = ["Target", "create"]
 
@@ -81,7 +82,13 @@ class Target:
             self._given = target._given
             host = host if host is not None else target.host
         else:
-            if isinstance(target, str):
+            if isinstance(target, str) and target.split(" ")[0] in TAGS:
+                tag, _, rest = target.partition(" ")
+                raw = {**TAGS[tag], "tag": tag}
+                kind_name = raw.pop("kind")
+                if rest.strip():
+                    raw.update(_parse_string(kind_name + " " + rest)[1])
+            elif isinstance(target, str):
                 kind_name, raw = _parse_string(target)
             elif isinstance(target, dict):
                 raw = dict(target)
@@ -94,7 +101,7 @@ class Target:
                 )
             if isinstance(kind_name, TargetKind):
                 kind_name = kind_name.name
-            kind = get_kind(kind_name)
+            kind = get_kind(kind_name, hint="or a tag such as 'nvidia/nvidia-a100'")
             if "host" in raw and host is None:
                 host = raw.pop("host")
             raw.pop("host", None)
@@ -127,6 +134,10 @@ class Target:
     @staticmethod
     def list_kinds() -> list[str]:
         return sorted(KINDS)
+
+    @staticmethod
+    def list_tags() -> list[str]:
+        return sorted(TAGS)
 
     @staticmethod
     def canon_target(target: Any) -> Target | None:

@@ -128,3 +128,13 @@ def test_flags_and_hash():
     assert t.attrs["fast-math"] is True
     assert Target("llvm -fast-math=false").attrs["fast-math"] is False
     assert len({Target("llvm"), Target("llvm"), Target("c")}) == 2
+
+
+def test_tags():
+    t = Target("nvidia/nvidia-a100")
+    assert t.kind.name == "cuda" and t.arch == "sm_80" and t.tag == "nvidia/nvidia-a100"
+    assert Target(str(t)) == t
+    assert "nvidia/geforce-rtx-4090" in Target.list_tags()
+    assert Target("nvidia/geforce-rtx-3090 -max_num_threads=512").max_num_threads == 512
+    with pytest.raises(ValueError, match="or a tag such as 'nvidia/nvidia-a100'"):
+        Target("nvidia/unknown-gpu")
