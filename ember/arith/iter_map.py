@@ -87,15 +87,23 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
                 f"detect_iter_map: input_iters must map Var to Range, got "
                 f"{type(var).__name__} → {type(rng).__name__}"
             )
-    rw = _Rewriter(input_iters, analyzer, simplify_trivial_iterators)
-    try:
-        rw.apply_predicate(as_expr(predicate))
-        sums = [rw.rewrite_index(rw.ana.simplify(as_expr(e))) for e in indices]
-        if level != IterMapLevel.NoCheck:
-            rw.check_mapping(sums, level)
-    except _Fail as err:
-        return IterMapResult([], [str(err)])
-    return IterMapResult(sums, [])
+    indices = [as_expr(e) for e in indices]
+    first_error = None
+    # as written first (keeps fused sums whole), then simplified (cancels terms, folds
+    # divisions the bounds decide)
+    for presimplify in (False, True):
+        rw = _Rewriter(input_iters, analyzer, simplify_trivial_iterators)
+        try:
+            rw.apply_predicate(as_expr(predicate))
+            todo = [rw.ana.simplify(e) for e in indices] if presimplify else indices
+            sums = [rw.rewrite_index(e) for e in todo]
+            if level != IterMapLevel.NoCheck:
+                rw.check_mapping(sums, level)
+        except _Fail as err:
+            first_error = first_error or str(err)
+            continue
+        return IterMapResult(sums, [])
+    return IterMapResult([], [first_error])
 
 
 class _Rewriter:
@@ -170,7 +178,7 @@ class _Rewriter:
             a, b = self.rewrite(e.a), self.rewrite(e.b)
             if cls is Sub:
                 b = self.scale(b, IntImm(e.dtype, -1))
-            return IterSumExpr(a.args + b.args, self.ana.simplify(a.base + b.base))
+            return IterSumExpr(self.merge(a.args + b.args), self.ana.simplify(a.base + b.base))
         if cls is Mul:
             a, b = self.rewrite(e.a), self.rewrite(e.b)
             if a.args and b.args:
@@ -185,6 +193,26 @@ class _Rewriter:
                 raise _Fail(f"the index {e!r} divides by {d!r}, which is not provably positive")
             return self.split_div(a, d, e) if cls is FloorDiv else self.split_mod(a, d, e)
         raise _Fail(f"the index {e!r} uses a {cls.__name__} of iterators, which is not affine")
+
+    def merge(self, args: tuple) -> tuple:
+        """Add up the scales of repeated splits; drop splits whose scale became 0."""
+        if len(args) < 2:
+            return args
+        keys = self.ana._keys
+        groups: dict[tuple, list] = {}
+        for a in args:
+            groups.setdefault((id(a.source), keys.key(a.lower_factor), keys.key(a.extent)), []).append(a)
+        if all(len(g) == 1 for g in groups.values()):
+            return args
+        out = []
+        for g in groups.values():
+            scale = g[0].scale
+            for a in g[1:]:
+                scale = self.ana.simplify(Add(*_promote(scale, a.scale)))
+            if not _is_const(scale, 0):
+                a = g[0]
+                out.append(IterSplitExpr(a.source, a.lower_factor, a.extent, scale))
+        return tuple(out)
 
     def scale(self, s: IterSumExpr, k: PrimExpr) -> IterSumExpr:
         args = tuple(
@@ -450,4 +478,7 @@ def iter_map_simplify(indices, input_iters: dict, input_pred=True, check_level="
     result = detect_iter_map(indices, input_iters, input_pred, check_level, simplify_trivial_iterators)
     if result.errors:
         return list(indices)
-    return [normalize_iter_map_to_expr(s) for s in result.indices]
+    ana = Analyzer()
+    for var, rng in input_iters.items():
+        ana.bind(var, rng)
+    return [ana.simplify(normalize_iter_map_to_expr(s)) for s in result.indices]
