@@ -5,9 +5,10 @@ broadcasting), ``elemwise`` (unary math, cast, fills), ``reduction``, ``transfor
 (data movement) and ``nn`` (dense, conv, pooling, softmax, norms, …).
 """
 
-from . import nn, tag, utils
+from . import image, nn, tag, utils
 from .broadcast import *  # noqa: F403
 from .elemwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .scan import *  # noqa: F403
+from .scatter import *  # noqa: F403
 from .transform import *  # noqa: F403

@@ -3,6 +3,7 @@
 from .conv import *  # noqa: F403
 from .conv_transpose import *  # noqa: F403
 from .dense import *  # noqa: F403
+from .depth_space import *  # noqa: F403
 from .elemwise import *  # noqa: F403
 from .norm import *  # noqa: F403
 from .pad import *  # noqa: F403

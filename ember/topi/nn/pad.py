@@ -68,3 +68,30 @@ def get_pad_tuple(padding, kernel) -> tuple:
     if len(padding) == 4:
         return padding
     raise ValueError(f"padding must have 2 or 4 entries, got {padding!r}")
+
+
+def mirror_pad(data, pad_before, pad_after=None, mode: str = "SYMMETRIC", name: str = "MirrorPadInput") -> te.Tensor:
+    """Padding by reflection: ``SYMMETRIC`` repeats the edge element, ``REFLECT`` does not."""
+    if mode not in ("SYMMETRIC", "REFLECT"):
+        raise ValueError(f"topi.nn.mirror_pad: mode must be 'SYMMETRIC' or 'REFLECT', got {mode!r}")
+    n = data.ndim
+    pad_after = pad_after if pad_after is not None else pad_before
+    shape = tuple(data.shape[i] + pad_before[i] + pad_after[i] for i in range(n))
+    shift = 1 if mode == "REFLECT" else 0
+
+    def f(*idx):
+        src = []
+        for i in range(n):
+            if is_const_int(pad_before[i], 0) and is_const_int(pad_after[i], 0):
+                src.append(idx[i])
+                continue
+            x = idx[i] - pad_before[i]
+            size = data.shape[i]
+            below = tir_op.Select(x < 0, -x - 1 + shift, x)
+            src.append(tir_op.Select(below >= size, 2 * size - 1 - below - shift, below))
+        return data(*src)
+
+    return te.compute(shape, f, name=name)
+
+
+__all__.append("mirror_pad")

@@ -1,0 +1,3 @@
+"""ember.topi.image: image operators (resize)."""
+
+from .resize import *  # noqa: F403

@@ -1,0 +1,127 @@
+"""Image resizing: ``resize1d`` / ``resize2d`` with nearest-neighbour or linear
+interpolation and the ONNX/TVM coordinate transformation modes.
+
+An output coordinate ``x`` maps to the input coordinate ``in_x`` by the mode
+(``half_pixel``: ``(x + 0.5) * scale - 0.5`` …); nearest rounds it, linear blends the
+two neighbours ``floor(in_x)`` and ``floor(in_x) + 1``, indices clamped to the input.
+"""
+
+from __future__ import annotations
+
+from ember import te
+from ember.ir import DataType, const
+from ember.tir import op as tir_op
+
+from ..utils import get_const_int
+
+__all__ = ["resize1d", "resize2d"]
+
+_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")
+_ROUNDING = ("round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+_LAYOUT_AXES = {"NCHW": (2, 3), "NHWC": (1, 2), "NCW": (2,), "NWC": (1,)}
+
+
+def _in_coord(x, in_size: int, out_size: int, mode: str, ftype):
+    xf = tir_op.cast(x, ftype)
+    scale = const(in_size / out_size, ftype)
+    if mode == "half_pixel":
+        return (xf + const(0.5, ftype)) * scale - const(0.5, ftype)
+    if mode == "pytorch_half_pixel":
+        if out_size == 1:
+            return const(0.0, ftype)
+        return (xf + const(0.5, ftype)) * scale - const(0.5, ftype)
+    if mode == "align_corners":
+        if out_size == 1:
+            return const(0.0, ftype)
+        return xf * const((in_size - 1) / (out_size - 1), ftype)
+    if mode == "asymmetric":
+        return xf * scale
+    return (xf + const(0.5, ftype)) * scale  # tf_half_pixel_for_nn
+
+
+def _round(v, method: str, ftype):
+    half = const(0.5, ftype)
+    table = {
+        "round": lambda: tir_op.round(v),
+        "round_prefer_floor": lambda: tir_op.ceil(v - half),
+        "round_prefer_ceil": lambda: tir_op.floor(v + half),
+        "floor": lambda: tir_op.floor(v),
+        "ceil": lambda: tir_op.ceil(v),
+    }
+    return table[method]()
+
+
+def _clamp(i, size: int):
+    return tir_op.min(tir_op.max(i, 0), size - 1)
+
+
+def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what):
+    axes = _LAYOUT_AXES.get(layout)
+    if axes is None:
+        raise ValueError(f"{what}: layout must be one of {sorted(_LAYOUT_AXES)}, got {layout!r}")
+    if len(size) != len(axes):
+        raise ValueError(f"{what}: size needs {len(axes)} entries for layout {layout!r}, got {list(size)}")
+    if method not in ("nearest_neighbor", "linear"):
+        raise ValueError(f"{what}: method must be 'nearest_neighbor' or 'linear', got {method!r}")
+    if mode not in _MODES:
+        raise ValueError(f"{what}: coordinate_transformation_mode must be one of {_MODES}, got {mode!r}")
+    if method == "nearest_neighbor" and not rounding_method:
+        rounding_method = "round" if mode == "align_corners" else "floor"
+    if method == "nearest_neighbor" and rounding_method not in _ROUNDING:
+        raise ValueError(f"{what}: rounding_method must be one of {_ROUNDING}, got {rounding_method!r}")
+    out_dtype = DataType(out_dtype or data.dtype)
+    ftype = data.dtype if data.dtype.is_float else DataType("float32")
+    in_sizes = [get_const_int(data.shape[a]) for a in axes]
+    out_sizes = [get_const_int(s) for s in size]
+    shape = list(data.shape)
+    for a, s in zip(axes, out_sizes):
+        shape[a] = const(s, data.shape[a].dtype)
+    idx_dtype = data.shape[axes[0]].dtype
+
+    def nearest(*idx):
+        src = list(idx)
+        for a, n_in, n_out in zip(axes, in_sizes, out_sizes):
+            c = _round(_in_coord(idx[a], n_in, n_out, mode, ftype), rounding_method, ftype)
+            src[a] = _clamp(tir_op.cast(c, idx_dtype), n_in)
+        return tir_op.cast(data(*src), out_dtype)
+
+    def linear(*idx):
+        corners = [(list(idx), const(1.0, ftype))]
+        for a, n_in, n_out in zip(axes, in_sizes, out_sizes):
+            c = _in_coord(idx[a], n_in, n_out, mode, ftype)
+            lo = tir_op.floor(c)
+            frac = c - lo
+            i0 = tir_op.cast(lo, idx_dtype)
+            nxt = []
+            for pos, w in corners:
+                p0, p1 = list(pos), list(pos)
+                p0[a], p1[a] = _clamp(i0, n_in), _clamp(i0 + 1, n_in)
+                nxt.append((p0, w * (const(1.0, ftype) - frac)))
+                nxt.append((p1, w * frac))
+            corners = nxt
+        value = None
+        for pos, w in corners:
+            term = tir_op.cast(data(*pos), ftype) * w
+            value = term if value is None else value + term
+        return tir_op.cast(value, out_dtype)
+
+    fcompute = nearest if method == "nearest_neighbor" else linear
+    return te.compute(tuple(shape), fcompute, name="resize", tag="resize")
+
+
+def resize2d(data, roi, size, layout: str = "NCHW", method: str = "linear",
+             coordinate_transformation_mode: str = "half_pixel", rounding_method: str = "",
+             bicubic_alpha: float = -0.5, bicubic_exclude: int = 0, extrapolation_value: float = 0.0,
+             out_dtype=None, output_shape=None) -> te.Tensor:
+    """Resize the two spatial dims of ``data`` to ``size`` (oh, ow); ``roi`` is unused."""
+    return _resize(data, size, layout, method, coordinate_transformation_mode, rounding_method,
+                   out_dtype, "topi.image.resize2d")
+
+
+def resize1d(data, roi, size, layout: str = "NCW", method: str = "linear",
+             coordinate_transformation_mode: str = "half_pixel", rounding_method: str = "",
+             bicubic_alpha: float = -0.5, bicubic_exclude: int = 0, extrapolation_value: float = 0.0,
+             out_dtype=None, output_shape=None) -> te.Tensor:
+    """Resize the spatial dim of ``data`` to ``size`` (ow,)."""
+    return _resize(data, size, layout, method, coordinate_transformation_mode, rounding_method,
+                   out_dtype, "topi.image.resize1d")
