@@ -122,3 +122,9 @@ CASES.update({
     "nn.adaptive_avg_pool1d": (lambda x: R.nn.adaptive_avg_pool1d(x, 4), [SEQ]),
     "nn.adaptive_avg_pool3d": (lambda x: R.nn.adaptive_avg_pool3d(x, (2, 3, 1), layout="NDHWC"), [VOL]),
 })
+
+CASES.update({
+    "image.resize2d": (lambda x: R.image.resize2d(x, (9, 4)), [IMG]),
+    "nn.prelu": (lambda x, a: R.nn.prelu(x, a), [IMG - 1, arr((4,))]),
+    "nn.instance_norm": (lambda x, g, b: R.nn.instance_norm(x, g, b), [IMG, arr((4,)), arr((4,))]),
+})

@@ -79,6 +79,14 @@ OP_ERRORS = [
     (lambda: R.einsum((x23, var("y", [4, 5])), "ij,jk->ik"), ValueError, "letter 'j' has sizes 3 and 4"),
     (lambda: R.einsum((x23,), "ij->iz"), ValueError, r"output letters \['z'\] do not appear"),
     (lambda: R.einsum((x23, var("y", [3], "int8")), "ij,j->i"), TypeError, "operand dtypes must match"),
+    (lambda: R.image.resize2d(img, (4, 4), method="area"), ValueError, "method must be one of"),
+    (lambda: R.image.resize2d(img, (4, 4), coordinate_transformation_mode="x"), ValueError,
+     "coordinate_transformation_mode must be one of"),
+    (lambda: R.image.resize2d(img, (4, 4), layout="NCHWc"), ValueError, "layout 'NCHWc' is not supported"),
+    (lambda: R.image.resize2d(img, (4, 4, 4)), ValueError, "size must have 2 values"),
+    (lambda: R.nn.prelu(img, var("a", [3, 1])), ValueError, "alpha must be 1-D"),
+    (lambda: R.nn.instance_norm(img, var("g", [4]), var("b", [3])), ValueError, "gamma has shape \\(4,\\)"),
+    (lambda: R.nn.max_pool1d(img, 2), ValueError, "data must have 3 dims, got 4"),
 ]
 
 

@@ -108,3 +108,29 @@ def test_reference_conv_transpose_is_adjoint_of_conv():
     ty = evaluate_op("relax.nn.conv2d_transpose", [y, w], tr.attrs)
     assert ty.shape == x.shape
     np.testing.assert_allclose((cx * y).sum(), (x * ty).sum(), rtol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["half_pixel", "align_corners", "asymmetric"])
+def test_reference_resize_linear_matches_separable_interp(mode):
+    x = arr((1, 1, 4, 5))
+    call = R.image.resize2d(v("x", x), (7, 3), coordinate_transformation_mode=mode)
+    got = evaluate_op("relax.image.resize2d", [x, (7, 3)], call.attrs)
+
+    def coords(o, n):
+        if mode == "align_corners":
+            return np.arange(o) * (n - 1) / (o - 1)
+        if mode == "asymmetric":
+            return np.arange(o) * n / o
+        return (np.arange(o) + 0.5) * n / o - 0.5
+
+    rows = np.array([np.interp(coords(3, 5), np.arange(5), r) for r in x[0, 0]])
+    ref = np.array([np.interp(coords(7, 4), np.arange(4), c) for c in rows.T]).T
+    np.testing.assert_allclose(got[0, 0], ref, rtol=1e-5)
+
+
+def test_reference_resize_nearest():
+    x = np.arange(4, dtype="float32").reshape(1, 1, 2, 2)
+    call = R.image.resize2d(v("x", x), (4, 4), method="nearest_neighbor", coordinate_transformation_mode="asymmetric",
+                            rounding_method="floor")
+    got = evaluate_op("relax.image.resize2d", [x, (4, 4)], call.attrs)
+    np.testing.assert_array_equal(got[0, 0], np.repeat(np.repeat(x[0, 0], 2, 0), 2, 1))

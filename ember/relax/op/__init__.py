@@ -1,7 +1,7 @@
 """``relax.op``: Relax operators.  Each builder returns an un-normalised ``Call``; the
 BlockBuilder infers its struct info from the op's ``FInferStructInfo``."""
 
-from . import attrs, base, builtin, nn  # noqa: F401
+from . import attrs, base, builtin, image, nn  # noqa: F401
 from .call import *  # noqa: F403
 from .create import *  # noqa: F403
 from .elementwise import *  # noqa: F403

@@ -374,3 +374,30 @@ class EinsumAttrs(Attrs):
     subscripts: str
 
 
+@node
+class Resize2DAttrs(Attrs):
+    roi: tuple
+    layout: str
+    method: str
+    coordinate_transformation_mode: str
+    rounding_method: str
+    cubic_alpha: float
+    cubic_exclude: int
+    extrapolation_value: float
+    out_dtype: DataType | None
+
+
+@node
+class PReluAttrs(Attrs):
+    axis: int = 1
+
+
+@node
+class InstanceNormAttrs(Attrs):
+    channel_axis: int
+    axes: tuple
+    epsilon: float = 1e-5
+    center: bool = True
+    scale: bool = True
+
+

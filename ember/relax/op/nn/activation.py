@@ -6,13 +6,13 @@ from __future__ import annotations
 from ...expr import Call
 from ...struct_info import TensorStructInfo, TupleStructInfo, shape_values
 from ..attrs import (
-    BatchNormAttrs, LeakyReluAttrs, DropoutAttrs, GroupNormAttrs, LayerNormAttrs, RMSNormAttrs, SoftmaxAttrs,
+    BatchNormAttrs, InstanceNormAttrs, LeakyReluAttrs, PReluAttrs, DropoutAttrs, GroupNormAttrs, LayerNormAttrs, RMSNormAttrs, SoftmaxAttrs,
 )
 from ..base import make_call, normalize_axes, normalize_axis, register, shape_str, tensor_arg
 
 __all__ = [
     "relu", "gelu", "gelu_tanh", "silu", "leakyrelu", "softmax", "log_softmax", "dropout",
-    "layer_norm", "batch_norm", "group_norm", "rms_norm",
+    "layer_norm", "batch_norm", "group_norm", "rms_norm", "prelu", "instance_norm",
 ]
 
 
@@ -194,3 +194,43 @@ def group_norm(data, gamma, beta, num_groups: int, channel_axis: int, axes, epsi
     return make_call("nn.group_norm", [data, gamma, beta], attrs)
 
 
+
+
+def _infer_prelu(call: Call, ctx) -> TensorStructInfo:
+    x = _float_same(call, ctx)
+    alpha = tensor_arg(call, 1)
+    if x.ndim != -1:
+        axis = normalize_axis(call, call.attrs.axis, x.ndim)
+        if alpha.ndim not in (-1, 1):
+            raise ValueError(f"relax.nn.prelu: alpha must be 1-D (one slope per channel), got {alpha.ndim} dims")
+        _check_params(call, x, [axis], 1, 1)
+    return x
+
+
+register("nn.prelu", _infer_prelu, arg_names=("data", "alpha"))
+
+
+def prelu(data, alpha, axis: int = 1) -> Call:
+    """``data`` where positive, ``alpha[c] * data`` elsewhere (one slope per channel along ``axis``)."""
+    return make_call("nn.prelu", [data, alpha], PReluAttrs(int(axis)))
+
+
+def _infer_instance_norm(call: Call, ctx) -> TensorStructInfo:
+    x = _float_same(call, ctx)
+    if x.ndim != -1:
+        c = normalize_axis(call, call.attrs.channel_axis, x.ndim)
+        normalize_axes(call, call.attrs.axes, x.ndim)
+        _check_params(call, x, [c], 1, 2)
+    return x
+
+
+register("nn.instance_norm", _infer_instance_norm, arg_names=("data", "gamma", "beta"))
+
+
+def instance_norm(data, gamma, beta, channel_axis: int = 1, axes=None, epsilon: float = 1e-5,
+                  center: bool = True, scale: bool = True) -> Call:
+    """Normalise each (sample, channel) over ``axes`` (the spatial dims by default)."""
+    if axes is None:
+        axes = (2, 3)
+    return make_call("nn.instance_norm", [data, gamma, beta],
+                     InstanceNormAttrs(int(channel_axis), _axes(axes), float(epsilon), center, scale))

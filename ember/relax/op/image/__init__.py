@@ -1,0 +1,3 @@
+"""``relax.op.image``: image resizing."""
+
+from .resize import resize2d  # noqa: F401
