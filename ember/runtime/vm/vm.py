@@ -138,6 +138,7 @@ class VirtualMachine:
 
     def _interpreter(self, func: VMFunction) -> Callable:
         instrs = func.instrs
+        resolved: list = [None] * len(instrs)  # callees, looked up on first execution
 
         def run(*args):
             regs: list[Any] = list(args) + [None] * (func.num_regs - len(args))
@@ -145,7 +146,9 @@ class VirtualMachine:
             while True:
                 instr = instrs[pc]
                 if isinstance(instr, Call):
-                    fn = self._resolve(instr.func)
+                    fn = resolved[pc]
+                    if fn is None:
+                        fn = resolved[pc] = self._resolve(instr.func)
                     values = [self._arg(a, regs) for a in instr.args]
                     result = fn(*values)
                     if instr.dst is not None:
