@@ -139,3 +139,23 @@ def test_schedule_without_args_is_refused():
     s = te.create_schedule(B.op)
     with pytest.raises(ValueError, match="needs args"):
         ember.build(s, target="llvm")
+
+
+def test_legacy_te_schedule_as_in_the_tvm_tutorial():
+    if not hasattr(te, "create_schedule"):
+        pytest.skip("te.create_schedule not available yet")
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.placeholder((n,), name="B")
+    C = te.compute(A.shape, lambda i: A[i] + B[i], name="C")
+    s = te.create_schedule(C.op)
+    outer, inner = s[C].split(C.op.axis[0], factor=4)
+    s[C].parallel(outer)
+    fadd = ember.build(s, [A, B, C], "llvm", name="myadd")
+    a = np.random.default_rng(0).random(1027).astype("float32")
+    b = np.random.default_rng(1).random(1027).astype("float32")
+    c = np.zeros_like(a)
+    fadd(a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+    assert fadd.function_names == ["myadd"]
+    assert isinstance(ember.lower(s, [A, B, C], simple_mode=True), IRModule)
