@@ -14,7 +14,7 @@ import numpy as np
 
 from ember.ir import DataType, PrimExpr, const
 
-from ...expr import Call, Constant, Expr
+from ...expr import Call, Constant, Expr, PrimValue
 from ...struct_info import TensorStructInfo, TupleStructInfo, shape_values
 
 __all__ = [
@@ -49,7 +49,10 @@ def emit_te(bb, call: Call, fn, *args, **kwargs) -> Expr:
 
 
 def scalar_or_tensor(arg: Expr):
-    """A 0-d constant becomes a TIR constant (folded into the kernel); anything else stays."""
+    """A 0-d constant becomes a TIR constant (folded into the kernel), a PrimValue its
+    PrimExpr; anything else stays."""
+    if isinstance(arg, PrimValue):
+        return arg.value
     if isinstance(arg, Constant):
         value = arg.numpy()
         if value.ndim == 0:
