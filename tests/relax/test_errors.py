@@ -198,3 +198,36 @@ def test_well_formed_checks_globals_and_anf():
         check_well_formed(IRModule({"main": f}))
     with pytest.raises(TypeError, match="well_formed expects an IRModule or a relax.Function, got int"):
         check_well_formed(3)
+
+
+def test_well_formed_purity_rules():
+    from ember.relax.analysis import WellFormedError, check_well_formed, well_formed
+
+    x = var("x", [2])
+    bb = relax.BlockBuilder()
+    with bb.function("pure_main", [x]):
+        bb.emit(R.print(x, format="{}"))
+        bb.emit_func_output(x)
+    with pytest.raises(WellFormedError, match="impure call to relax.print in a function marked pure"):
+        check_well_formed(bb.get())
+    bb = relax.BlockBuilder()
+    with bb.function("impure_main", [x], pure=False):
+        with bb.dataflow():
+            bb.emit(R.print(x, format="{}"))
+            gv = bb.emit_output(x)
+        bb.emit_func_output(gv)
+    with pytest.raises(WellFormedError, match="impure call to relax.print inside a dataflow block"):
+        check_well_formed(bb.get())
+    bb = relax.BlockBuilder()
+    with bb.function("ok", [x], pure=False):
+        bb.emit(R.print(x, format="{}"))
+        bb.emit_func_output(x)
+    assert well_formed(bb.get())
+    c = relax.Var("c", T([], "bool"))
+    lv = relax.DataflowVar("lv", T([2]))
+    gv = relax.Var("gv", T([2]))
+    cond = relax.If(c, x, x)
+    block = relax.DataflowBlock([relax.VarBinding(lv, cond), relax.VarBinding(gv, lv)])
+    f = relax.Function([x, c], relax.SeqExpr([block], gv), T([2]))
+    with pytest.raises(WellFormedError, match="an If expression appears inside a dataflow block"):
+        check_well_formed(f)

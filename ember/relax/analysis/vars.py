@@ -82,13 +82,18 @@ def get_var2val(func: Function) -> dict:
     return out
 
 
-def is_pure_call(value) -> bool:
-    """True when evaluating ``value`` has no side effect (so an unused binding can go)."""
+def is_pure_call(value, mod=None, unknown: bool = False) -> bool:
+    """True when evaluating ``value`` has no side effect (so an unused binding can go).
+    A call of a GlobalVar is as pure as that function in ``mod``; ``unknown`` is the
+    answer when the function cannot be found."""
     if not isinstance(value, Call):
         return True
     op = value.op
     if isinstance(op, Op):
         return bool(op.get_attr("FPurity", True))
+    if isinstance(op, GlobalVar):
+        func = mod[op.name_hint] if mod is not None and op.name_hint in mod else None
+        return unknown if func is None else bool(getattr(func, "is_pure", True))
     sinfo = op.struct_info_or_none() if isinstance(op, Expr) else None
     if sinfo is not None and hasattr(sinfo, "purity"):
         return sinfo.purity
@@ -99,15 +104,16 @@ def _uses(e) -> set[int]:
     return used_vars(e) if isinstance(e, Expr) else set()
 
 
-def _removable(binding, block) -> bool:
+def _removable(binding, block, mod) -> bool:
     """Unused VarBindings go when their value is pure (all of a dataflow block's are)."""
     if not isinstance(binding, VarBinding):
         return False
-    return isinstance(block, DataflowBlock) or is_pure_call(binding.value)
+    return isinstance(block, DataflowBlock) or is_pure_call(binding.value, mod)
 
 
-def remove_all_unused(func: Function) -> Function:
-    """Drop pure bindings whose variables are never used (iterating to a fixpoint)."""
+def remove_all_unused(func: Function, mod=None) -> Function:
+    """Drop pure bindings whose variables are never used (iterating to a fixpoint);
+    ``mod`` tells whether calls of its functions are pure."""
     body = func.body
     if not isinstance(body, SeqExpr):
         return func
@@ -121,7 +127,7 @@ def remove_all_unused(func: Function) -> Function:
         new_blocks = []
         removed = False
         for block in blocks:
-            keep = [b for b in block.bindings if id(b.var) in needed or not _removable(b, block)]
+            keep = [b for b in block.bindings if id(b.var) in needed or not _removable(b, block, mod)]
             if len(keep) != len(block.bindings):
                 removed = True
             if keep:

@@ -4,7 +4,8 @@ A function is well formed when: every variable is defined (as a parameter or by 
 earlier binding in scope) before use and defined only once; DataflowVars are defined
 only inside dataflow blocks and used only in the block that defines them; call
 arguments are in A-normal form (leaves, or tuples of leaves); every expression has
-struct info; and called GlobalVars name functions of the module.
+struct info; called GlobalVars name functions of the module; dataflow blocks hold no
+``If`` and no impure call, and a function marked pure calls nothing impure.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..expr import (
     PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
 )
 from ..expr_functor import ExprVisitor
+from .vars import is_pure_call
 
 __all__ = ["well_formed", "check_well_formed", "WellFormedError"]
 
@@ -29,6 +31,7 @@ class WellFormedError(ValueError):
 class _Checker(ExprVisitor):
     def __init__(self, mod: IRModule | None, func_name: str):
         self.mod, self.func_name = mod, func_name
+        self.pure_function = True
         self.errors: list[str] = []
         self.defined: set[int] = set()
         self.scopes: list[set[int]] = []
@@ -66,19 +69,28 @@ class _Checker(ExprVisitor):
             self.error(f"GlobalVar {op.name_hint!r} does not name a function of the module")
 
     def visit_call_(self, op: Call) -> None:
+        if not is_pure_call(op, self.mod, unknown=True):
+            if self.dataflow_vars is not None:
+                self.error(f"impure call to {_callee(op)} inside a dataflow block")
+            elif self.pure_function:
+                self.error(f"impure call to {_callee(op)} in a function marked pure (use pure=False)")
         for i, a in enumerate(op.args):
             if not _is_leaf_or_tuple(a):
                 self.error(f"argument {i} of a call to {_callee(op)} is a nested {type(a).__name__} (not A-normal form)")
         super().visit_call_(op)
 
     def visit_function_(self, op: Function) -> None:
+        outer_pure, self.pure_function = self.pure_function, op.is_pure
         self.scopes.append(set())
         for p in op.params:
             self._define(p)
         self.visit_expr(op.body)
         self._leave_scope()
+        self.pure_function = outer_pure
 
     def visit_if_(self, op: If) -> None:
+        if self.dataflow_vars is not None:
+            self.error("an If expression appears inside a dataflow block")
         self.visit_expr(op.cond)
         for branch in (op.true_branch, op.false_branch):
             self.scopes.append(set())

@@ -56,7 +56,7 @@ def _infer_call_tir(call: Call, ctx) -> StructInfo:
 
 for _n in ("call_tir", "call_tir_inplace", "call_tir_with_grad"):
     register(_n, _infer_call_tir, arg_names=("gvar", "args", "tir_vars"))
-register("call_dps_packed", _infer_from_sinfo_args, arg_names=("func", "args"), purity=False)
+register("call_dps_packed", _infer_from_sinfo_args, arg_names=("func", "args"))  # assumed pure, as in TVM
 register("call_pure_packed", _infer_from_sinfo_args, arg_names=("func",))
 register("call_builtin_with_ctx", _infer_from_sinfo_args, arg_names=("func", "args"), purity=False)
 register("invoke_closure", _infer_from_sinfo_args, arg_names=("closure", "args"), purity=False)

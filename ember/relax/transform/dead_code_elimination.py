@@ -38,7 +38,7 @@ def DeadCodeElimination(entry_functions=None) -> Pass:  # noqa: N802 - TVM's nam
         functions = {}
         changed = False
         for gv, func in mod.functions.items():
-            new = remove_all_unused(func) if isinstance(func, Function) else func
+            new = remove_all_unused(func, mod) if isinstance(func, Function) else func
             changed |= new is not func
             functions[gv] = new
         mod = mod.with_functions(functions) if changed else mod

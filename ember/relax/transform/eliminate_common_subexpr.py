@@ -22,6 +22,7 @@ __all__ = ["EliminateCommonSubexpr"]
 class _CSE(ExprMutator):
     def __init__(self, mod, call_only: bool):
         super().__init__(mod)
+        self.mod = mod
         self.call_only = call_only
         self.seen: dict[int, list] = {}
 
@@ -34,9 +35,9 @@ class _CSE(ExprMutator):
 
     def _eligible(self, value) -> bool:
         if self.call_only:
-            return isinstance(value, Call) and is_pure_call(value)
+            return isinstance(value, Call) and is_pure_call(value, self.mod)
         if isinstance(value, Call):
-            return is_pure_call(value)
+            return is_pure_call(value, self.mod)
         return isinstance(value, Tuple | TupleGetItem | Constant)
 
     def visit_var_binding_(self, binding: VarBinding) -> None:
