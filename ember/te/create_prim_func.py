@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 
-from ember.ir import DataType, IntImm, PrimExpr, Range, Var, const
+from ember.ir import DataType, IntImm, PrimExpr, Range, Var, const, replace
 from ember.tir import (
     Block, BlockRealize, Buffer, BufferLoad, BufferRegion, BufferStore, For, ForKind, IfThenElse,
     IRMutator, IterVar, LetStmt, PrimFunc, decl_buffer, seq,
 )
 
-from .access_region import access_regions
+from ember.tir.analysis import block_access_regions
+
 from .index_dtype import override_index_dtype
 from .reduce import Reduce
 from .tensor import ComputeOp, ExternOp, Operation, PlaceholderOp, Tensor, walk_expr
@@ -133,9 +134,9 @@ def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
     else:
         simplify = _simplifier(iters)
         body = seq(*[BufferStore(b, simplify(lower.visit(e)), indices) for b, e in zip(outs, op.body)])
-    reads, writes = access_regions(body, outs)
-    block = Block(tuple(iters), reads, writes, name, body, init,
-                  annotations=dict(op.attrs))
+    block = Block(tuple(iters), (), (), name, body, init, annotations=dict(op.attrs))
+    reads, writes = block_access_regions(block, exclude_written_from_reads=True)
+    block = replace(block, reads=reads, writes=writes)
     return _loop_nest(tuple(iters), block, loops)
 
 
