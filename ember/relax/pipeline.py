@@ -6,8 +6,8 @@ have not landed in ``ember.relax.transform`` yet are skipped (``_available`` loo
 one up by name), so each is enabled as soon as it is exported there.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
-generator takes: ToNonDataflow → CallTIRRewrite → StaticPlanBlockMemory →
-VMShapeLower.  ``relax.build`` runs it after whatever the user ran.
+generator takes: ToNonDataflow → RemovePurityChecking → CallTIRRewrite →
+StaticPlanBlockMemory → VMShapeLower.  ``relax.build`` runs it after whatever the user ran.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ember.transform import Pass, Sequential, module_pass
 
 from .expr import Call, Function
 from .transform.call_tir_rewrite import CallTIRRewrite
+from .transform.remove_purity_checking import RemovePurityChecking
 from .transform.static_plan_block_memory import StaticPlanBlockMemory
 from .transform.to_non_dataflow_if_needed import ToNonDataflowIfNeeded
 from .transform.vm_shape_lower import VMShapeLower
@@ -100,6 +101,7 @@ def default_build_pipeline() -> Pass:
         [
             module_pass(lambda mod, ctx: check_legalized(mod), opt_level=0, name="CheckLegalized"),
             ToNonDataflowIfNeeded(),  # the lowering emits impure calls
+            RemovePurityChecking(),  # ... inside functions that stay pure from outside
             CallTIRRewrite(),  # call_tir → alloc_tensor + destination-passing call
             StaticPlanBlockMemory(),  # intermediates share storages by lifetime
             VMShapeLower(),  # symbolic dims → shape-heap checks and computations (last: needs final shapes)

@@ -15,6 +15,7 @@ from .to_non_dataflow import ToNonDataflow
 # lowering to the VM (relax.get_pipeline("default_build"))
 from .bind_params import BindParams  # noqa: E402
 from .call_tir_rewrite import CallTIRRewrite  # noqa: E402
+from .remove_purity_checking import RemovePurityChecking  # noqa: E402
 from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
 from .vm_shape_lower import VMShapeLower  # noqa: E402
 
@@ -22,4 +23,5 @@ __all__ = [
     "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
+    "RemovePurityChecking",
 ]
