@@ -10,13 +10,14 @@ from __future__ import annotations
 import keyword
 import re
 
-__all__ = ["Namer", "RESERVED"]
+__all__ = ["Namer", "RESERVED", "sanitize"]
 
 RESERVED = frozenset({"T", "I", "R", "cls", "range", "True", "False", "None"})
 _BAD_CHARS = re.compile(r"[^0-9A-Za-z_]")
 
 
-def _sanitize(hint: str) -> str:
+def sanitize(hint: str) -> str:
+    """A valid Python identifier close to ``hint``."""
     name = _BAD_CHARS.sub("_", hint or "v") or "v"
     if name[0].isdigit():
         name = "v_" + name
@@ -44,7 +45,7 @@ class Namer:
         found = self._names.get(id(obj))
         if found is not None:
             return found
-        base = _sanitize(hint)
+        base = sanitize(hint)
         name, k = base, 0
         while name in self._used:
             k += 1

@@ -14,6 +14,7 @@ from ember.tir.buffer import Buffer
 from ember.tir.function import PrimFunc
 from ember.tir.stmt import Block, BlockRealize
 
+from .names import sanitize
 from .tir_expr import py_str
 from .tir_stmt import StmtPrinter, buffer_free_vars
 
@@ -97,7 +98,7 @@ def print_prim_func(f: PrimFunc, config) -> str:
     name = config.name or attrs.get("global_symbol") or "main"
     private = "global_symbol" not in attrs
     printer = PrimFuncPrinter(module_funcs=config.module_funcs)
-    return "\n".join(printer.func(f, str(name), private))
+    return "\n".join(printer.func(f, sanitize(str(name)), private))
 
 
 def print_tir_fragment(node, config) -> str:
