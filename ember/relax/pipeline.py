@@ -35,11 +35,18 @@ LOWERABLE_OPS = frozenset({
 })
 
 
-def _available(name: str) -> list[Pass]:
-    """``[ember.relax.transform.<name>()]`` when that pass exists, else ``[]``."""
+def _available(name: str, module: str) -> list[Pass]:
+    """``[<name>()]`` when ``ember.relax.transform`` (or its submodule ``module``) has it, else ``[]``."""
+    import importlib
+
     from . import transform
 
     factory = getattr(transform, name, None)
+    if factory is None:
+        try:
+            factory = getattr(importlib.import_module(f"ember.relax.transform.{module}"), name, None)
+        except ImportError:
+            factory = None
     return [] if factory is None else [factory()]
 
 
@@ -48,11 +55,11 @@ def zero_pipeline() -> Pass:
     from .transform import FoldConstant
 
     return Sequential(
-        _available("LegalizeOps")  # high-level ops → call_tir of TE/topi PrimFuncs
-        + _available("AnnotateTIROpPattern")  # mark each PrimFunc's pattern for fusion
+        _available("LegalizeOps", "legalize_ops")  # high-level ops → call_tir of TE/topi PrimFuncs
+        + _available("AnnotateTIROpPattern", "annotate_tir_op_pattern")  # each PrimFunc's pattern kind
         + [FoldConstant()]  # evaluate calls whose inputs are all constants
-        + _available("FuseOps")  # group injective ops into their producers/consumers
-        + _available("FuseTIR"),  # merge each group into one PrimFunc
+        + _available("FuseOps", "fuse_ops")  # group injective ops into their producers/consumers
+        + _available("FuseTIR", "fuse_tir"),  # merge each group into one PrimFunc
         name="zero",
     )
 
