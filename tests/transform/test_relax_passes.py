@@ -347,3 +347,21 @@ def test_passes_return_same_module_when_nothing_changes():
     for p in (relax.transform.FoldConstant(), relax.transform.EliminateCommonSubexpr(),
               relax.transform.DeadCodeElimination(), relax.transform.Normalize()):
         assert p(mod) is mod, p
+
+
+def test_bind_symbolic_vars():
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", T([n, 4]))
+    mod = func_of(lambda bb, x: bb.emit(R.reshape(bb.emit(R.exp(x)), relax.ShapeExpr([n * 4]))), [x])
+    out = relax.transform.BindSymbolicVars({"n": 3})(mod)
+    func = out["main"]
+    assert [int(d) for d in func.params[0].struct_info.shape.values] == [3, 4]
+    assert [int(d) for d in func.ret_struct_info.shape.values] == [12]
+    reshape = func.body.blocks[0].bindings[1].value
+    assert int(reshape.args[1].values[0]) == 12
+    check_well_formed(out)
+    np.testing.assert_allclose(run(out, np.zeros((3, 4), "float32")), np.ones(12))
+    with pytest.raises(ValueError, match="has no symbolic variable named 'k'"):
+        relax.transform.BindSymbolicVars({"k": 3})(mod)
+    same = relax.transform.BindSymbolicVars({n: 5})(mod)
+    assert int(same["main"].params[0].struct_info.shape.values[0]) == 5

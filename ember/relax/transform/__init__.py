@@ -4,6 +4,7 @@ from ember.transform import (  # noqa: F401
     ModulePass, Pass, PassContext, PassInfo, Sequential, module_pass,
 )
 
+from .bind_symbolic_vars import BindSymbolicVars
 from .canonicalize_bindings import CanonicalizeBindings
 from .dead_code_elimination import DeadCodeElimination
 from .eliminate_common_subexpr import EliminateCommonSubexpr
@@ -20,7 +21,7 @@ from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
 from .vm_shape_lower import VMShapeLower  # noqa: E402
 
 __all__ = [
-    "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
+    "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
     "RemovePurityChecking",
