@@ -341,3 +341,18 @@ def test_buffer_with_scalar_param_shape_prints_as_handle():
 
     # a signature annotation may not use an earlier parameter (Python evaluates it too early)
     assert "def f(n: T.int32, a: T.handle):\n    A = T.match_buffer(a, (n,))" in f.script()
+
+
+def test_meta_var_and_call_of_a_global_var_outside_a_module():
+    scale = 3
+
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        k = T.meta_var(scale * 2)
+        A[0] = T.float32(k)
+        T.evaluate(I.GlobalVar("other")(A.data))
+
+    assert float(f.body.seq[0].value.value) == 6.0
+    text = f.script()
+    assert 'T.evaluate(I.GlobalVar("other")(A.data))' in text
+    assert_structural_equal(f, ember.script.from_source(text))

@@ -266,7 +266,8 @@ class ExprPrinter:
     def _call(self, e: Call):
         args = [self.expr(a) for a in e.args]
         if isinstance(e.op, GlobalVar):
-            head = f"cls.{e.op.name_hint}" if e.op.name_hint in self.module_funcs else e.op.name_hint
+            name = e.op.name_hint
+            head = f"cls.{name}" if name in self.module_funcs else f"I.GlobalVar({py_str(name)})"
             return f"{head}({', '.join(args)})", PREC["atom"]
         name = e.op.name if isinstance(e.op, Op) else str(e.op)
         short = name[4:] if name.startswith("tir.") else None

@@ -15,7 +15,7 @@ from ember.tir.stmt import IterVar, IterVarType
 
 __all__ = [
     "Cast", "Select", "Ramp", "Broadcast", "Let", "Range_", "iter_var", "call_intrin",
-    "NODE_BUILDERS", "range_from_bounds",
+    "NODE_BUILDERS", "range_from_bounds", "meta_var",
 ]
 
 
@@ -74,6 +74,11 @@ def iter_var(v, dom, iter_type: str, thread_tag: str = "") -> IterVar:
     if dom is not None and not isinstance(dom, Range):
         dom = Range(0, dom)
     return IterVar(dom, v, IterVarType[iter_type], thread_tag)
+
+
+def meta_var(value):
+    """A Python value used as-is inside a script (TVM's meta-programming marker)."""
+    return value
 
 
 def call_intrin(dtype, name: str, *args) -> PrimExpr:
