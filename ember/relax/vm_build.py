@@ -21,7 +21,7 @@ from .expr import Function
 from .transform.bind_params import bind_params
 from .transform.static_plan_block_memory import PLAN_ATTR
 
-__all__ = ["build", "bind_params", "Executable", "VirtualMachine"]
+__all__ = ["build", "compile", "bind_params", "Executable", "VirtualMachine"]
 
 
 _CPU_KINDS = ("llvm", "c")
@@ -66,3 +66,13 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
     exe = codegen(mod, target)
     exe.memory_plans = dict(mod.attrs.get(PLAN_ATTR) or {})
     return exe
+
+
+def compile(mod: Any, target: Any = None, **kwargs) -> Any:  # noqa: A001 - TVM's name (tvm.compile)
+    """``ember.compile``: ``relax.build`` for modules with Relax functions, else ``ember.build``."""
+    if isinstance(mod, Function) or (isinstance(mod, IRModule) and any(
+            isinstance(f, Function) for f in mod.functions.values())):
+        return build(mod, target, **kwargs)
+    from ember.driver import build as tir_build
+
+    return tir_build(mod, target=target, **kwargs)

@@ -283,3 +283,16 @@ def test_bind_params_pass_by_var():
 def test_gpu_targets_are_refused_clearly():
     with pytest.raises(NotImplementedError, match="VM runs on the CPU only for now; target kind 'cuda'"):
         relax.build(mlp_module(), "cuda")
+
+
+def test_ember_compile_dispatches_on_the_module():
+    exe = ember.compile(relu_chain_module(length=1), target="llvm")
+    assert isinstance(exe, relax.Executable)
+    x = np.linspace(-1, 1, 64, dtype="float32").reshape(8, 8)
+    np.testing.assert_allclose(relax.VirtualMachine(exe, ember.cpu())["main"](x).numpy(), np.maximum(x, 0))
+    a = te.placeholder((4,), "float32", name="a")
+    b = te.compute((4,), lambda i: a[i] * 2, name="b")
+    kernels = ember.compile(ember.IRModule({"double": te.create_prim_func([a, b]).with_attr("global_symbol", "double")}), target="llvm")
+    out = ember.nd.empty((4,), "float32")
+    kernels["double"](np.ones(4, "float32"), out)
+    np.testing.assert_allclose(out.numpy(), 2)
