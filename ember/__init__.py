@@ -38,6 +38,7 @@ _LAZY = {
     "register_func": ("ember.runtime", "register_func"),
     "get_global_func": ("ember.runtime", "get_global_func"),
     "build": ("ember.driver", "build"),
+    "compile": ("ember.relax.vm_build", "compile"),
     "lower": ("ember.driver", "lower"),
     "Target": ("ember.target", "Target"),
 }
