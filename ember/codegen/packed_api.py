@@ -128,6 +128,13 @@ def make_packed_api(func: PrimFunc, name: str, device_type: int = 1) -> PrimFunc
             continue
         _unpack_buffer(b, func.buffer_map[param], handles[i], where(i, func.buffer_map[param].name), device_type, deferred)
     for got, expected, message in deferred:
+        unbound = _free_vars(expected, b.bound)
+        if unbound:
+            raise ValueError(
+                f"make_packed_api({name}): {message.split(':')[0]} has shape entry {_shape_text(expected)} "
+                f"using {', '.join(repr(v.name) for v in unbound)}, which no parameter binds; add the "
+                "variable as a scalar parameter or as a plain dimension of some buffer"
+            )
         b.check(got == _i64(expected), message)
 
     body = AttrStmt(StringImm(name), "compute_scope", const(0, "int32"), func.body)
@@ -165,11 +172,13 @@ def _unpack_buffer(b: _Builder, buf, handle: Var, where: str, device_type: int, 
             b.check(got == _i64(dim), message)
     strides_var = b.let(Var(f"{buf.name}_strides", "handle", PointerType(INT64)), struct_get(handle, F.STRIDES))
     strides = decl_buffer((ndim,), "int64", f"{buf.name}_strides", data=strides_var)
+    # compact strides and the size come from the shape actually passed (checked equal to the
+    # declared one above, but its symbolic entries may not be bound yet)
     compact = [None] * ndim
     expected: PrimExpr = _i64(1)
     for axis in reversed(range(ndim)):
         compact[axis] = expected
-        expected = expected * _i64(buf.shape[axis])
+        expected = expected * BufferLoad(shape, (_i32(axis),))
     if not buf.strides:
         conds = None
         for axis in range(ndim):
@@ -194,6 +203,6 @@ def _unpack_buffer(b: _Builder, buf, handle: Var, where: str, device_type: int, 
         data_value = struct_get(handle, F.DATA)
     data = b.let(buf.data, data_value)
     size = _i64(1)
-    for dim in buf.shape:
-        size = size * _i64(dim)
+    for axis in range(ndim):
+        size = size * BufferLoad(shape, (_i32(axis),))
     b.check(Or(Not(isnullptr(data)), size == _i64(0)), f"{where}: expected a non-NULL data pointer")

@@ -133,3 +133,43 @@ def test_function_info_lists_params_and_checks(add):
     assert info.params[0].shape == ("n",)
     assert info.params[0].dtype == "float32"
     assert any("non-NULL" in c for c in info.checks)
+
+
+def _two_buffers(shape_b, shape_a):
+    B = decl_buffer(shape_b, "float32", "B")
+    A = decl_buffer(shape_a, "float32", "A")
+    hb, ha = Var("B", "handle"), Var("A", "handle")
+    return PrimFunc((hb, ha), BufferStore(A, B[0], (const(0),)), buffer_map={hb: B, ha: A})
+
+
+def test_shape_expression_checked_after_its_vars_are_bound():
+    n = Var("n")
+    mod = ember.build(_two_buffers((n * 2,), (n,)), target="llvm")
+    mod(_f32(6), _f32(3))
+    # n is bound by A (#2) after B (#1) is read: the native check runs once n is known
+    with pytest.raises(ArgumentError, match=re.escape("argument 'B' (#1): expected shape[0] == (n * 2)")):
+        mod(_f32(5), _f32(3))
+
+
+def test_shape_expression_with_an_unbindable_var():
+    n = Var("n")
+    with pytest.raises(ValueError, match="shape entry \\(n \\* 2\\) using 'n', which no parameter binds"):
+        ember.build(_two_buffers((n * 2,), (4,)), target="llvm")
+
+
+def test_handle_and_bool_and_uint_scalar_params():
+    flag = Var("flag", "bool")
+    big = Var("big", "uint64")
+    ptr = Var("ptr", "handle")
+    A = decl_buffer((2,), "uint64", "A")
+    a = Var("A", "handle")
+    from ember.ir import Cast, DataType, Select
+
+    body = BufferStore(A, Select(flag, big, Cast(DataType("uint64"), ptr)), (const(0),))
+    mod = ember.build(PrimFunc((a, flag, big, ptr), body, buffer_map={a: A}), target="llvm")
+    out = np.zeros(2, "uint64")
+    mod(out, True, 2**64 - 1, 1234)
+    assert out[0] == 2**64 - 1
+    mod(out, False, 5, 1234)
+    assert out[0] == 1234
+    assert [p.kind for p in mod["main"].info.params] == ["buffer", "int", "int", "handle"]
