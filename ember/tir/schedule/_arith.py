@@ -148,12 +148,30 @@ def _div_mod(e, x: Linear, c: int, bounds: Bounds) -> Linear:
 
 
 def simplify(e, bounds: Bounds | None = None):
-    """Fold the affine structure of an integer expression (others pass through)."""
+    """Simplify an integer expression with ``ember.arith.Analyzer`` given Var bounds
+    (falls back to this module's linear folding if the analyzer is unavailable)."""
     if not isinstance(e, PrimExpr) or not e.dtype.is_integer or e.dtype.lanes != 1:
         return e
     if isinstance(e, Var | IntImm):
         return e
-    return linear(e, bounds).to_expr()
+    ana = _analyzer(bounds)
+    if ana is None:
+        return linear(e, bounds).to_expr()
+    return ana.simplify(e)
+
+
+def _analyzer(bounds: Bounds | None):
+    try:
+        from ember.arith import Analyzer
+    except ImportError:  # pragma: no cover - the arith layer is optional here
+        return None
+    from ember.ir import Range
+
+    ana = Analyzer()
+    for var, (lo, hi) in (bounds or {}).items():
+        if lo is not None and hi is not None and hi > lo:  # unit ranges stay symbolic (unit iters)
+            ana.bind(var, Range(const(lo, var.dtype), const(hi - lo + 1, var.dtype)))
+    return ana
 
 
 # -- bounds -------------------------------------------------------------------------------

@@ -94,18 +94,17 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
         else:
             lo, extent = iv.dom.min, iv.dom.extent
         if _arith.as_int(extent) == 1 and not preserve_unit_loops:
-            values.append(lo)
-            continue
-        var = Var(f"ax{len(loops)}", iv.var.dtype)
-        loops.append((var, extent))
-        ext = _arith.as_int(extent)
-        if ext is not None:
-            bounds[var] = (0, ext - 1)
-        value = _arith.simplify(lo + var, bounds)
+            value = lo
+        else:
+            var = Var(f"ax{len(loops)}", iv.var.dtype)
+            loops.append((var, extent))
+            ext = _arith.as_int(extent)
+            if ext is not None:
+                bounds[var] = (0, ext - 1)
+            value = _arith.simplify(lo + var, bounds)
         values.append(value)
         if d is not None:
-            lo_c, _ = _arith.const_bound(value, bounds)
-            _, hi_c = _arith.const_bound(value, bounds)
+            lo_c, hi_c = _arith.const_bound(value, bounds)
             if lo_c is None or lo_c < 0:
                 conds.append(value >= 0)
             dim = _arith.as_int(buffer.shape[d])
