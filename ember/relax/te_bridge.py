@@ -11,7 +11,7 @@ from __future__ import annotations
 from ember.ir import Var as TirVar
 from ember.tir.functor import post_order_visit
 
-from .expr import Expr, PrimValue, ShapeExpr, Tuple, Var
+from .expr import Expr, PrimValue, ShapeExpr, Tuple, TupleGetItem, Var
 from .struct_info import TensorStructInfo, TupleStructInfo, shape_values
 
 __all__ = ["call_te"]
@@ -52,11 +52,15 @@ def call_te(bb, func, *args, **kwargs):
     placeholders: list = []
     counter = [0]
 
+    seen: dict[int, object] = {}  # the same Relax value becomes one placeholder
+
     def convert(x):
         if isinstance(x, Expr):
             x = bb.normalize(x) if not isinstance(x, Var) else x
             sinfo = x.struct_info
             if isinstance(sinfo, TensorStructInfo):
+                if id(x) in seen:
+                    return seen[id(x)]
                 values = shape_values(sinfo)
                 if values is None:
                     raise ValueError("emit_te: tensor arguments need a known shape (at least symbolic)")
@@ -65,6 +69,7 @@ def call_te(bb, func, *args, **kwargs):
                 ph = te.placeholder(tuple(values), str(sinfo.dtype), name=name)
                 inputs.append(x)
                 placeholders.append(ph)
+                seen[id(x)] = ph
                 return ph
             if isinstance(x, PrimValue):
                 return x.value
@@ -72,6 +77,8 @@ def call_te(bb, func, *args, **kwargs):
                 return list(x.values)
             if isinstance(x, Tuple) and isinstance(sinfo, TupleStructInfo):
                 return [convert(f) for f in x.fields]
+            if isinstance(sinfo, TupleStructInfo):  # a tuple-valued variable: one tensor per field
+                return [convert(bb.emit(TupleGetItem(x, i))) for i in range(len(sinfo.fields))]
             raise TypeError(f"emit_te: unsupported argument {type(x).__name__}")
         if isinstance(x, list | tuple):
             return type(x)(convert(e) for e in x)

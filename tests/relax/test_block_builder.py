@@ -220,3 +220,21 @@ def test_expr_operators():
         bb.normalize(call)
     assert (x - 1).args[1].struct_info.dtype == "float32"
     assert isinstance(relax.Var("t", relax.TupleStructInfo([T([1])]))[0], relax.TupleGetItem)
+
+
+def test_emit_te_repeated_and_tuple_arguments():
+    te = pytest.importorskip("ember.te")
+    x = relax.Var("x", T([4]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            sq = bb.emit_te(lambda a, b: te.compute(a.shape, lambda i: a[i] * b[i], name="sq"), x, x)
+            pair = bb.emit((x, sq))
+            total = bb.emit_te(lambda ts: te.compute((4,), lambda i: ts[0][i] + ts[1][i], name="tsum"), pair)
+            gv = bb.emit_output(total)
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    sq_call = mod["main"].body.blocks[0].bindings[0].value
+    assert len(sq_call.args[1].fields) == 1  # x passed once
+    a = np.arange(4, dtype="float32")
+    np.testing.assert_allclose(run(mod, a), a + a * a)
