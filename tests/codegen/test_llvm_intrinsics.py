@@ -186,3 +186,37 @@ def test_call_llvm_pure_intrin():
     fn = lambda a, b: tir.op.call_llvm_pure_intrin("float32", "llvm.fma.f32", a, b, a)  # noqa: E731
     ember.build(elementwise(fn, ["float32", "float32"], "float32"), target="llvm")(x, y, out)
     np.testing.assert_array_equal(out, x * y + x)
+
+
+def test_vector_halves_and_combine():
+    from ember.ir import Call, DataType, Op
+
+    A = decl_buffer((8,), "float32", "A")
+    B = decl_buffer((8,), "float32", "B")
+    a, b = Var("A", "handle"), Var("B", "handle")
+    vec = A[Ramp(const(0, "int32"), const(1, "int32"), 8)]
+    low = Call(DataType("float32x4"), Op.get("tir.vectorlow"), (vec, const(0, "int32")))
+    high = Call(DataType("float32x4"), Op.get("tir.vectorhigh"), (vec, const(0, "int32")))
+    both = Call(DataType("float32x8"), Op.get("tir.vectorcombine"), (high, low))
+    func = PrimFunc((a, b), BufferStore(B, both, (Ramp(const(0, "int32"), const(1, "int32"), 8),)),
+                    buffer_map={a: A, b: B})
+    x = np.arange(8, dtype="float32")
+    out = np.zeros_like(x)
+    _build(func, direct=True)(x, out)
+    np.testing.assert_array_equal(out, np.concatenate([x[4:], x[:4]]))
+
+
+def test_address_of_passes_a_pointer_to_call_extern():
+    from ember.ir import Call, DataType, Op
+
+    A = decl_buffer((4,), "float32", "A")
+    B = decl_buffer((4,), "float32", "B")
+    a, b = Var("A", "handle"), Var("B", "handle")
+    dst = Call(DataType("handle"), Op.get("tir.address_of"), (B[const(1, "int32")],))
+    src = Call(DataType("handle"), Op.get("tir.address_of"), (A[const(0, "int32")],))
+    copy = tir.op.call_extern("handle", "memcpy", dst, src, const(12, "int64"))
+    func = PrimFunc((a, b), tir.Evaluate(copy), buffer_map={a: A, b: B})
+    x = np.array([1, 2, 3, 4], "float32")
+    out = np.zeros(4, "float32")
+    _build(func, direct=True)(x, out)
+    np.testing.assert_array_equal(out, [0, 1, 2, 3])
