@@ -66,7 +66,7 @@ FOR_WORDS = set(_LOOP_KINDS) | {W.grid, builtins.range}
 
 def parse_for(p: TIRParser, node: ast.For):
     func = p.callee(node.iter)
-    if func not in FOR_WORDS:
+    if not any(func is word for word in FOR_WORDS):
         raise p.error(node.iter, "a loop must iterate over range(...), T.grid, T.serial, "
                                  "T.parallel, T.vectorized, T.unroll or T.thread_binding")
     specs = _loop_specs(p, node.iter, func)

@@ -59,6 +59,16 @@ class FuncFrame:
     predeclared: dict = dataclasses.field(default_factory=dict)
 
 
+def word_handler(table: dict, func):
+    """The handler of ``func`` in ``table``, or None (also for unhashable callees)."""
+    if func is None:
+        return None
+    try:
+        return table.get(func)
+    except TypeError:
+        return None
+
+
 def _noop() -> Stmt:
     return Evaluate(const(0))
 
@@ -116,7 +126,7 @@ class TIRParser(Evaluator):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return None  # a docstring
         func = self.callee(node.value)
-        handler = EXPR_WORDS.get(func) if func is not None else None
+        handler = word_handler(EXPR_WORDS, func)
         if handler is not None:
             return handler(self, node.value, self.bind(node.value, func))
         value = self.eval(node.value)
@@ -151,7 +161,7 @@ class TIRParser(Evaluator):
         if isinstance(target, ast.Subscript):
             return self.buffer_store(target, self.eval(node.value))
         func = self.callee(node.value)
-        handler = ASSIGN_WORDS.get(func) if func is not None else None
+        handler = word_handler(ASSIGN_WORDS, func)
         if handler is None and getattr(func, "dtype", None) is not None and not node.value.args \
                 and not node.value.keywords:
             handler = ASSIGN_WORDS["declare_var"]
@@ -260,7 +270,7 @@ class TIRParser(Evaluator):
             raise self.error(node, "use one context manager per `with` statement")
         item = node.items[0]
         func = self.callee(item.context_expr)
-        handler = WITH_WORDS.get(func) if func is not None else None
+        handler = word_handler(WITH_WORDS, func)
         if handler is None:
             raise self.error(item.context_expr, "expected T.block, T.init, T.LetStmt, T.allocate, "
                                                 "T.decl_buffer, T.attr or T.Assert after `with`")
