@@ -121,8 +121,10 @@ class Stage:
     # -- placement -----------------------------------------------------------------
     def compute_at(self, parent: Stage, scope) -> None:
         """Compute this stage inside loop ``scope`` of ``parent``."""
-        self._tir.compute_at(self._block(), parent._loop(scope))
+        self._tir.compute_at(self._block(), parent._loop(scope), preserve_unit_loops=True)
         self.attach = (parent, scope)
+        # the block got fresh loops under ``scope``, one per axis: rebind this stage's axes
+        self.sch._bind_axes(self)
 
     def compute_inline(self) -> None:
         self._tir.compute_inline(self._block())
@@ -183,6 +185,16 @@ class Schedule:
             for iv, rv in zip(axes, loops[len(loops) - len(axes):]):
                 self._loops[iv] = rv
         return stage
+
+    def _bind_axes(self, stage: Stage) -> None:
+        """Point the stage's axis handles at the innermost loops of its block."""
+        op = stage.op
+        axes = tuple(getattr(op, "axis", ())) + tuple(getattr(op, "reduce_axis", ()))
+        if not axes:
+            return
+        loops = self.tir_schedule.get_loops(self.tir_schedule.get_block(stage.block_name))
+        for iv, rv in zip(axes, loops[len(loops) - len(axes):]):
+            self._loops[iv] = rv
 
     def __getitem__(self, key) -> Stage:
         op = key.op if isinstance(key, Tensor) else key

@@ -144,3 +144,32 @@ def test_build_schedule_with_llvm():
     c = np.zeros((16, 16), "float32")
     f(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+def test_opt_gemm_tutorial_flow():
+    """The blocking + packing + cache_write schedule of TVM's "How to optimize GEMM"."""
+    M = K = N = 16
+    bn, kfactor = 8, 4
+    k = te.reduce_axis((0, K), "k")
+    A = te.placeholder((M, K), name="A")
+    B = te.placeholder((K, N), name="B")
+    packedB = te.compute((N // bn, K, bn), lambda bigN, k, littleN: B[k, bigN * bn + littleN], name="packedB")
+    C = te.compute((M, N), lambda m, n: te.sum(A[m, k] * packedB[n // bn, k, tir.indexmod(n, bn)], axis=k),
+                   name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "global")
+    mo, no, mi, ni = s[C].tile(C.op.axis[0], C.op.axis[1], bn, bn)
+    s[CC].compute_at(s[C], no)
+    mc, nc = s[CC].op.axis
+    (kaxis,) = s[CC].op.reduce_axis
+    ko, ki = s[CC].split(kaxis, factor=kfactor)
+    s[CC].reorder(ko, mc, ki, nc)
+    s[CC].vectorize(nc)
+    s[CC].unroll(ki)
+    bigN, _, littleN = s[packedB].op.axis
+    s[packedB].vectorize(littleN)
+    s[packedB].parallel(bigN)
+    s[C].parallel(mo)
+    a, b = _data(16)
+    np.testing.assert_allclose(_run(s.to_prim_func([A, B, C]), a, b, np.zeros((16, 16), "float32")), a @ b,
+                               rtol=1e-5)
