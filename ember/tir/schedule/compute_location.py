@@ -177,6 +177,7 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
                 and path_to(loop, other) is None:
             raise ScheduleError(f"{what}: block {other.block.name_hint!r} also reads {buffer.name!r} but "
                                 f"is not under loop {loop.loop_var.name!r}", func, block=other.block)
+    _check_order(func, root, loop, what, block, before=True)
     store_indices = _write_indices(func, block, buffer, what)
     dims = _dim_of_iters(func, block, store_indices, what)
     bounds = _all_bounds(func)
@@ -185,6 +186,26 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
     first = _positions(loop, lambda r: any(x.buffer is buffer for x in r.block.reads))[0]
     new_loop = _insert(loop, nest, 0, first, index, func, what)
     return replace_stmts(func, {root: None, loop: new_loop})
+
+
+def _check_order(func, root, loop, what, block, before: bool) -> None:
+    """The moved nest must precede (compute_at) / follow (reverse_compute_at) the loop."""
+    scope = scope_of(func, loop)
+    body = scope.block.body if scope is not None else func.body
+    children = list(body.seq) if isinstance(body, SeqStmt) else [body]
+
+    def top(x):
+        return next((k for k, c in enumerate(children) if c is x or path_to(c, x) is not None), None)
+
+    a, b = top(root), top(loop)
+    if a is None or b is None or a == b:
+        return
+    if before and a > b:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} comes after loop {loop.loop_var.name!r}, so "
+                            "it is not a producer of the blocks under it", func, block=block)
+    if not before and a < b:
+        raise ScheduleError(f"{what}: block {block.name_hint!r} comes before loop {loop.loop_var.name!r}, so "
+                            "it is not a consumer of the blocks under it", func, block=block)
 
 
 def _write_indices(func, block, buffer, what):
@@ -215,6 +236,7 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
                 and path_to(loop, other) is None:
             raise ScheduleError(f"{what}: block {other.block.name_hint!r} also writes {buffer.name!r} "
                                 f"but is not under loop {loop.loop_var.name!r}", func, block=other.block)
+    _check_order(func, root, loop, what, block, before=False)
     loads = _read_indices(func, block, buffer, what)
     dims = _dim_of_iters(func, block, loads, what)
     reduce_dims = [iv for iv in block.iter_vars if iv.iter_type != IterVarType.DataPar and id(iv.var) in dims]

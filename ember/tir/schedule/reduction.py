@@ -71,7 +71,7 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
                if iv.iter_type == IterVarType.DataPar]
     used = {x for _, v in spatial for x in vars_in(v)}
     copies, vmap = _copy_loops(inner, used, "_init")
-    new_ivs = [IterVar(iv.dom, Var(iv.var.name + "_init", iv.var.dtype), iv.iter_type) for iv, _ in spatial]
+    new_ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), iv.iter_type) for iv, _ in spatial]
     ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
     init_body = substitute(block.init, ivmap)
     init_block = replace(block, iter_vars=tuple(new_ivs), reads=(), writes=(), name_hint=block.name_hint + "_init",

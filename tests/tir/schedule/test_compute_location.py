@@ -195,3 +195,27 @@ def test_compute_inline_of_one_of_several_writers_error():
     sch.decompose_reduction(block, sch.get_loops(block)[0])
     with pytest.raises(ScheduleError, match=r"also written by block\(s\) \['C_update'\]"):
         sch.compute_inline(sch.get_block("C_init"))
+
+
+@T.prim_func
+def consumer_first(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"),
+                   C: T.Buffer((16,), "float32")):
+    X = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("read_x"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = X[vi] + A[vi]
+    for i in range(16):
+        with T.block("write_x"):
+            vi = T.axis.remap("S", [i])
+            X[vi] = B[vi]
+
+
+def test_compute_at_order_errors():
+    sch = Schedule(consumer_first)
+    (loop,) = sch.get_loops(sch.get_block("read_x"))
+    with pytest.raises(ScheduleError, match="comes after loop 'i'"):
+        sch.compute_at(sch.get_block("write_x"), loop)
+    (loop,) = sch.get_loops(sch.get_block("write_x"))
+    with pytest.raises(ScheduleError, match="comes before loop 'i'"):
+        sch.reverse_compute_at(sch.get_block("read_x"), loop)
