@@ -280,3 +280,34 @@ class PrimParamModule:
 def test_decorated_prim_value_param():
     f = PrimParamModule["main"]
     assert f.params[0].struct_info.value is f.params[1].struct_info.shape.values[0]
+
+
+@I.ir_module
+class TVMScriptModule:
+    @T.prim_func
+    def addone(A_handle: T.handle, B_handle: T.handle) -> None:
+        m = T.int64()
+        n = T.int64()
+        A = T.match_buffer(A_handle, (n, m), "float32")
+        B = T.match_buffer(B_handle, (n, m), "float32")
+        T.func_attr({"global_symbol": "addone"})
+        for i, j in T.grid(n, m):
+            with T.block("addone"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor(("n", "m"), "float32")):
+        n, m = T.int64(), T.int64()
+        gv0 = R.call_tir(TVMScriptModule.addone, (x,), R.Tensor((n, m), dtype="float32"))
+        return gv0
+
+
+def test_tvm_tutorial_module():
+    mod = TVMScriptModule
+    main = mod["main"]
+    n, m = main.params[0].struct_info.shape.values
+    assert main.ret_struct_info.shape.values[0] is n and main.ret_struct_info.shape.values[1] is m
+    out = relax.reference.run(mod, np.zeros((2, 3), "float32"))
+    np.testing.assert_allclose(out, np.ones((2, 3)))
+    roundtrip(mod)

@@ -90,18 +90,35 @@ class _RelaxEvaluator(Evaluator):
             self.auto_symbolic = False
 
 
-def _is_symbolic_decl(ev: Evaluator, stmt) -> str | None:
-    """The name declared by ``n = T.int64()`` (a fresh scalar var), else None."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-        return None
-    call = stmt.value
-    if not (isinstance(call, ast.Call) and not call.args and not call.keywords and isinstance(call.func, ast.Attribute)):
+def _fresh_var_dtype(ev: Evaluator, node) -> str | None:
+    """The dtype of ``T.int64()`` (a call making a fresh scalar var), else None."""
+    if not (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Attribute)):
         return None
     try:
-        value = ev.eval(call)
+        value = ev.eval(node)
     except Exception:  # noqa: BLE001 - not a declaration
         return None
-    return stmt.targets[0].id if isinstance(value, TirVar) else None
+    return str(value.dtype) if isinstance(value, TirVar) else None
+
+
+def _symbolic_decls(ev: Evaluator, stmt) -> list[tuple[str, str]] | None:
+    """(name, dtype) pairs declared by ``n = T.int64()`` or ``n, m = T.int64(), T.int64()``."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name):
+        targets, values = [target], [value]
+    elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        targets, values = target.elts, value.elts
+    else:
+        return None
+    out = []
+    for t, v in zip(targets, values):
+        dtype = _fresh_var_dtype(ev, v)
+        if not isinstance(t, ast.Name) or dtype is None:
+            return None
+        out.append((t.id, dtype))
+    return out
 
 
 def _is_word_call(ev: Evaluator, stmt, word) -> bool:
@@ -131,8 +148,8 @@ class _FunctionParser:
         body = list(fdef.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
-        while body and (name := _is_symbolic_decl(self.ev, body[0])) is not None:
-            self.ev.scope.define(name, TirVar(name, self._decl_dtype(body[0])))
+        while body and (decls := _symbolic_decls(self.ev, body[0])) is not None:
+            self.declare(decls)
             body = body[1:]
         params = []
         for arg in fdef.args.args:
@@ -155,8 +172,9 @@ class _FunctionParser:
         seq = SeqExpr(self.blocks, result)
         return Function(params, seq, ret if ret is not None else result.struct_info, pure, attrs)
 
-    def _decl_dtype(self, stmt) -> str:
-        return str(self.ev.eval(stmt.value).dtype)
+    def declare(self, decls) -> None:
+        for name, dtype in decls:
+            self.ev.scope.define(name, TirVar(name, dtype))
 
     def close_block(self) -> None:
         block = self.bb.end_block()
@@ -214,10 +232,11 @@ class _FunctionParser:
         return (DataflowVar if local else Var)(name, sinfo)
 
     def assign(self, stmt) -> None:
-        name = self._target(stmt)
-        if isinstance(stmt, ast.Assign) and _is_symbolic_decl(self.ev, stmt) is not None:
-            self.ev.scope.define(name, TirVar(name, self._decl_dtype(stmt)))
+        decls = _symbolic_decls(self.ev, stmt)
+        if decls is not None:
+            self.declare(decls)
             return
+        name = self._target(stmt)
         if stmt.value is None:
             raise self.error(stmt, f"{name!r} is annotated but never assigned")
         if _is_match_cast(stmt.value, self.ev):
