@@ -296,3 +296,15 @@ def test_ember_compile_dispatches_on_the_module():
     out = ember.nd.empty((4,), "float32")
     kernels["double"](np.ones(4, "float32"), out)
     np.testing.assert_allclose(out.numpy(), 2)
+
+
+def test_profile_groups_time_by_callee(mlp_exe):
+    vm = relax.VirtualMachine(mlp_exe, ember.cpu())
+    w1, b1, w2 = mlp_weights()
+    report = vm.profile("main", np.ones((2, 16), "float32"), w1, b1, w2)
+    callees = {r.callee: r.calls for r in report.rows}
+    assert callees["T_add"] == 1 and callees["vm.builtin.match_shape"] == 4
+    assert report.total_seconds >= sum(r.seconds for r in report.rows)
+    assert str(report).startswith("profile of main:") and "T_relu" in str(report)
+    with pytest.raises(TypeError, match=r"main expects 4 arguments"):
+        vm.profile("main", np.ones((2, 16), "float32"))

@@ -83,6 +83,19 @@ class VirtualMachine:
         return _time_evaluator(self.get_function(func_name), dev or self.devices[0], number=number,
                                repeat=repeat, min_repeat_ms=min_repeat_ms, f_preproc=f_preproc)
 
+    def profile(self, func_name: str, *args):
+        """Run ``func_name`` once with every call timed; returns a ``ProfileReport`` (print it)."""
+        from .profiler import profile_function
+
+        self.get_function(func_name)  # checks the name
+        func = self.exe.functions[func_name]
+        if len(args) != len(func.params):
+            raise TypeError(f"{func_name} expects {len(func.params)} arguments ({', '.join(func.params)}), "
+                            f"got {len(args)}")
+        _, report = profile_function(func, tuple(_as_value(a) for a in args), self._resolve, self._arg,
+                                     _builtins.read_if_cond)
+        return report
+
     def source(self, name: str) -> str:
         """The Python the VM generated for function ``name``."""
         self.get_function(name)
