@@ -119,3 +119,23 @@ def test_cache_does_not_mix_up_parameter_names():
         second(np.zeros(3, "float32"), np.zeros(4, "float32"))
     with pytest.raises(ember.runtime.ArgumentError, match="argument 'B' \\(#2\\)"):
         first(np.zeros(3, "float32"), np.zeros(4, "float32"))
+
+
+def test_concurrent_builds_and_calls_from_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ember.tir import ForKind
+
+    def work(k: int):
+        kind = ForKind.PARALLEL if k % 2 else ForKind.SERIAL
+        func = elementwise(lambda a, k=k: a * float(k) + 1.0, ["float32"], "float32", name=f"k{k}", kind=kind)
+        mod = ember.build(func, target="llvm")
+        a = np.arange(100, dtype="float32")
+        out = np.zeros_like(a)
+        for _ in range(20):
+            mod(a, out)
+        assert mod.get_source("asm")
+        return np.array_equal(out, a * np.float32(k) + 1)
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(8)))

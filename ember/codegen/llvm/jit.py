@@ -81,10 +81,12 @@ class CompiledObject:
         return self.engine.get_function_address(name)
 
     def assembly(self) -> str:
-        return self.machine.emit_assembly(llvm.parse_assembly(self.ll))
+        with _LOCK:
+            return self.machine.emit_assembly(llvm.parse_assembly(self.ll))
 
     def object_code(self) -> bytes:
-        return self.machine.emit_object(llvm.parse_assembly(self.ll))
+        with _LOCK:
+            return self.machine.emit_object(llvm.parse_assembly(self.ll))
 
 
 def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int = 3) -> None:
