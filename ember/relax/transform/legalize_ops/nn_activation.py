@@ -79,3 +79,23 @@ TABLE: dict[str, Legalizer] = {
     "relax.nn.batch_norm": _batch_norm,
     "relax.nn.group_norm": _group_norm,
 }
+
+
+def _prelu(bb, call):
+    return emit_te(bb, call, lambda x, alpha: topi.nn.prelu(x, alpha, call.attrs.axis), *call.args)
+
+
+def _instance_norm(bb, call):
+    a = call.attrs
+    if not (a.center and a.scale):
+        raise NotImplementedError("LegalizeOps: relax.nn.instance_norm needs center=True and scale=True, "
+                                  f"got center={a.center}, scale={a.scale}")
+
+    def f(x, gamma, beta):
+        return topi.nn.instance_norm(x, gamma, beta, a.channel_axis, list(a.axes), a.epsilon)
+
+    return emit_te(bb, call, f, *call.args)
+
+
+TABLE["relax.nn.prelu"] = _prelu
+TABLE["relax.nn.instance_norm"] = _instance_norm
