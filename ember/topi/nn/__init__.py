@@ -1,5 +1,6 @@
 """ember.topi.nn: neural-network operators as tensor expressions."""
 
+from .attention import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .conv_transpose import *  # noqa: F403
 from .dense import *  # noqa: F403
