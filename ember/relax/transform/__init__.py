@@ -13,6 +13,9 @@ from .normalize import Normalize
 from .pass_wrappers import dataflowblock_pass, function_pass
 from .to_non_dataflow import ToNonDataflow
 
+# high-level ops → kernels (relax.get_pipeline("zero"))
+from .legalize_ops import LegalizeOps  # noqa: E402
+
 # lowering to the VM (relax.get_pipeline("default_build"))
 from .bind_params import BindParams  # noqa: E402
 from .call_tir_rewrite import CallTIRRewrite  # noqa: E402
@@ -24,5 +27,5 @@ __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
-    "RemovePurityChecking",
+    "RemovePurityChecking", "LegalizeOps",
 ]
