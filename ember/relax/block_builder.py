@@ -114,6 +114,14 @@ class BlockBuilder:
         if isinstance(output, list | tuple):
             output = Tuple(list(output))
         output = self.normalize(output)
+        from .analysis.vars import free_vars
+
+        local = [v.name_hint for v in free_vars(output) if isinstance(v, DataflowVar)]
+        if local:
+            raise ValueError(
+                f"emit_func_output: the output uses dataflow variables {local}, which are not visible "
+                "after the dataflow block; bind them with emit_output inside the block"
+            )
         self._close_block()
         body = SeqExpr(self._blocks, output)
         attrs = dict(scope.attrs)

@@ -231,3 +231,14 @@ def test_well_formed_purity_rules():
     f = relax.Function([x, c], relax.SeqExpr([block], gv), T([2]))
     with pytest.raises(WellFormedError, match="an If expression appears inside a dataflow block"):
         check_well_formed(f)
+
+
+def test_func_output_must_not_be_dataflow_local():
+    x = var("x", [2])
+    bb = relax.BlockBuilder()
+    with pytest.raises(ValueError, match=r"the output uses dataflow variables \['lv'\]"):
+        with bb.function("main", [x]):
+            with bb.dataflow():
+                lv = bb.emit(R.exp(x))
+                bb.emit_output(lv)
+            bb.emit_func_output(lv)
