@@ -4,8 +4,8 @@ Functions follow the packed ABI of ``make_packed_api`` (``i32 fn(i64* args, i32 
 ``AttrStmt("compute_scope")`` bodies are outlined into an internal function whose
 buffer pointers are ``noalias``; PARALLEL loops are outlined and launched with
 libgomp's ``GOMP_parallel`` (iterations split statically by ``omp_get_thread_num``);
-an AssertStmt returns its check index + 1 (from a parallel body: through a shared
-status slot).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.py``.
+each thread runs its chunk in an internal ``noalias`` function.  An AssertStmt returns
+its check index + 1 (from a parallel chunk: through a status slot the launcher reads).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.py``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ class _Frame:
     builder: ir.IRBuilder
     entry: ir.IRBuilder  # appends allocas to the entry block
     vars: dict
-    status_ptr: ir.Value | None = None  # set in parallel bodies: asserts store here
 
 
 class CodeGenLLVM(ExprEmitter):
@@ -73,12 +72,12 @@ class CodeGenLLVM(ExprEmitter):
     def new_block(self, name: str) -> ir.Block:
         return self.function.append_basic_block(name)
 
-    def _enter(self, fn: ir.Function, vars: dict, status_ptr=None) -> _Frame:
+    def _enter(self, fn: ir.Function, vars: dict) -> _Frame:
         """Start emitting ``fn``: an ``entry`` block for allocas, code from ``body`` on."""
         entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")
         previous = self._frame
-        self._frame = _Frame(fn, ir.IRBuilder(body), ir.IRBuilder(entry), vars, status_ptr)
+        self._frame = _Frame(fn, ir.IRBuilder(body), ir.IRBuilder(entry), vars)
         return previous
 
     def _leave(self, previous: _Frame | None) -> None:
@@ -120,11 +119,7 @@ class CodeGenLLVM(ExprEmitter):
         b = self.builder
         if value.type != I32:
             value = b.trunc(value, I32) if value.type.width > 32 else b.zext(value, I32)
-        if self._frame.status_ptr is not None:
-            b.store(value, self._frame.status_ptr)
-            b.ret_void()
-        else:
-            b.ret(value)
+        b.ret(value)
         b.position_at_end(self.new_block("after_return"))
 
     # -- statements --------------------------------------------------------------------------
@@ -305,7 +300,7 @@ class CodeGenLLVM(ExprEmitter):
             loaded = [b.load(b.gep(ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True)) for k in range(len(fields))]
             for var, value in zip(free, loaded):
                 self.vars[var] = value
-            self._frame.status_ptr = loaded[-1]
+            status_ptr = loaded[-1]
             ty = llvm_type(s.loop_var.dtype)
             nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), INT32, s.loop_var.dtype)
             tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), INT32, s.loop_var.dtype)
@@ -325,7 +320,7 @@ class CodeGenLLVM(ExprEmitter):
             failed, done = self.new_block("chunk_failed"), self.new_block("chunk_done")
             b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), failed, done)
             b.position_at_end(failed)
-            b.store(code, self._frame.status_ptr)
+            b.store(code, status_ptr)
             b.branch(done)
             b.position_at_end(done)
             b.ret_void()
