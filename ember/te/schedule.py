@@ -256,6 +256,42 @@ class Schedule:
             self._loops[iv] = rv
         return op.output(0)
 
+    def rfactor(self, tensor: Tensor, axis, factor_axis: int = 0) -> Tensor:
+        """Factor the reduction over ``axis`` into a new stage (returned) computing partial
+        results indexed by ``axis``; the tensor's stage then reduces those partials."""
+        stage = self[tensor]
+        sch = self.tir_schedule
+        factored = stage._loop(axis)
+        factored_var = sch.get(factored).loop_var
+        spatial = [self._loops[a] for a in stage.op.axis]
+        rf_rv = sch.rfactor(factored, factor_axis)
+        rf_name = sch.get(rf_rv).name_hint
+        used = {id(sch.get(rv).loop_var) for rv in spatial} | {id(factored_var)}
+        rest = [rv for rv in sch.get_loops(rf_rv) if id(sch.get(rv).loop_var) not in used]
+        rf_axes = [_handle(a.var.name) for a in stage.op.axis]
+        rf_axes.insert(factor_axis, _handle(f"{axis.var.name}.v"))
+        rf_rvs = list(spatial)
+        rf_rvs.insert(factor_axis, factored)
+        rf_reduce = tuple(_handle(f"r{i}", IterVarType.CommReduce) for i in range(len(rest)))
+        shape = list(tensor.shape)
+        shape.insert(factor_axis, sch.get(factored).extent)
+        rf_op = CacheOp(f"{tensor.name}.rf", tuple(shape), tensor.dtype, tuple(rf_axes), rf_reduce)
+        rf_stage = Stage(self, rf_op, rf_name)
+        self.stages.append(rf_stage)
+        self._stage_of[rf_op] = rf_stage
+        for iv, rv in zip(rf_axes + list(rf_reduce), rf_rvs + rest):
+            self._loops[iv] = rv
+        # the tensor's own block now reduces the partials over the factored axis
+        wb_loops = sch.get_loops(sch.get_block(stage.block_name))
+        n_sp = len(stage.op.axis)
+        wb_axes = tuple(_handle(a.var.name) for a in stage.op.axis)
+        wb_reduce = (_handle(f"{axis.var.name}.v", IterVarType.CommReduce),)
+        stage.op = CacheOp(tensor.name, tensor.shape, tensor.dtype, wb_axes, wb_reduce)
+        self._stage_of[stage.op] = stage
+        for iv, rv in zip(wb_axes + wb_reduce, wb_loops[len(wb_loops) - n_sp - 1:]):
+            self._loops[iv] = rv
+        return rf_op.output(0)
+
     def normalize(self) -> Schedule:
         return self
 

@@ -173,3 +173,21 @@ def test_opt_gemm_tutorial_flow():
     a, b = _data(16)
     np.testing.assert_allclose(_run(s.to_prim_func([A, B, C]), a, b, np.zeros((16, 16), "float32")), a @ b,
                                rtol=1e-5)
+
+
+def test_rfactor_reduction_tutorial_flow():
+    """TVM's reduction tutorial: split the reduce axis, rfactor, bind, compute_at."""
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+    BF = s.rfactor(B, ki)
+    assert len(BF.op.axis) == 2 and len(s[B].op.reduce_axis) == 1
+    xo, xi = s[B].split(s[B].op.axis[0], factor=4)
+    s[B].bind(s[B].op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+    func = s.to_prim_func([A, B])
+    a = np.random.default_rng(0).random((8, 32), dtype="float32")
+    np.testing.assert_allclose(_run(func, a, np.zeros(8, "float32")), a.sum(1), rtol=1e-5)
