@@ -48,3 +48,18 @@ def test_load_library_rejects_foreign_libraries():
         libm = found[0]
     with pytest.raises(ValueError, match="has no __ember_module_info symbol"):
         load_library(libm)
+
+
+def test_cross_compilation_emits_code_but_does_not_run(tmp_path):
+    mod = ember.build(elementwise(lambda a: a * 2.0, ["float32"], "float32", name="twice"),
+                      target="llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72")
+    asm = mod.get_source("asm")
+    assert "twice:" in asm and "ldr" in asm
+    assert "aarch64" in mod.get_source("ll")
+    with pytest.raises(RuntimeError, match="compiled for aarch64-linux-gnu, which cannot run in this process"):
+        mod["twice"]
+    with pytest.raises(RuntimeError, match="cannot run in this process"):
+        mod(np.zeros(2, "float32"), np.zeros(2, "float32"))
+    obj = tmp_path / "twice.o"
+    mod.export_library(str(obj))
+    assert obj.read_bytes()[:4] == b"\x7fELF"

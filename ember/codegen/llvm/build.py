@@ -35,7 +35,7 @@ class LLVMModule(Module):
     """A runtime Module of JIT-compiled functions, with the LLVM IR and assembly it came from."""
 
     def __init__(self, compiled: CompiledObject, infos: dict[str, FunctionInfo], target):
-        functions = {
+        functions = {} if compiled.engine is None else {
             name: CompiledFunction(compiled.address(name), info, keepalive=compiled)
             for name, info in infos.items()
         }
@@ -45,9 +45,19 @@ class LLVMModule(Module):
         self.infos = infos
         self._entry = functions.get(self.entry_name) if self.entry_name else None
 
+    def get_function(self, name: str, query_imports: bool = False):
+        if self.compiled.engine is None and name in self.infos:
+            raise RuntimeError(
+                f"{name!r} was compiled for {self.target.mtriple}, which cannot run in this process; "
+                "use get_source('asm') or export_library('kernel.o') (or .so with a cross cc=...)"
+            )
+        return super().get_function(name, query_imports)
+
     def __call__(self, *args):
         entry = self._entry
         if entry is None:
+            if self.compiled.engine is None and self.entry_name is None and len(self.infos) == 1:
+                return self.get_function(next(iter(self.infos)))(*args)
             return super().__call__(*args)
         return entry(*args)
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-__all__ = ["CompiledObject", "compile_ir", "compile_object", "target_machine", "load_runtime_libraries"]
+__all__ = [
+    "CompiledObject", "compile_ir", "compile_object", "target_machine", "load_runtime_libraries", "runs_here",
+]
 
 _LOCK = threading.Lock()
 
@@ -25,7 +27,14 @@ _LOCK = threading.Lock()
 def _init() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    llvm.initialize_all_targets()  # cross-compilation (-mtriple=aarch64-…) emits code only
+    llvm.initialize_all_asmprinters()
     load_runtime_libraries()
+
+
+def runs_here(triple: str) -> bool:
+    """Whether code for ``triple`` can run in this process (same CPU architecture)."""
+    return triple.split("-")[0] == llvm.get_process_triple().split("-")[0]
 
 
 @functools.cache
@@ -78,6 +87,8 @@ class CompiledObject:
     machine: object
 
     def address(self, name: str) -> int:
+        if self.engine is None:
+            raise RuntimeError(f"{name!r} was compiled for another architecture and cannot run here")
         return self.engine.get_function_address(name)
 
     def assembly(self) -> str:
@@ -116,6 +127,8 @@ def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
 
     cpu, features = target.mcpu or "", ",".join(target.mattr)
     machine = target_machine(target.mtriple, cpu, features, opt_level)
+    if not runs_here(target.mtriple):
+        return _cross_compile(text, machine, opt_level)
     key = disk_cache.cache_key(text, target.mtriple, cpu, features, opt_level)
     hit = disk_cache.load(key)
     with _LOCK:  # LLVM's global context is shared
@@ -138,3 +151,14 @@ def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
     if objects:
         disk_cache.store(key, objects[0], ll)
     return CompiledObject(engine, module, text, ll, machine)
+
+
+def _cross_compile(text: str, machine, opt_level: int) -> CompiledObject:
+    """Optimise for a foreign architecture: sources and object code, nothing to run."""
+    with _LOCK:
+        module = llvm.parse_assembly(text)
+        module.triple = machine.triple
+        module.data_layout = str(machine.target_data)
+        module.verify()
+        optimize(module, machine, opt_level)
+        return CompiledObject(None, module, text, str(module), machine)
