@@ -80,3 +80,36 @@ def test_unknown_packed_function_is_reported():
     vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
     with pytest.raises(ValueError, match="no global function named 'test.relax_build.no_such_func'"):
         vm["main"](np.zeros(3, "float32"))
+
+
+@ember.register_func("test.relax_build.with_vm", override=True)
+def _with_vm(vm, x):
+    SEEN["vm"] = type(vm).__name__
+    return x
+
+
+def test_runtime_ops_print_assert_ctx_and_closures(capsys):
+    bb = BlockBuilder()
+    a = relax.Var("a", relax.TensorStructInfo([2], "float32"))
+    b = relax.Var("b", relax.TensorStructInfo([2], "float32"))
+    with bb.function("add2", [a, b]):
+        bb.emit_func_output(bb.emit_te(topi.add, a, b))
+    add2 = bb.get().get_global_var("add2")
+    x = relax.Var("x", relax.TensorStructInfo([2], "float32"))
+    flag = relax.Var("flag", relax.TensorStructInfo([], "bool"))
+    with bb.function("main", [x, flag], pure=False):
+        bb.emit(relax.op.print(x, format="x = {}"))
+        bb.emit(relax.op.assert_op(flag, [x], format="flag is false for {}"))
+        kept = bb.emit(relax.op.builtin.stop_lift_params(x))
+        same = bb.emit(relax.op.call_builtin_with_ctx("test.relax_build.with_vm", [kept],
+                                                      sinfo_args=x.struct_info))
+        clo = bb.emit(relax.op.make_closure(add2, [same]))
+        out = bb.emit(relax.op.invoke_closure(clo, [x], sinfo_args=x.struct_info))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    x_np = np.array([1.5, -2], "float32")
+    np.testing.assert_allclose(vm["main"](x_np, np.array(True)).numpy(), 2 * x_np)
+    assert "x = [ 1.5 -2. ]" in capsys.readouterr().out
+    assert SEEN["vm"] == "VirtualMachine"
+    with pytest.raises(AssertionError, match=r"flag is false for \[ 1.5 -2. \]"):
+        vm["main"](x_np, np.array(False))

@@ -35,16 +35,34 @@ def _dev(arg) -> Arg:
     return Arg("imm", int(arg.value.value)) if isinstance(arg, PrimValue) else Arg("imm", 0)
 
 
-# relax op → (VM builtin, how to build its arguments from the call's arguments)
+def _fields(g, tup) -> tuple:
+    """The arguments in a call's Tuple operand, one VM argument each."""
+    if isinstance(tup, Tuple):
+        return tuple(g.arg(f) for f in tup.fields)
+    raise g.fail(f"expected a tuple of arguments, got {type(tup).__name__}")
+
+
+# relax op → (VM builtin, how to build its arguments from the call); None: no instruction
 OP_TABLE = {
-    "relax.builtin.alloc_tensor": ("vm.builtin.alloc_output", lambda g, a: (VM, g.arg(a[0]), g.arg(a[1]), _dev(a[2]))),
-    "relax.memory.alloc_storage": ("vm.builtin.alloc_storage", lambda g, a: (VM, g.arg(a[0]), _dev(a[1]), g.arg(a[3]))),
-    "relax.memory.alloc_tensor": ("vm.builtin.alloc_tensor", lambda g, a: tuple(g.arg(x) for x in a)),
+    "relax.builtin.alloc_tensor": ("vm.builtin.alloc_output", lambda g, c: (VM, g.arg(c.args[0]), g.arg(c.args[1]),
+                                                                           _dev(c.args[2]))),
+    "relax.memory.alloc_storage": ("vm.builtin.alloc_storage", lambda g, c: (VM, g.arg(c.args[0]), _dev(c.args[1]),
+                                                                            g.arg(c.args[3]))),
+    "relax.memory.alloc_tensor": ("vm.builtin.alloc_tensor", lambda g, c: tuple(g.arg(x) for x in c.args)),
     "relax.memory.kill_storage": (None, None),
     "relax.memory.kill_tensor": (None, None),
-    "relax.shape_of": ("vm.builtin.shape_of", lambda g, a: (g.arg(a[0]),)),
-    "relax.null_value": ("vm.builtin.null_value", lambda g, a: ()),
+    "relax.shape_of": ("vm.builtin.shape_of", lambda g, c: (g.arg(c.args[0]),)),
+    "relax.null_value": ("vm.builtin.null_value", lambda g, c: ()),
+    "relax.print": ("vm.builtin.print", lambda g, c: (Arg("imm", c.attrs.format),) + tuple(map(g.arg, c.args))),
+    "relax.assert_op": ("vm.builtin.assert_op", lambda g, c: (Arg("imm", c.attrs.format),)
+                        + tuple(map(g.arg, c.args))),
+    "relax.make_closure": ("vm.builtin.make_closure", lambda g, c: (g.arg(c.args[0]),) + _fields(g, c.args[1])),
+    "relax.invoke_closure": ("vm.builtin.invoke_closure", lambda g, c: (g.arg(c.args[0]),) + _fields(g, c.args[1])),
+    "relax.invoke_pure_closure": ("vm.builtin.invoke_closure",
+                                  lambda g, c: (g.arg(c.args[0]),) + _fields(g, c.args[1])),
 }
+# ops whose value is their first argument (no instruction)
+ALIAS_OPS = frozenset({"relax.builtin.stop_lift_params"})
 
 _NEEDS_PASS = {
     "relax.call_tir": "CallTIRRewrite", "relax.call_tir_inplace": "CallTIRRewrite",
@@ -144,13 +162,17 @@ class _FunctionCodegen:
         if isinstance(op, Op):
             if op.name in _NEEDS_PASS:
                 raise self.fail(f"{op.name} is left; run relax.transform.{_NEEDS_PASS[op.name]} first")
+            if op.name in ALIAS_OPS:
+                return self.arg(call.args[0])
+            if op.name == "relax.call_builtin_with_ctx":  # the builtin gets the VM first
+                return self.emit_call(call.args[0].global_symbol, (VM,) + _fields(self, call.args[1]), want_result)
             if op.name not in OP_TABLE:
                 raise self.fail(f"operator {op.name} has no VM lowering; legalize it first "
                                 "(relax.transform.LegalizeOps or relax.get_pipeline('zero'))")
             builtin, make_args = OP_TABLE[op.name]
             if builtin is None:
                 return NONE
-            return self.emit_call(builtin, make_args(self, call.args), want_result)
+            return self.emit_call(builtin, make_args(self, call), want_result)
         args = tuple(self.arg(a) for a in call.args)
         if isinstance(op, GlobalVar):
             name = op.name_hint

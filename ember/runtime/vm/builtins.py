@@ -161,6 +161,36 @@ def reshape(tensor: NDArray, shape: tuple) -> NDArray:
     return NDArray(view.ctypes.data, shape, tensor.dtype, tensor.device, owner=tensor, np_view=view)
 
 
+def _shown(value):
+    return value.numpy() if isinstance(value, NDArray) else value
+
+
+@register_func("vm.builtin.print", override=True)
+def print_values(fmt: str, *values) -> None:
+    """``relax.print``: ``fmt.format(*values)`` (tensors shown as numpy), or the values spaced."""
+    shown = [_shown(v) for v in values]
+    print(fmt.format(*shown) if fmt else " ".join(map(str, shown)))  # noqa: T201 - the op's purpose
+
+
+@register_func("vm.builtin.assert_op", override=True)
+def assert_op(fmt: str, condition, *values) -> None:
+    """``relax.assert_op``: raise AssertionError with the formatted message when ``condition`` is false."""
+    if not read_if_cond(condition):
+        shown = [_shown(v) for v in values]
+        raise AssertionError(fmt.format(*shown) if fmt else "Assertion failed: " + " ".join(map(str, shown)))
+
+
+@register_func("vm.builtin.make_closure", override=True)
+def make_closure(func, *captured):
+    """A closure: calling it calls ``func(*captured, *args)``."""
+    return lambda *args: func(*captured, *args)
+
+
+@register_func("vm.builtin.invoke_closure", override=True)
+def invoke_closure(closure, *args):
+    return closure(*args)
+
+
 @register_func("vm.builtin.read_if_cond", override=True)
 def read_if_cond(value) -> bool:
     if isinstance(value, NDArray):
