@@ -138,3 +138,12 @@ def test_tags():
     assert Target("nvidia/geforce-rtx-3090 -max_num_threads=512").max_num_threads == 512
     with pytest.raises(ValueError, match="or a tag such as 'nvidia/nvidia-a100'"):
         Target("nvidia/unknown-gpu")
+
+
+def test_pickle_and_deepcopy():
+    import copy
+    import pickle
+
+    t = Target("cuda -arch=sm_80", host="llvm -num-cores=4")
+    assert pickle.loads(pickle.dumps(t)) == t
+    assert copy.deepcopy(t).host.num_cores == 4
