@@ -10,6 +10,7 @@ its check index + 1 (from a parallel chunk: through a status slot the launcher r
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from llvmlite import ir
@@ -25,6 +26,7 @@ from .types import I32, I64, PTR, VOID, llvm_type, memory_type
 
 __all__ = ["CodeGenLLVM", "CodegenError", "STACK_ALLOCA_LIMIT"]
 
+log = logging.getLogger(__name__)
 STACK_ALLOCA_LIMIT = 64 * 1024  # bytes; larger or symbolic Allocates use the heap
 _HEAP_ALIGN = 64
 
@@ -228,6 +230,8 @@ class CodeGenLLVM(ExprEmitter):
             slot.align = _HEAP_ALIGN
             self._scoped(s.buffer_var, self.builder.bitcast(slot, PTR), lambda: self.emit_stmt(s.body))
             return
+        log.debug("%s: Allocate %s goes to the heap (%s)", self._name, s.buffer_var.name,
+                  "symbolic size" if count is None else f"{count * itemsize} bytes > {STACK_ALLOCA_LIMIT}")
         b = self.builder
         size = ir.Constant(I64, itemsize)
         for extent in s.extents:
@@ -249,6 +253,8 @@ class CodeGenLLVM(ExprEmitter):
         if s.kind == ForKind.PARALLEL and not self.in_parallel:
             self._parallel_for(s)
             return
+        if s.kind == ForKind.PARALLEL:
+            log.debug("%s: parallel loop %s runs serially: it is nested in a parallel loop", self._name, s.loop_var.name)
         begin = self.emit(s.min)
         end = self.builder.add(begin, self.emit(s.extent)) if not _is_zero(s.min) else self.emit(s.extent)
         self.serial_loop(s.loop_var, begin, end, lambda: self.emit_stmt(s.body))

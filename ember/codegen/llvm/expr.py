@@ -10,6 +10,8 @@ indices are lane-by-lane gathers/scatters.
 
 from __future__ import annotations
 
+import logging
+
 from llvmlite import ir
 
 from ember.ir import (
@@ -23,6 +25,7 @@ from .types import F32, I8, I16, I32, I64, PTR, constant, llvm_type, memory_type
 
 __all__ = ["ExprEmitter", "CodegenError"]
 
+log = logging.getLogger(__name__)
 F32_DT = DataType("float32")
 
 
@@ -333,6 +336,8 @@ class ExprEmitter:
             scalar = self.access(buffer, (index.value,))
             return self.splat(scalar, lanes)
         # gather / scatter lane by lane
+        log.debug("%s of %s: index %r is not a stride-1 Ramp; %d scalar accesses",
+                  "store" if store_value is not None else "load", buffer.name, index, lanes)
         idx = self.emit(index)
         out = ir.Constant(llvm_type(elem_dtype.with_lanes(lanes)), ir.Undefined) if store_value is None else None
         for lane in range(lanes):
