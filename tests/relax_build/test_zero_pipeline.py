@@ -43,3 +43,34 @@ def test_build_without_zero_names_the_ops():
     with pytest.raises(ValueError, match=r"relax\.add \(x1\), relax\.matmul \(x1\), relax\.nn\.relu \(x1\), "
                                          r"relax\.nn\.softmax \(x1\)"):
         relax.build(_softmax_mlp())
+
+
+def test_customize_optimization_tutorial_flow():
+    """TVMScript module mixing a PyTorch extern (call_dps_packed) with a high-level op."""
+    torch = pytest.importorskip("torch")
+    from ember.script import ir as I
+    from ember.script import relax as R
+
+    @ember.register_func("env.linear", override=True)
+    def torch_linear(x, w, b, out):
+        x, w, b, out = (torch.from_dlpack(t) for t in (x, w, b, out))
+        torch.matmul(x, w.T, out=out)
+        torch.add(out, b, out=out)
+
+    @I.ir_module
+    class MyModule:
+        @R.function
+        def main(x: R.Tensor((1, 784), dtype="float32"), w: R.Tensor((128, 784), "float32"),
+                 b: R.Tensor((128,), "float32")):
+            with R.dataflow():
+                lv0 = R.call_dps_packed("env.linear", (x, w, b), out_sinfo=R.Tensor((1, 128), dtype="float32"))
+                lv1 = R.nn.relu(lv0)
+                R.output(lv1)
+            return lv1
+
+    ex = relax.build(relax.get_pipeline("zero")(MyModule), target="llvm")
+    vm = relax.VirtualMachine(ex, ember.cpu())
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.random(s, dtype="float32") for s in ((1, 784), (128, 784), (128,)))
+    out = vm["main"](ember.nd.array(x), ember.nd.array(w), ember.nd.array(b)).numpy()
+    np.testing.assert_allclose(out, np.maximum(x @ w.T + b, 0), rtol=1e-4)
