@@ -259,3 +259,65 @@ def replace_stmts(root, mapping: dict):
     ``mapping`` maps old statements to new ones (by identity)."""
     by_id = {id(k): (k, v) for k, v in mapping.items()}
     return _Replacer(by_id).visit(root)
+
+
+# -- well-formedness ----------------------------------------------------------------------
+
+def verify(func) -> str | None:
+    """The first well-formedness problem of a scheduled function, or None.
+
+    Checks what primitives could break: unique block names, one binding per block
+    iterator, and loop variables used in bindings, predicates and loop ranges only
+    inside their loops.
+    """
+    free = set()
+    for p in func.params:
+        free.add(p)
+    for buf in func.buffer_map.values():
+        for x in (*buf.shape, *buf.strides, buf.elem_offset):
+            free.update(vars_in(x) if x is not None else ())
+    names: set = set()
+    problem: list = []
+
+    def visit(s, bound: frozenset):
+        if problem:
+            return
+        if isinstance(s, For):
+            used = vars_in(s.min) + vars_in(s.extent)
+            if any(v not in bound for v in used):
+                problem.append(f"the range of loop {s.loop_var.name!r} uses a variable not in scope")
+            bound = bound | {s.loop_var}
+        elif isinstance(s, BlockRealize):
+            b = s.block
+            if b.name_hint in names:
+                problem.append(f"two blocks are named {b.name_hint!r}")
+            names.add(b.name_hint)
+            if len(s.iter_values) != len(b.iter_vars):
+                problem.append(f"block {b.name_hint!r} has {len(b.iter_vars)} iterators but "
+                               f"{len(s.iter_values)} bindings")
+            for e in (*s.iter_values, s.predicate):
+                if any(v not in bound for v in vars_in(e)):
+                    problem.append(f"a binding of block {b.name_hint!r} uses a variable not in scope")
+                    break
+            bound = bound | {iv.var for iv in b.iter_vars}
+            for buf in b.alloc_buffers:
+                for x in buf.shape:
+                    bound = bound | set(vars_in(x))
+            for m in b.match_buffers:
+                bound = bound | {v for x in (m.buffer.elem_offset, *m.buffer.strides, *m.buffer.shape)
+                                 if x is not None for v in vars_in(x)}
+        for child in stmt_children(s):
+            visit(child, bound)
+
+    visit(func.body, frozenset(free))
+    return problem[0] if problem else None
+
+
+def unique_name(func, base: str) -> str:
+    """``base`` or ``base_1``, ``base_2`` … : a block name not used in ``func`` yet."""
+    taken = set(block_names(func))
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    return name

@@ -20,7 +20,7 @@ from ember.tir.functor import substitute
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType
 
 from . import _arith
-from .analysis import blocks_under, path_to, replace_stmts, vars_in
+from .analysis import blocks_under, path_to, replace_stmts, unique_name, vars_in
 from .cache import ReplaceBuffer
 from .errors import ScheduleError
 from .tensor_intrin import TensorIntrin
@@ -111,7 +111,7 @@ def blockize(func, loop: For, preserve_unit_iters: bool = True):
     binding = {iv.var: v for iv, v in zip(block.iter_vars, inner_values)}
     relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1)) for lp in inner_loops}
     outer_block = Block(tuple(outer_ivs), _outer_regions(block.reads, binding, relax),
-                        _outer_regions(block.writes, binding, relax), block.name_hint + "_o", body, new_init)
+                        _outer_regions(block.writes, binding, relax), unique_name(func, block.name_hint + "_o"), body, new_init)
     new = BlockRealize(tuple(outer_values), const(True), outer_block)
     return replace_stmts(func, {loop: new}), outer_block.name_hint
 

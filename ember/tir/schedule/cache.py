@@ -17,7 +17,7 @@ from ember.tir.stmt import (
 )
 
 from .analysis import (
-    blocks_under, child_blocks, find_block, infer_regions, path_to, replace_stmts, scope_of,
+    blocks_under, child_blocks, find_block, infer_regions, path_to, replace_stmts, scope_of, unique_name,
 )
 from .compute_inline import subtree_root
 from .errors import ScheduleError
@@ -94,7 +94,8 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
     if consumer_blocks is not None:
         wanted = {id(r.block) for r in consumer_blocks}
         readers = [r for r in readers if id(r.block) in wanted]
-    new = decl_buffer(buffer.shape, buffer.dtype, _scope_name(buffer, storage_scope), scope=storage_scope)
+    name = unique_name(func, _scope_name(buffer, storage_scope))
+    new = decl_buffer(buffer.shape, buffer.dtype, name, scope=storage_scope)
     stage = _copy_stage(new.name, buffer, new)
     writers = [r for r in child_blocks(scope) if any(w.buffer is buffer for w in r.block.writes)]
     children = _scope_children(scope)
@@ -158,7 +159,8 @@ def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_sc
     scope = scope_of(func, realize)
     if scope is None:
         raise ScheduleError("cache_write: the block has no enclosing scope block", func, block=block)
-    new = decl_buffer(buffer.shape, buffer.dtype, _scope_name(buffer, storage_scope), scope=storage_scope)
+    name = unique_name(func, _scope_name(buffer, storage_scope))
+    new = decl_buffer(buffer.shape, buffer.dtype, name, scope=storage_scope)
     stage = _copy_stage(new.name, new, buffer)
     top = _top_level(scope, realize)
     inside = [r for r in blocks_under(top) if r is not realize and any(x.buffer is buffer for x in r.block.reads)]

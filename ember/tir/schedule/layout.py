@@ -17,7 +17,7 @@ from ember.tir.functor import IRMutator, substitute
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
 from . import _arith
-from .analysis import infer_regions, loops_above, replace_stmts, vars_in
+from .analysis import infer_regions, loops_above, replace_stmts, unique_name, vars_in
 from .compute_inline import subtree_root
 from .errors import ScheduleError
 from .index_map import IndexMap
@@ -75,11 +75,11 @@ class _Relayout(IRMutator):
         return new
 
 
-def _fill_stage(buffer, value):
+def _fill_stage(buffer, value, name: str):
     loops = [Var(f"ax{d}", "int32") for d in range(len(buffer.shape))]
     ivs = [IterVar(Range(0, s), Var(f"v{d}", "int32"), IterVarType.DataPar) for d, s in enumerate(buffer.shape)]
     idx = tuple(iv.var for iv in ivs)
-    block = Block(tuple(ivs), (), (), buffer.name + "_pad", BufferStore(buffer, as_expr(value, buffer.dtype), idx))
+    block = Block(tuple(ivs), (), (), name, BufferStore(buffer, as_expr(value, buffer.dtype), idx))
     block = replace(block, writes=infer_regions(block)[1])
     body = BlockRealize(tuple(loops), const(True), block)
     for var, s in reversed(list(zip(loops, buffer.shape))):
@@ -110,7 +110,7 @@ def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=N
             raise ScheduleError(f"transform_layout: pad_value needs a block writing {buf.name!r}", func,
                                 block=block)
         top = subtree_root(func, writer)
-        func = replace_stmts(func, {top: seq(_fill_stage(new_buf, pad_value), top)})
+        func = replace_stmts(func, {top: seq(_fill_stage(new_buf, pad_value, unique_name(func, buf.name + "_pad")), top)})
     return func
 
 

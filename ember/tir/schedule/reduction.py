@@ -17,7 +17,8 @@ from ember.tir.functor import substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
 from .analysis import (
-    blocks_under, infer_regions, is_true, loops_above, path_to, replace_stmts, scope_of, vars_in,
+    blocks_under, infer_regions, is_true, loops_above, path_to, replace_stmts, scope_of, unique_name,
+    vars_in,
 )
 from .compute_inline import subtree_root
 from .errors import ScheduleError
@@ -74,16 +75,16 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
     new_ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), iv.iter_type) for iv, _ in spatial]
     ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
     init_body = substitute(block.init, ivmap)
-    init_block = replace(block, iter_vars=tuple(new_ivs), reads=(), writes=(), name_hint=block.name_hint + "_init",
+    init_block = replace(block, iter_vars=tuple(new_ivs), reads=(), writes=(), name_hint=unique_name(func, block.name_hint + "_init"),
                          body=init_body, init=None, alloc_buffers=(), match_buffers=(), annotations={})
     init_block = replace(init_block, writes=infer_regions(init_block)[1])
     available = {lp.loop_var for lp in loops[:loops.index(loop)]} | set(vmap)
     pred = _predicate_for(realize.predicate, available, vmap)
     init_realize = BlockRealize(tuple(substitute(v, vmap) for _, v in spatial), pred, init_block)
-    update = replace(block, init=None, name_hint=block.name_hint + "_update")
+    update = replace(block, init=None, name_hint=unique_name(func, block.name_hint + "_update"))
     new_loop = replace_stmts(loop, {block: update})
     func = replace_stmts(func, {loop: seq(_wrap(copies, vmap, init_realize), new_loop)})
-    return func, init_block.name_hint
+    return func, (init_block.name_hint, update.name_hint)
 
 
 def _reducer(func, block):
@@ -120,7 +121,9 @@ def rfactor(func, loop: For, factor_axis: int):
     if not 0 <= axis <= ndim:
         raise ScheduleError(f"rfactor: factor_axis must be in [{-ndim - 1}, {ndim}], got {factor_axis}",
                             func, loop=loop)
-    rf_buf = decl_buffer(out.shape[:axis] + (loop.extent,) + out.shape[axis:], out.dtype, out.name + "_rf",
+    rf_name = unique_name(func, block.name_hint + "_rf")
+    rf_buf = decl_buffer(out.shape[:axis] + (loop.extent,) + out.shape[axis:], out.dtype,
+                         unique_name(func, out.name + "_rf"),
                          scope=out.scope())
     vrf = Var("v" + lv.name, lv.dtype)
 
@@ -149,7 +152,7 @@ def rfactor(func, loop: For, factor_axis: int):
                      if iv.iter_type != IterVarType.CommReduce]
     red_map = {iv.var: substitute(v, rvars) for iv, v in reduce_pairs}
     rf_block = replace(
-        block, name_hint=block.name_hint + "_rf",
+        block, name_hint=rf_name,
         iter_vars=(IterVar(Range(0, loop.extent), vrf, IterVarType.DataPar),)
         + tuple(iv for iv, _ in spatial_pairs) + tuple(new_reduce),
         body=BufferStore(rf_buf, op(BufferLoad(rf_buf, idx), substitute(rhs, red_map)), idx),

@@ -221,6 +221,10 @@ class Schedule(MorePrimitives):
         except ScheduleError as err:
             self._raise(err)
         func, extra = out if isinstance(out, tuple) else (out, None)
+        if self.debug_mask == "all" or (isinstance(self.debug_mask, int) and self.debug_mask):
+            problem = A.verify(func)
+            if problem is not None:
+                raise RuntimeError(f"internal error: {fn.__name__} produced ill-formed IR: {problem}")
         self._commit(fname, func)
         return fname, extra
 

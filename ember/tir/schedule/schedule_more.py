@@ -63,8 +63,9 @@ class MorePrimitives:
         from .reduction import decompose_reduction
 
         name = self._block(block).block.name_hint
-        fname, init_name = self._apply(block, decompose_reduction, self._block(block), self._loop(loop))
-        self._rename_block(fname, name, name + "_update")
+        fname, (init_name, update_name) = self._apply(block, decompose_reduction, self._block(block),
+                                                      self._loop(loop))
+        self._rename_block(fname, name, update_name)
         rv = self._new(BlockRV, (fname, init_name))
         self._record("decompose_reduction", [block, loop], [], [rv])
         return rv

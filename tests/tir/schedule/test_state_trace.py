@@ -130,3 +130,21 @@ def test_wrong_handle_kind():
         sch.split(block, [4, 4])
     with pytest.raises(ScheduleError, match="does not belong to this schedule"):
         sch.get(LoopRV())
+
+
+def test_new_block_names_are_unique():
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    first = sch.cache_read(block, 1, "shared")
+    second = sch.cache_read(block, 1, "shared")
+    assert sch.get(first).name_hint == "A_shared"
+    assert sch.get(second).name_hint == "A_shared_1"
+
+
+def test_debug_mask_verifies_each_primitive():
+    from ember.tir.schedule.analysis import verify
+
+    sch = Schedule(matmul())
+    i, j, _ = sch.get_loops(sch.get_block("C"))
+    sch.blockize(i)
+    assert verify(sch.mod["main"]) is None
