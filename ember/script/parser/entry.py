@@ -72,7 +72,7 @@ def ir_module(cls=None, *, check_well_formed: bool = True, frame=None):
         frame = inspect.currentframe().f_back
 
     def decorate(c):
-        source = Source.from_object(c)
+        source = Source.from_object(c, frame)
         cdef = _first(source, ast.ClassDef)
         names: dict = {}
         if frame is not None:

@@ -30,11 +30,17 @@ class Source:
             ) from None
 
     @staticmethod
-    def from_object(obj) -> Source:
-        """The source of a function or class, remembering its file and first line."""
+    def from_object(obj, frame=None) -> Source:
+        """The source of a function or class, remembering its file and first line.
+
+        When ``inspect`` cannot find a class (its module is not in ``sys.modules``), the
+        file of ``frame`` (where the decorator ran) is searched for the definition."""
         try:
             lines, start = inspect.getsourcelines(obj)
         except (OSError, TypeError) as err:
+            found = _find_in_frame_file(obj, frame)
+            if found is not None:
+                return found
             name = getattr(obj, "__qualname__", repr(obj))
             raise ParserError(
                 f"cannot read the source of {name} ({err}); use ember.script.from_source(text)"
@@ -57,6 +63,28 @@ class Source:
             end_col = node.end_col_offset + self.indent
         return ParserError(message, self.filename, self.start_line + lineno - 1, col,
                            self._line(lineno), end_col)
+
+
+def _find_in_frame_file(obj, frame) -> Source | None:
+    """The definition of ``obj`` named in ``frame``'s file closest to the frame's line."""
+    import linecache
+
+    if frame is None or not isinstance(obj, type):
+        return None
+    filename = frame.f_code.co_filename
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return None
+    defs = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == obj.__name__]
+    if not defs:
+        return None
+    best = min(defs, key=lambda n: abs(n.lineno - frame.f_lineno))
+    first = min([d.lineno for d in best.decorator_list] + [best.lineno])
+    return Source("".join(lines[first - 1:best.end_lineno]), filename, first)
 
 
 def _common_indent(lines: list[str]) -> int:
