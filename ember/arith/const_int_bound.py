@@ -142,6 +142,8 @@ def union(a: tuple, b: tuple) -> tuple:
 
 def _divide(div, a: tuple, b: tuple) -> tuple:
     """Bound of a / b with the rounding ``div``; division by zero is assumed not to happen."""
+    if a[0] > a[1] or b[0] > b[1]:
+        return _EVERYTHING
     if b[0] > 0 or b[1] < 0:
         return _corners(div, a, b)
     parts = []
@@ -203,12 +205,14 @@ def _floormod(ana, e):
     if b[1] < 0:
         return (b[0] + 1, 0)
     m = max(-b[0], b[1]) - 1
-    return (-m, m)
+    return (-m, m) if m >= 0 else _opaque(ana, e)  # only x % 0: undefined
 
 
 def _truncmod(ana, e):
     a, b = bound_of(ana, e.a), bound_of(ana, e.b)
     m = max(abs(b[0]), abs(b[1])) - 1
+    if m < 0:  # only x % 0: undefined
+        return _opaque(ana, e)
     if a[0] >= 0:
         return (0, min(a[1], m))
     if a[1] <= 0:

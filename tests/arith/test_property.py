@@ -156,3 +156,30 @@ def test_can_prove_is_sound(e, env):
 @pytest.mark.parametrize("seed_expr", [X // 0, X % 0])
 def test_division_by_zero_is_left_alone(seed_expr):
     assert type(ANA.simplify(seed_expr)) is type(seed_expr)
+
+
+@_SETTINGS
+@given(int_exprs, st.lists(envs, min_size=1, max_size=4))
+def test_simplify_without_bounds_preserves_value(e, env_list):
+    simple = Analyzer().simplify(e)
+    for env in env_list:
+        want = _value(e, env)
+        assume(want is not None)
+        assert _value(simple, env) == want, (e, simple, env)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.filter_too_much])
+@given(cmp_exprs, int_exprs, st.lists(envs, min_size=1, max_size=6))
+def test_simplify_under_constraint_scope(cond, e, env_list):
+    ana = _analyzer()
+    with ana.constraint_scope(cond):
+        simple = ana.simplify(e)
+        simple_cond = ana.simplify(cond)
+    for env in env_list:
+        holds = _value(cond, env)
+        want = _value(e, env)
+        assume(holds is not None and want is not None)
+        if holds:
+            assert _value(simple, env) == want, (cond, e, simple, env)
+            assert _value(simple_cond, env), (cond, simple_cond, env)
