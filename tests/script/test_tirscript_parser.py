@@ -356,3 +356,27 @@ def test_meta_var_and_call_of_a_global_var_outside_a_module():
     text = f.script()
     assert 'T.evaluate(I.GlobalVar("other")(A.data))' in text
     assert_structural_equal(f, ember.script.from_source(text))
+
+
+def test_with_forms_of_scoped_statements(check_roundtrip):
+    @T.prim_func
+    def f(A: T.Buffer((8,), "float32"), n: T.int32):
+        with T.allocate([8], "float32", "global") as data:
+            with T.decl_buffer((8,), "float32", data=data) as X:
+                X[0] = T.float32(1)
+            A[0] = T.float32(2)
+        with T.Assert(n > 0, "positive"):
+            A[1] = T.float32(3)
+        with T.attr(A.data, "pragma_x", 1):
+            A[2] = T.float32(4)
+        A[3] = T.float32(5)
+
+    first = f.body.seq[0]
+    assert isinstance(first, tir.Allocate) and isinstance(first.body.seq[0], tir.DeclBuffer)
+    assert isinstance(f.body.seq[1], tir.AssertStmt) and f.body.seq[1].message.value == "positive"
+    assert isinstance(f.body.seq[2], tir.AttrStmt) and f.body.seq[2].attr_key == "pragma_x"
+    text = f.script()
+    assert "with T.decl_buffer((8,), data=data) as X:" in text
+    assert 'with T.Assert(n > 0, "positive"):' in text
+    assert 'with T.attr(A.data, "pragma_x", T.int32(1)):' in text
+    check_roundtrip(f)
