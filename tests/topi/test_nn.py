@@ -221,3 +221,19 @@ def test_batch_norm_inference():
     np.testing.assert_array_equal(got_v, v)
     c = (slice(None), None, None)
     np.testing.assert_allclose(got, (x - m[c]) / np.sqrt(v[c] + 1e-5) * g[c] + b[c], rtol=1e-4, atol=1e-5)
+
+
+def test_topi_testing_references_agree():
+    from ember.topi import testing
+
+    X = te.placeholder((1, 4, 6, 6), name="X")
+    W = te.placeholder((4, 2, 3, 3), name="W")
+    x, w = rand(1, 4, 6, 6), rand(4, 2, 3, 3, seed=1)
+    got = evaluate([X, W], topi.nn.conv2d(X, W, 2, (1, 0, 0, 1), 1, groups=2), [x, w])
+    np.testing.assert_allclose(got, testing.conv2d_nchw_python(x, w, 2, (1, 0, 0, 1), groups=2), rtol=1e-4, atol=1e-5)
+    A = te.placeholder((2, 5), name="A")
+    a = rand(2, 5)
+    sm, lsm = evaluate([A], [topi.nn.softmax(A, 1), topi.nn.log_softmax(A, 1)], [a])
+    np.testing.assert_allclose(sm, testing.softmax_python(a), rtol=1e-5)
+    np.testing.assert_allclose(lsm, testing.log_softmax_python(a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(testing.dilate_python(np.ones((2, 2)), (2, 1)), [[1, 1], [0, 0], [1, 1]])
