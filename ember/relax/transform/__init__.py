@@ -15,6 +15,9 @@ from .to_non_dataflow import ToNonDataflow
 
 # high-level ops → kernels (relax.get_pipeline("zero"))
 from .legalize_ops import LegalizeOps  # noqa: E402
+from .annotate_tir_op_pattern import AnnotateTIROpPattern  # noqa: E402
+from .fuse_ops import FuseOps  # noqa: E402
+from .fuse_tir import FuseTIR  # noqa: E402
 
 # lowering to the VM (relax.get_pipeline("default_build"))
 from .bind_params import BindParams  # noqa: E402
@@ -27,5 +30,5 @@ __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
-    "RemovePurityChecking", "LegalizeOps",
+    "RemovePurityChecking", "LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR",
 ]
