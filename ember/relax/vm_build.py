@@ -21,7 +21,7 @@ from .expr import Function
 from .transform.bind_params import bind_params
 from .transform.static_plan_block_memory import PLAN_ATTR
 
-__all__ = ["build", "compile", "bind_params", "Executable", "VirtualMachine"]
+__all__ = ["build", "compile", "load_executable", "bind_params", "Executable", "VirtualMachine"]
 
 
 _CPU_KINDS = ("llvm", "c")
@@ -76,3 +76,11 @@ def compile(mod: Any, target: Any = None, **kwargs) -> Any:  # noqa: A001 - TVM'
     from ember.driver import build as tir_build
 
     return tir_build(mod, target=target, **kwargs)
+
+
+def load_executable(path: str) -> Executable:
+    """An Executable written by ``ex.export_library(path)`` (kernels loaded with the LLVM loader)."""
+    from ember.codegen.llvm.export import load_library
+    from ember.runtime.vm.serialize import load_executable as load
+
+    return load(path, kernel_loader=load_library)

@@ -199,11 +199,6 @@ def test_high_level_ops_are_listed():
         relax.build(bb.get())
 
 
-def test_export_library_is_not_implemented(mlp_exe, tmp_path):
-    with pytest.raises(NotImplementedError, match="export_library"):
-        mlp_exe.export_library(str(tmp_path / "lib.so"))
-
-
 def test_as_text_lists_kernel_calls(mlp_exe):
     text = mlp_exe.as_text()
     assert "vm.builtin.match_shape" in text and "call T_matmul_NT(" in text and "vm.builtin.alloc_output" in text

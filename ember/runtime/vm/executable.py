@@ -95,7 +95,7 @@ class Executable:
         return "\n".join(lines)
 
     def stats(self) -> str:
-        kernels = 0 if self.kernels is None else len(getattr(self.kernels, "functions", {}) or {})
+        kernels = 0 if self.kernels is None else len(getattr(self.kernels, "function_names", ()) or ())
         instrs = sum(len(f.instrs) for f in self.functions.values())
         return (f"{len(self.functions)} VM functions, {instrs} instructions, "
                 f"{len(self.constants)} constants, {kernels} kernels")
@@ -106,7 +106,9 @@ class Executable:
     def __contains__(self, name: str) -> bool:
         return name in self.functions
 
-    def export_library(self, path: str, **kwargs) -> None:
-        raise NotImplementedError(
-            "Executable.export_library is not implemented yet; keep the Executable in-process"
-        )
+    def export_library(self, path: str, cc: str | None = None, **kwargs) -> None:
+        """Write kernels and VM program as one shared library; load it with
+        ``ember.relax.load_executable(path)``."""
+        from .serialize import export_executable
+
+        export_executable(self, path, cc=cc)

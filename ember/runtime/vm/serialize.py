@@ -1,0 +1,142 @@
+"""Executables as shared libraries: ``ex.export_library(path)`` and ``load_executable(path)``.
+
+The library is the kernels' own shared library (the code generator's
+``export_library``) with one more object linked in: the VM program, a byte string
+behind the symbol ``__ember_vm_program`` (length in ``__ember_vm_program_size``),
+assembled with ``.incbin`` so large constants cost nothing to embed.  The program is
+``MAGIC | JSON length | JSON (functions, instructions, constant kinds, plans) | .npz``
+(the constant arrays).  Loading needs the kernels' loader, passed in by the caller
+(``ember.relax.load_executable`` passes the LLVM one), so this module stays free of
+compiler imports.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable
+
+import numpy as np
+
+from ..ndarray import NDArray, array
+from .executable import Arg, Call, Executable, Goto, If, Ret, VMFunction
+
+__all__ = ["export_executable", "load_executable", "encode_program", "decode_program"]
+
+MAGIC = b"EMBERVM1"
+PROGRAM_SYMBOL = "__ember_vm_program"
+
+
+def _enc(value):
+    if isinstance(value, tuple):
+        return {"tuple": [_enc(v) for v in value]}
+    return value
+
+
+def _dec(value):
+    if isinstance(value, dict):
+        return tuple(_dec(v) for v in value["tuple"])
+    return value
+
+
+def _instr(i) -> list:
+    if isinstance(i, Call):
+        return ["call", i.dst, i.func, [[a.kind, _enc(a.value)] for a in i.args]]
+    if isinstance(i, Ret):
+        return ["ret", i.reg]
+    if isinstance(i, Goto):
+        return ["goto", i.offset]
+    return ["if", i.cond, i.false_offset]
+
+
+_DECODE = {
+    "call": lambda e: Call(e[1], e[2], tuple(Arg(k, _dec(v)) for k, v in e[3])),
+    "ret": lambda e: Ret(e[1]), "goto": lambda e: Goto(e[1]), "if": lambda e: If(e[1], e[2]),
+}
+
+
+def encode_program(exe: Executable) -> bytes:
+    """The VM program of ``exe`` (without kernels) as bytes."""
+    arrays, kinds = {}, []
+    for i, c in enumerate(exe.constants):
+        if isinstance(c, NDArray | np.ndarray):
+            arrays[f"c{i}"] = c.numpy() if isinstance(c, NDArray) else c
+            kinds.append({"array": f"c{i}"})
+        else:
+            kinds.append({"value": _enc(c)})
+    header = json.dumps({
+        "functions": [{"name": f.name, "params": list(f.params), "num_regs": f.num_regs,
+                       "instrs": [_instr(i) for i in f.instrs]} for f in exe.functions.values()],
+        "constants": kinds,
+        "memory_plans": {name: str(plan) for name, plan in exe.memory_plans.items()},
+    }).encode()
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return MAGIC + len(header).to_bytes(8, "little") + header + buf.getvalue()
+
+
+def decode_program(data: bytes, kernels=None) -> Executable:
+    if not data.startswith(MAGIC):
+        raise ValueError("load_executable: not an ember VM program (bad magic)")
+    size = int.from_bytes(data[8:16], "little")
+    header = json.loads(data[16:16 + size])
+    arrays = np.load(io.BytesIO(data[16 + size:]))
+    constants = [array(arrays[k["array"]]) if "array" in k else _dec(k["value"]) for k in header["constants"]]
+    functions = {
+        f["name"]: VMFunction(f["name"], tuple(f["params"]), tuple(_DECODE[e[0]](e) for e in f["instrs"]),
+                              f["num_regs"])
+        for f in header["functions"]
+    }
+    return Executable(functions, constants, kernels, dict(header["memory_plans"]))
+
+
+def _run(cmd: list, what: str) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"export_library: {what} failed ({' '.join(cmd)}):\n{done.stderr}")
+
+
+def export_executable(exe: Executable, path: str, cc: str | None = None) -> None:
+    """Write ``exe`` (kernels and VM program) as the shared library ``path``."""
+    cc = cc or os.environ.get("CC", "cc")
+    with tempfile.TemporaryDirectory() as tmp:
+        payload, asm, obj = (os.path.join(tmp, n) for n in ("program.bin", "program.s", "program.o"))
+        data = encode_program(exe)
+        with open(payload, "wb") as f:
+            f.write(data)
+        with open(asm, "w") as f:
+            f.write(f'  .section .rodata\n  .globl {PROGRAM_SYMBOL}\n  .p2align 6\n{PROGRAM_SYMBOL}:\n'
+                    f'  .incbin "{payload}"\n  .globl {PROGRAM_SYMBOL}_size\n  .p2align 3\n'
+                    f'{PROGRAM_SYMBOL}_size:\n  .quad {len(data)}\n'
+                    '  .section .note.GNU-stack,"",@progbits\n')
+        _run([cc, "-c", asm, "-o", obj], "assembling the VM program")
+        if exe.kernels is not None and getattr(exe.kernels, "function_names", None):
+            if not hasattr(exe.kernels, "export_library"):
+                raise NotImplementedError(f"export_library: kernels of type {type(exe.kernels).__name__} "
+                                          "cannot be exported")
+            exe.kernels.export_library(path, options=(obj,))
+        else:
+            _run([cc, "-shared", "-o", path, obj], "linking")
+
+
+def load_executable(path: str, kernel_loader: Callable[[str], object] | None = None) -> Executable:
+    """The Executable in the library ``path``; ``kernel_loader(path)`` loads its kernels."""
+    lib = ctypes.CDLL(os.path.abspath(path))
+    try:
+        size = ctypes.c_uint64.in_dll(lib, PROGRAM_SYMBOL + "_size").value
+        start = ctypes.addressof(ctypes.c_char.in_dll(lib, PROGRAM_SYMBOL))
+    except ValueError:
+        raise ValueError(f"load_executable: {path!r} has no {PROGRAM_SYMBOL} symbol; was it written by "
+                         "Executable.export_library?") from None
+    data = ctypes.string_at(start, size)
+    kernels = None
+    if kernel_loader is not None:
+        try:
+            kernels = kernel_loader(path)
+        except ValueError:  # a library without kernels
+            kernels = None
+    return decode_program(data, kernels)
