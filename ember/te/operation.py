@@ -18,8 +18,14 @@ from .reduce import Reduce
 from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor, TeIterVar, walk_expr
 
 __all__ = [
-    "placeholder", "compute", "extern", "var", "size_var", "reduce_axis", "thread_axis",
+    "placeholder", "compute", "extern", "var", "size_var", "reduce_axis", "thread_axis", "ReduceAxisVar",
 ]
+
+
+class ReduceAxisVar(Var):
+    """The Var of a ``reduce_axis``: only valid inside a reduction over that axis."""
+
+    __slots__ = ()
 
 
 def var(name: str = "tindex", dtype="int32", span=None) -> Var:
@@ -107,9 +113,19 @@ def _check_body(body, name: str) -> tuple:
             )
     for e in exprs:
         roots = (e.source + (e.condition,) + tuple(e.init)) if isinstance(e, Reduce) else (e,)
+        allowed = {iv.var for iv in e.axis} if isinstance(e, Reduce) else set()
         for root in roots:
-            walk_expr(root, lambda x: _reject_nested_reduce(x, name))
+            walk_expr(root, lambda x, allowed=allowed: _check_node(x, name, allowed))
     return tuple(exprs)
+
+
+def _check_node(x, name: str, allowed: set) -> None:
+    _reject_nested_reduce(x, name)
+    if isinstance(x, ReduceAxisVar) and x not in allowed:
+        raise ValueError(
+            f"compute {name!r}: the reduce axis {x.name!r} is used outside a reduction over it; "
+            f"wrap the expression in te.sum(..., axis={x.name}) (or another reducer)"
+        )
 
 
 def _reject_nested_reduce(x, name: str) -> None:
@@ -151,7 +167,7 @@ def reduce_axis(dom, name: str = "rv", thread_tag: str = "", span=None) -> TeIte
     else:
         extent = as_expr(dom)
         rng = Range(IntImm(extent.dtype, 0), extent)
-    return TeIterVar(rng, Var(name, rng.extent.dtype), IterVarType.CommReduce, thread_tag)
+    return TeIterVar(rng, ReduceAxisVar(name, rng.extent.dtype), IterVarType.CommReduce, thread_tag)
 
 
 def thread_axis(dom=None, tag: str = "", name: str = "", span=None) -> TeIterVar:

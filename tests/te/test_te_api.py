@@ -224,3 +224,13 @@ def test_reducers_combine_values_directly():
     R = te.compute((4,), lambda i: te.max(A[i], te.const(0, A.dtype)), name="relu")
     a = np.array([-1, 2, -3, 4], "float32")
     np.testing.assert_array_equal(evaluate([A], R, [a]), np.maximum(a, 0))
+
+
+def test_reduce_axis_outside_reduction_is_an_error():
+    A = te.placeholder((3, 4), name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    with pytest.raises(ValueError, match="the reduce axis 'k' is used outside a reduction over it"):
+        te.compute((3,), lambda i: A[i, k], name="B")
+    r = te.reduce_axis((0, 3), name="r")
+    with pytest.raises(ValueError, match="the reduce axis 'r' is used outside a reduction over it"):
+        te.compute((3,), lambda i: te.sum(A[r, k], axis=k), name="C")
