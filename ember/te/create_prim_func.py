@@ -7,6 +7,11 @@ block binds spatial/reduce iterators to the loops, declares the regions it reads
 writes, and (for reductions) an ``init`` storing the identity and a body storing
 ``combine(out, value)``.  Multi-output reductions bind the combined values with
 ``LetStmt`` first so no store clobbers an input of another.
+
+Block names are the op names, made unique with ``_1``, ``_2`` …; ``T.reads`` /
+``T.writes`` come from ``tir.analysis.block_access_regions`` (reads leave out the
+buffers the block writes, as TVM prints them); data-parallel bodies are simplified
+with the block iterators' ranges known, as TVM does.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from ember.tir import (
     Block, BlockRealize, Buffer, BufferLoad, BufferRegion, BufferStore, For, ForKind, IfThenElse,
     IRMutator, IterVar, LetStmt, PrimFunc, decl_buffer, seq,
 )
-
 from ember.tir.analysis import block_access_regions
 
 from .index_dtype import override_index_dtype
