@@ -43,9 +43,10 @@ class _Names:
 class _Inliner(IRMutator):
     """Copies one callee body into the fused function (see module docstring)."""
 
-    def __init__(self, buffers: dict, shape_vars: dict, names: _Names, allocs: list):
+    def __init__(self, buffers: dict, shape_vars: dict, names: _Names, block_names: _Names):
         super().__init__()
-        self.buffers, self.shape_vars, self.names, self.allocs = buffers, shape_vars, names, allocs
+        self.buffers, self.shape_vars = buffers, shape_vars
+        self.names, self.block_names = names, block_names
 
     def visit_Var(self, v):  # noqa: N802 - visitor naming
         if id(v) in self.shape_vars:
@@ -62,7 +63,7 @@ class _Inliner(IRMutator):
         new = self.generic_visit(blk)
         from ember.ir import replace
 
-        return replace(new, name_hint=self.names.fresh(blk.name_hint))
+        return replace(new, name_hint=self.block_names.fresh(blk.name_hint))
 
 
 def _root_parts(func: PrimFunc):
@@ -81,7 +82,7 @@ def _bind_shape_vars(callee_buf: Buffer, new_buf: Buffer, shape_vars: dict) -> N
 
 def fuse_primitive(func: Function, mod: IRModule) -> PrimFunc:
     """One PrimFunc computing the Primitive function ``func`` (its callees looked up in ``mod``)."""
-    names = _Names()
+    names, block_names = _Names(), _Names()
     sym: dict[int, TirVar] = {}
 
     def dims(sinfo: TensorStructInfo):
@@ -139,7 +140,7 @@ def fuse_primitive(func: Function, mod: IRModule) -> PrimFunc:
             buffers[id(callee_buf)] = new_buf
             _bind_shape_vars(callee_buf, new_buf, shape_vars)
         body, own_allocs = _root_parts(callee)
-        inliner = _Inliner(buffers, shape_vars, names, allocs)
+        inliner = _Inliner(buffers, shape_vars, names, block_names)
         stmts.append(inliner.visit(body))
         allocs.extend(inliner.visit(buf) for buf in own_allocs)
     root = Block((), (), (), "root", seq(*stmts), None, tuple(allocs))
