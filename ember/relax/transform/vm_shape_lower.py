@@ -129,6 +129,11 @@ class _Lowerer:
         return slot
 
     # -- matching ------------------------------------------------------------------------
+    def heap_for(self, spec: list):
+        """The heap, or a placeholder when ``spec`` only compares constants (no heap needed)."""
+        kinds = {int(spec[i].value.value) for i in range(0, len(spec), 3)}
+        return self.heap if kinds & {STORE, LOAD} else _imm(0)
+
     def match(self, value, sinfo, what: str) -> None:
         """Checks of ``value`` (a Relax var or expr) against ``sinfo``."""
         if isinstance(sinfo, TensorStructInfo):
@@ -161,8 +166,7 @@ class _Lowerer:
             spec = [_imm(LOAD), _imm(self.slots[v]), StringImm(v.name)]
         else:  # unknown, a float, or an expression (compared once its vars are stored)
             spec = [_imm(ANY), _imm(0), StringImm("")]
-        self.used_heap = True
-        self.emit(_packed("vm.builtin.match_prim_value", value, self.heap, StringImm(what), dtype, *spec))
+        self.emit(_packed("vm.builtin.match_prim_value", value, self.heap_for(spec), StringImm(what), dtype, *spec))
         if v is not None and not isinstance(v, IntImm | TirVar | FloatImm):
             spec = [_imm(LOAD), _imm(self.value_slot(v)), StringImm(_dim_text(v))]
             self.emit(_packed("vm.builtin.match_prim_value", value, self.heap, StringImm(what), dtype, *spec))
@@ -181,8 +185,7 @@ class _Lowerer:
             else:
                 spec += [_imm(ANY), _imm(0), StringImm("")]
                 later.append(axis)
-        self.used_heap = True
-        self.emit(_packed("vm.builtin.match_shape", value, self.heap, StringImm(what), *spec))
+        self.emit(_packed("vm.builtin.match_shape", value, self.heap_for(spec), StringImm(what), *spec))
         if later:  # expression dims: compare once every var of this value is stored
             spec = []
             for axis, d in enumerate(dims):
