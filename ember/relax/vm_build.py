@@ -4,7 +4,8 @@ Steps: bind ``params`` to constants, run the lowering pipeline ("default_build"
 unless told otherwise), then the VM code generator (``backend.vm_codegen``), which
 compiles every PrimFunc of the module with ``ember.build`` into one kernel module.
 Run the result with ``relax.VirtualMachine(ex, ember.cpu())``.  The memory plans
-recorded by StaticPlanBlockMemory are kept in ``ex.memory_plans``.
+recorded by StaticPlanBlockMemory are kept in ``ex.memory_plans``.  ``ex.export_library``
+writes a shared library that ``load_executable`` reads back; ``compile`` is ``ember.compile``.
 """
 
 from __future__ import annotations
