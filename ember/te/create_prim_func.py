@@ -138,7 +138,7 @@ def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
     else:
         simplify = _simplifier(iters)
         body = seq(*[BufferStore(b, simplify(lower.visit(e)), indices) for b, e in zip(outs, op.body)])
-    block = Block(tuple(iters), (), (), name, body, init, annotations=dict(op.attrs))
+    block = Block(tuple(iters), (), (), name, body, init, annotations=_annotations(op))
     reads, writes = block_access_regions(block, exclude_written_from_reads=True)
     block = replace(block, reads=reads, writes=writes)
     return _loop_nest(tuple(iters), block, loops)
@@ -160,8 +160,26 @@ def _extern_block(op: ExternOp, buffers: dict, name: str) -> object:
     body = substitute(body, {p.data: b.data for p, b in bmap.items() if p.data is not b.data})
     reads = tuple(BufferRegion.full_region(b) for b in ins)
     writes = tuple(BufferRegion.full_region(b) for b in outs)
-    block = Block((), reads, writes, name, body, annotations=dict(op.attrs))
+    block = Block((), reads, writes, name, body, annotations=_annotations(op))
     return BlockRealize((), const(True), block)
+
+
+_LAYOUT_FREE = "layout_free_placeholders"
+
+
+def _annotations(op) -> dict:
+    """The op's attrs as block annotations (``layout_free_placeholders`` goes to the function)."""
+    return {k: v for k, v in op.attrs.items() if k != _LAYOUT_FREE}
+
+
+def _layout_free_params(order, args) -> list[int]:
+    """Indices of the parameters some op marks as layout-free (weights a tuner may repack)."""
+    marked = []
+    for op in order:
+        for t in (getattr(op, "attrs", None) or {}).get(_LAYOUT_FREE, ()):
+            if t not in marked:
+                marked.append(t)
+    return [i for i, a in enumerate(args) if isinstance(a, Tensor) and a in marked]
 
 
 _BLOCK_BUILDERS = {ComputeOp: _compute_block, ExternOp: _extern_block}
@@ -253,8 +271,11 @@ def lower_te(ops, index_dtype_override=None) -> tuple[PrimFunc, dict]:
     params.extend(v for v in _free_vars(order, shape_vars, bound) if v not in listed_vars)
     root = Block((), (), (), "root", seq(*stmts), alloc_buffers=tuple(allocs))
     body = BlockRealize((), const(True), root)
-    func = PrimFunc(tuple(params), body, None, buffer_map,
-                    {"global_symbol": "main", "tir.noalias": True})
+    attrs = {"global_symbol": "main", "tir.noalias": True}
+    layout_free = _layout_free_params(order, args)
+    if layout_free:
+        attrs["layout_free_buffers"] = layout_free
+    func = PrimFunc(tuple(params), body, None, buffer_map, attrs)
     if index_dtype_override is not None:
         func = override_index_dtype(func, DataType(index_dtype_override))
     return func, block_names

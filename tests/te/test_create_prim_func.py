@@ -275,3 +275,15 @@ def test_int64_shapes_give_int64_loops():
         assert str(lp.min.dtype) == str(lp.extent.dtype) == str(lp.loop_var.dtype)
     a = np.arange(5, dtype="float32")
     np.testing.assert_allclose(evaluate([A], B, [a]), [10.0])
+
+
+def test_layout_free_placeholders_become_function_attr():
+    from ember import topi
+
+    X = te.placeholder((2, 4), name="X")
+    W = te.placeholder((3, 4), name="W")
+    out = topi.nn.dense(X, W)
+    func = te.create_prim_func([X, W, out])
+    assert func.attrs["layout_free_buffers"] == [1]
+    (block,) = [b for b in _blocks(func) if b.name_hint == "T_matmul_NT"]
+    assert "layout_free_placeholders" not in block.annotations

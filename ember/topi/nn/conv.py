@@ -110,6 +110,7 @@ def conv(data, kernel, strides=1, padding=0, dilation=1, groups: int = 1, out_dt
         default = "group_" + default
     shape = (data.shape[0], out_ch) + out_spatial
     return te.compute(shape, f, name=name or default, tag=default,
+                      attrs={"layout_free_placeholders": [kernel]},
                       varargs_names=["nn", "ff", *_SPATIAL_NAMES[n]])
 
 

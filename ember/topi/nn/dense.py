@@ -38,7 +38,8 @@ def matmul(tensor_a, tensor_b, bias=None, out_dtype=None, transpose_a: bool = Fa
         return te.sum(_cast(a, out_dtype) * _cast(b, out_dtype), axis=k)
 
     name = "T_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
-    out = te.compute((m, n), f, name=name, tag="matmul")
+    out = te.compute((m, n), f, name=name, tag="matmul",
+                     attrs={"layout_free_placeholders": [tensor_b]})
     if bias is not None:
         out = te.compute((m, n), lambda i, j: out[i, j] + _cast(bias[j], out_dtype), name="T_add",
                          tag="broadcast")
