@@ -88,6 +88,11 @@ class Operation(Node):
         return Tensor(self.output_shape(index), self.output_dtype(index), self, index)
 
     @property
+    def outputs(self) -> list[Tensor]:
+        """Every output tensor of this operation."""
+        return [self.output(i) for i in range(self.num_outputs)]
+
+    @property
     def input_tensors(self) -> list[Tensor]:
         return []
 

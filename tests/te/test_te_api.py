@@ -118,6 +118,7 @@ def test_multi_output_compute():
     A = te.placeholder((4,), name="A")
     B, C = te.compute((4,), lambda i: (A[i] + 1.0, A[i] * 2.0), name="two")
     assert B.op is C.op and B.value_index == 0 and C.value_index == 1
+    assert B.op.outputs == [B, C] and B.op.num_outputs == 2
     assert B.name == "two_v0" and C.name == "two_v1"
     a = np.arange(4, dtype="float32")
     b, c = evaluate([A], [B, C], [a])
