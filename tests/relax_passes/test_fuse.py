@@ -183,3 +183,15 @@ def test_zero_pipeline_fuses():
     mod = relax.get_pipeline("zero")(conv_bias_relu())
     assert mod.script().count("R.call_tir(") == 1
     assert list(_prim_funcs(mod)) == ["fused_conv2d_add_relu"]
+
+
+@pytest.mark.parametrize("make", [conv_bias_relu, mlp], ids=["conv_bias_relu", "mlp"])
+def test_fused_modules_round_trip_through_tvmscript(make):
+    from ember.ir import structural_equal
+    from ember.script import ir as I  # noqa: E741
+    from ember.script import relax as RS
+    from ember.script import tir as T
+    from ember.script.parser import from_source
+
+    for mod in (FuseOps()(_lower(make())), FuseTIR()(FuseOps()(_lower(make())))):
+        assert structural_equal(from_source(mod.script(), {"R": RS, "T": T, "I": I}), mod)
