@@ -219,3 +219,12 @@ def test_uninitialised_alloc_reads_nan():
     b = np.zeros(2, "float32")
     interpreter.run(reads_uninitialised, b)
     assert np.isnan(b).all()
+
+
+def test_ember_ndarrays_are_written_back():
+    import ember
+
+    a = ember.nd.array(np.arange(10, dtype="float32"))
+    b = ember.nd.array(np.zeros(10, "float32"))
+    interpreter.run(split_with_predicate, a, b)
+    np.testing.assert_array_equal(b.numpy(), np.arange(10) * 2)

@@ -190,8 +190,6 @@ def _select_func(func) -> PrimFunc:
 
 def _bind_buffer(param: Var, buffer: Buffer, arr, env: dict, pending: list) -> None:
     label = f"argument {param.name!r}"
-    if hasattr(arr, "numpy") and not isinstance(arr, np.ndarray):
-        raise TypeError(f"run: {label} must be a numpy array (outputs are written in place), got {type(arr).__name__}")
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"run: {label} must be a numpy array, got {type(arr).__name__}")
     if arr.ndim != len(buffer.shape):
@@ -215,7 +213,25 @@ def _bind_buffer(param: Var, buffer: Buffer, arr, env: dict, pending: list) -> N
 
 
 def run(func, *args, **scalars) -> None:
-    """Execute ``func`` (a PrimFunc, or an IRModule with one) on numpy arrays, in place."""
+    """Execute ``func`` (a PrimFunc, or an IRModule with one) on numpy arrays, in place.
+
+    Arrays with ``.numpy()`` and ``.copyfrom()`` (ember NDArrays) also work: the run
+    uses numpy copies and writes every buffer argument back afterwards."""
+    staged = [(a, a.numpy()) for a in args if _is_ndarray_like(a)]
+    if staged:
+        copies = {id(a): c for a, c in staged}
+        _run(func, *[copies.get(id(a), a) for a in args], **scalars)
+        for a, c in staged:
+            a.copyfrom(c)
+        return
+    _run(func, *args, **scalars)
+
+
+def _is_ndarray_like(a) -> bool:
+    return not isinstance(a, np.ndarray) and hasattr(a, "numpy") and hasattr(a, "copyfrom")
+
+
+def _run(func, *args, **scalars) -> None:
     func = _select_func(func)
     params = list(func.params)
     if len(args) > len(params):
