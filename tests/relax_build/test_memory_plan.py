@@ -8,7 +8,7 @@ import pytest
 from conftest import mlp_module, mlp_reference, mlp_weights, relu_chain_module
 
 import ember
-from ember import relax, tir, topi
+from ember import relax, te, tir, topi
 from ember.relax import BlockBuilder
 from ember.relax.transform.static_plan_block_memory import PLAN_ATTR
 from ember.runtime.vm import PooledAllocator
@@ -147,3 +147,26 @@ def test_symbolic_second_call_with_same_batch_allocates_nothing(mlp_exe):
 
 
 _ = tir
+
+
+def test_symbolic_storage_takes_provably_smaller_tensors():
+    # a: [n, 8] dies before c: [n, 4] is made, so c fits in a's storage (n*32 >= n*16 for n >= 0)
+    n = tir.Var("n", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([n, 8], "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit_te(topi.nn.relu, x)
+            b = bb.emit_te(topi.sum, a, axis=1, keepdims=True)
+            c = bb.emit_te(lambda t: te.compute((t.shape[0], 4), lambda i, j: t[i, j], name="head"), x)
+            c = bb.emit_te(topi.add, c, b)
+            out = bb.emit_output(bb.emit_te(topi.nn.relu, c))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    plan = plan_of(mod)
+    by_tensor = {t[0]: s.name for s in plan.storages for t in s.tensors}
+    assert by_tensor["lv"] == by_tensor["lv2"]
+    vm = relax.VirtualMachine(relax.build(mod), ember.cpu())
+    x_np = np.random.default_rng(4).standard_normal((3, 8), dtype="float32")
+    expected = np.maximum(x_np[:, :4] + np.maximum(x_np, 0).sum(1, keepdims=True), 0)
+    np.testing.assert_allclose(vm["main"](x_np).numpy(), expected, rtol=1e-5, atol=1e-6)

@@ -15,7 +15,7 @@ function outputs and anything aliasing them — they keep ``builtin.alloc_tensor
 are allocated fresh, since they outlive the call; allocations inside ``If`` branches.
 A symbolic size is planned with its upper bound when the function attribute
 ``tir_var_upper_bound = {"n": 128}`` bounds every variable in it; otherwise the
-storage is sized at run time and shared only by tensors of a provably equal size.
+storage is sized at run time and shared only by tensors provably no larger.
 The plan of each function is kept in the module attribute ``relax.memory_plan``
 (``{name: MemoryPlan}``); ``str(plan)`` prints it.
 """
@@ -134,10 +134,31 @@ def _planned_size(shape: tuple, dtype: str, bounds: dict) -> int | PrimExpr:
 
 
 def _fits(storage: _Storage, tok: _Token) -> bool:
+    """Does ``tok`` fit in ``storage``: static sizes compare; symbolic ones must be provably >=."""
     a, b = storage.nbytes, tok.nbytes
     if isinstance(a, int) and isinstance(b, int):
         return a >= b
-    return not isinstance(a, int) and not isinstance(b, int) and prove_equal(a, b)
+    if isinstance(a, int) or isinstance(b, int):
+        return False
+    return prove_equal(a, b) or _prove_ge(a, b)
+
+
+def _prove_ge(a: PrimExpr, b: PrimExpr) -> bool:
+    """``a >= b`` for every non-negative value of their variables (shape dims are >= 0)."""
+    try:
+        from ember.arith import Analyzer, ConstIntBound
+    except ImportError:  # pragma: no cover - the analyzer is optional
+        return False
+    ana = Analyzer()
+    free: dict = {}
+    for e in (a, b):
+        post_order_visit(e, lambda n: free.setdefault(id(n), n) if isinstance(n, TirVar) else None)
+    try:
+        for v in free.values():
+            ana.update(v, ConstIntBound(0, 1 << 40))
+        return ana.can_prove(a >= b)
+    except Exception:  # noqa: BLE001 - "not proven" is always safe
+        return False
 
 
 def _is_void(sinfo) -> bool:
