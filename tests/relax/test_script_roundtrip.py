@@ -311,3 +311,18 @@ def test_tvm_tutorial_module():
     out = relax.reference.run(mod, np.zeros((2, 3), "float32"))
     np.testing.assert_allclose(out, np.ones((2, 3)))
     roundtrip(mod)
+
+
+def test_local_function_roundtrip_and_closure():
+    x = relax.Var("x", Ten([2]))
+    y = relax.Var("y", Ten([2]))
+    bb = relax.BlockBuilder()
+    body = bb.normalize(rop.multiply(y, x))
+    inner = relax.Function([y], relax.SeqExpr([], body), body.struct_info)
+    with bb.function("main", [x]):
+        f = bb.emit(inner, "scale")
+        bb.emit_func_output(bb.emit(relax.Call(f, [x])))
+    mod = bb.get()
+    text = roundtrip(mod)
+    assert "@R.function(private=True)\n        def scale(" in text
+    np.testing.assert_allclose(relax.reference.run(mod, np.array([2, 3], "float32")), [4, 9])

@@ -52,6 +52,11 @@ def _const(value, dtype):
     return const(value, dtype)
 
 
+class _Closure:
+    def __init__(self, func: Function, env: dict, sym: dict):
+        self.func, self.env, self.sym = func, env, sym
+
+
 class _Interp:
     def __init__(self, mod: IRModule | None):
         self.mod = mod
@@ -78,11 +83,11 @@ class _Interp:
             for i, (f, v) in enumerate(zip(sinfo.fields, value)):
                 self.bind_sinfo(f, v, sym, f"{what}[{i}]")
 
-    def call_function(self, func: Function, args: list):
+    def call_function(self, func: Function, args: list, env: dict | None = None, sym: dict | None = None):
         if len(args) != len(func.params):
             raise RelaxInterpreterError(f"function expects {len(func.params)} arguments, got {len(args)}")
-        env: dict = {}
-        sym: dict = {}
+        env = dict(env or {})
+        sym = dict(sym or {})
         for p, a in zip(func.params, args):
             self.bind_sinfo(p.struct_info, a, sym, f"argument {p.name_hint!r}")
             env[id(p)] = a
@@ -116,8 +121,8 @@ class _Interp:
             return self.eval(e.true_branch if cond else e.false_branch, env, sym)
         if isinstance(e, Call):
             return self.call(e, env, sym)
-        if isinstance(e, Function):
-            return e
+        if isinstance(e, Function):  # a local function closes over the current bindings
+            return _Closure(e, env, sym)
         raise RelaxInterpreterError(f"cannot evaluate {type(e).__name__}")
 
     def call(self, call: Call, env: dict, sym: dict):
@@ -137,8 +142,8 @@ class _Interp:
                 raise RelaxInterpreterError(f"cannot call {op.name_hint}: not a Relax function of the module")
             return self.call_function(func, args)
         callee = self.eval(op, env, sym)
-        if isinstance(callee, Function):
-            return self.call_function(callee, args)
+        if isinstance(callee, _Closure):
+            return self.call_function(callee.func, args, callee.env, callee.sym)
         raise RelaxInterpreterError(f"cannot call a {type(callee).__name__}")
 
     def _alloc(self, sinfo, sym: dict):

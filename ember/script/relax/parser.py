@@ -216,6 +216,8 @@ class _FunctionParser:
             self.if_stmt(stmt)
         elif isinstance(stmt, ast.Expr):
             self.expr_stmt(stmt)
+        elif isinstance(stmt, ast.FunctionDef):
+            self.local_function(stmt)
         elif isinstance(stmt, ast.Pass):
             return
         else:
@@ -322,6 +324,27 @@ class _FunctionParser:
         var = Var(names[0], anns[0] or expr.struct_info)
         self.bb.emit_normalized(VarBinding(var, expr))
         self.ev.scope.define(names[0], var)
+
+    def local_function(self, fdef: ast.FunctionDef) -> None:
+        """A nested ``@R.function``: parsed with the enclosing names visible, bound to its name."""
+        if len(fdef.decorator_list) != 1:
+            raise self.error(fdef, f"local function {fdef.name!r} needs the decorator @R.function")
+        dec = fdef.decorator_list[0]
+        kwargs = {}
+        if isinstance(dec, ast.Call):
+            kwargs = {kw.arg: self.ev.eval(kw.value) for kw in dec.keywords}
+            dec = dec.func
+        from . import function as r_function
+
+        if self.ev.eval(dec) is not r_function:
+            raise self.error(dec, "local functions must be decorated with @R.function")
+        scope = dict(self.ev.scope.outer)
+        scope.update(self.ev.scope.local)
+        inner = _FunctionParser(self.source, fdef, scope)
+        func = inner.parse(kwargs.get("pure", True), private=True)
+        var = self.new_var(fdef.name, func.struct_info)
+        self.bb.emit_normalized(VarBinding(var, func))
+        self.ev.scope.define(fdef.name, var)
 
     def expr_stmt(self, stmt: ast.Expr) -> None:
         if isinstance(stmt.value, ast.Constant):
