@@ -155,3 +155,32 @@ def argmax(data, axis=None, keepdims: bool = False, select_last_index: bool = Fa
 def argmin(data, axis=None, keepdims: bool = False, select_last_index: bool = False):
     """Index of the minimum over ``axis`` (flattened position when several axes)."""
     return _arg_reduce(data, axis, keepdims, select_last_index, False)
+
+
+def variance(data, axis=None, keepdims: bool = False, unbiased: bool = False):
+    """Mean squared deviation from the mean over ``axis`` (divided by ``N - 1`` if unbiased)."""
+    axes = normalize_axis(axis, data.ndim)
+    mu = mean(data, axes, keepdims=True)
+    keep = [d in axes for d in range(data.ndim)]
+    sq = compute_ax(
+        data.shape,
+        lambda *i: _sq(data(*i) - mu(*[IntImm(x.dtype, 0) if k else x for x, k in zip(i, keep)])),
+        "T_squared_difference", tag="broadcast",
+    )
+    total = sum(sq, axes, keepdims)
+    count = shape_prod([data.shape[d] for d in axes])
+    count = tir_op.cast(count - 1 if unbiased else count, data.dtype)
+    return compute_ax(total.shape, lambda *i: total(*i) / count, "T_divide", tag="elemwise")
+
+
+def _sq(v):
+    return v * v
+
+
+def std(data, axis=None, keepdims: bool = False, unbiased: bool = False):
+    """Square root of ``variance``."""
+    var = variance(data, axis, keepdims, unbiased)
+    return compute_ax(var.shape, lambda *i: tir_op.sqrt(var(*i)), "T_sqrt", tag="elemwise")
+
+
+__all__ += ["variance", "std"]
