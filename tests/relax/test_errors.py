@@ -242,3 +242,14 @@ def test_func_output_must_not_be_dataflow_local():
                 lv = bb.emit(R.exp(x))
                 bb.emit_output(lv)
             bb.emit_func_output(lv)
+
+
+def test_force_pure_functions_may_call_impure_ops():
+    from ember.relax.analysis import well_formed
+
+    x = var("x", [2])
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x], attrs={"relax.force_pure": True}):
+        bb.emit(R.print(x, format="{}"))
+        bb.emit_func_output(x)
+    assert well_formed(bb.get())
