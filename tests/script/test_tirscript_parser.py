@@ -380,3 +380,24 @@ def test_with_forms_of_scoped_statements(check_roundtrip):
     assert 'with T.Assert(n > 0, "positive"):' in text
     assert 'with T.attr(A.data, "pragma_x", T.int32(1)):' in text
     check_roundtrip(f)
+
+
+def test_signature_may_use_an_earlier_scalar_parameter_in_text():
+    f = ember.script.from_source('''
+@T.prim_func
+def f(n: T.int32, A: T.Buffer((n,), "float32")):
+    for i in range(n):
+        A[i] = T.float32(0)
+''')
+    assert f.buffer_map[f.params[1]].shape[0] is f.params[0]
+    # printed back in the handle style, which a decorated Python function can also hold
+    assert "def f(n: T.int32, var_A: T.handle):\n    A = T.match_buffer(var_A, (n,))" in f.script()
+
+
+def test_fragment_reprs():
+    A = tir.decl_buffer((8,), "float32", "A")
+    sub = tir.decl_buffer((4,), "float32", "sub")
+    region = tir.BufferRegion(A, (ember.Range(2, 4),))
+    assert repr(region) == "A[2:6]"
+    assert repr(tir.MatchBufferRegion(sub, region)) == "sub = T.match_buffer(A[2:6], (4,))"
+    assert repr(ember.Range(0, 8)) == "T.Range(0, 8)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ember.ir import IntImm, PrimExpr, Var
 from ember.runtime.dtype import DataType
-from ember.tir.buffer import Buffer
+from ember.tir.buffer import Buffer, MatchBufferRegion
 from ember.tir.function import PrimFunc
 from ember.tir.stmt import Block, BlockRealize
 
@@ -115,4 +115,7 @@ def print_tir_fragment(node, config) -> str:
         return "\n".join(printer.lines)
     if isinstance(node, IterVar):
         return printer.iter_var(node)
+    if isinstance(node, MatchBufferRegion):
+        call = printer.buffer_call("T.match_buffer", node.buffer, source=printer.expr(node.source))
+        return f"{printer.define(node.buffer, node.buffer.name)} = {call}"
     return printer.expr(node)
