@@ -12,10 +12,7 @@ from collections.abc import Callable
 
 from ember.ir import replace
 
-from ..expr import (
-    Binding, BindingBlock, Call, DataflowBlock, Expr, Function, If, MatchCast, SeqExpr, Tuple,
-    TupleGetItem, Var, VarBinding,
-)
+from ..expr import Binding, BindingBlock, Call, Expr, Function, If, SeqExpr, Tuple, TupleGetItem, Var
 
 __all__ = ["substitute", "rewrite_bindings", "collect_vars", "rebuild_call", "seq_of"]
 
@@ -170,6 +167,3 @@ def collect_vars(expr, out: list | None = None) -> list:
     elif isinstance(expr, Function):
         collect_vars(expr.body, out)
     return out
-
-
-_ = (DataflowBlock, MatchCast, VarBinding)

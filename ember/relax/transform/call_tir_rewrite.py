@@ -17,7 +17,7 @@ from __future__ import annotations
 from ember.ir import GlobalVar, IRModule, Op
 
 from ..backend.ir_util import rewrite_bindings
-from ..expr import Call, ExternFunc, Function, PrimValue, ShapeExpr, Tuple, Var, VarBinding
+from ..expr import Call, Function, PrimValue, ShapeExpr, Tuple, Var, VarBinding
 from ..op.builtin import alloc_tensor
 from ..struct_info import TensorStructInfo, TupleStructInfo, shape_values
 
@@ -121,6 +121,3 @@ def CallTIRRewrite():  # noqa: N802 - TVM's pass name
         return mod.with_functions(funcs)
 
     return _pass
-
-
-_ = ExternFunc

@@ -25,14 +25,14 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from ember.ir import IRModule, IntImm, Op, PrimExpr, Var as TirVar
+from ember.ir import IRModule, Op, PrimExpr, Var as TirVar
 from ember.tir.functor import post_order_visit, substitute as tir_substitute
 
 from .._arith import as_int, int64, prove_equal, simplify
 from ..backend import memory_ops
 from ..backend.ir_util import collect_vars, seq_of
 from ..expr import BindingBlock, Call, Function, MatchCast, SeqExpr, ShapeExpr, Var, VarBinding
-from ..struct_info import PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo
+from ..struct_info import PrimStructInfo, ShapeStructInfo, TupleStructInfo
 
 __all__ = ["StaticPlanBlockMemory", "static_plan_block_memory", "MemoryPlan", "PlannedStorage"]
 
@@ -315,6 +315,3 @@ def StaticPlanBlockMemory():  # noqa: N802 - TVM's pass name
 
     return module_pass(lambda mod, ctx: static_plan_block_memory(mod), opt_level=0,
                        name="StaticPlanBlockMemory")
-
-
-_ = (IntImm, TensorStructInfo)
