@@ -303,3 +303,16 @@ def test_profile_groups_time_by_callee(mlp_exe):
     assert str(report).startswith("profile of main:") and "T_relu" in str(report)
     with pytest.raises(TypeError, match=r"main expects 4 arguments"):
         vm.profile("main", np.ones((2, 16), "float32"))
+
+
+def test_if_on_a_symbolic_condition():
+    n = tir.Var("n", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([n], "float32"))
+    with bb.function("main", [x]):
+        y = bb.emit(relax.If(relax.PrimValue(n > 2), bb.call_te(topi.nn.relu, x), bb.call_te(topi.negative, x)))
+        bb.emit_func_output(y)
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    long, short = np.array([-1, 2, -3], "float32"), np.array([-1, 2], "float32")
+    np.testing.assert_allclose(vm["main"](long).numpy(), np.maximum(long, 0))
+    np.testing.assert_allclose(vm["main"](short).numpy(), -short)

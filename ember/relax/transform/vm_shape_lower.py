@@ -232,7 +232,7 @@ class _Lowerer:
             args = tuple(self.arg(a) for a in v.args)
             return rebuild_call(v, args=args) if any(x is not y for x, y in zip(args, v.args)) else v
         if isinstance(v, If):
-            return If(v.cond, self.branch(v.true_branch), self.branch(v.false_branch))
+            return If(self.arg(v.cond), self.branch(v.true_branch), self.branch(v.false_branch))
         if isinstance(v, Function):
             return v  # nested functions are not lowered (closures are not supported by the VM yet)
         return self.arg(v)
