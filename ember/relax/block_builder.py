@@ -125,8 +125,8 @@ class BlockBuilder:
         self._close_block()
         body = SeqExpr(self._blocks, output)
         attrs = dict(scope.attrs)
-        if not scope.private:
-            attrs.setdefault("global_symbol", scope.name)
+        if not scope.private and "global_symbol" not in attrs:
+            attrs = {"global_symbol": scope.name, **attrs}  # first, as TVMScript's convention
         from .struct_info_subst import defined_tir_vars, erase_to_well_defined
 
         in_scope = {v: v for v in defined_tir_vars([p.struct_info for p in scope.params])}

@@ -326,3 +326,13 @@ def test_local_function_roundtrip_and_closure():
     text = roundtrip(mod)
     assert "@R.function(private=True)\n        def scale(" in text
     np.testing.assert_allclose(relax.reference.run(mod, np.array([2, 3], "float32")), [4, 9])
+
+
+def test_attribute_order_roundtrips():
+    x = relax.Var("x", Ten([2]))
+    for attrs in ({"num_input": 1, "global_symbol": "main"}, {"global_symbol": "main", "num_input": 1},
+                  {"global_symbol": "other_name"}):
+        func = relax.Function([x], relax.SeqExpr([], x), Ten([2]), attrs=attrs)
+        roundtrip(IRModule({"main": func}))
+    func = relax.Function([x], relax.SeqExpr([], x), Ten([2]))
+    roundtrip(IRModule.from_expr(func))

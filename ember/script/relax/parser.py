@@ -167,8 +167,8 @@ class _FunctionParser:
         self.close_block()
         self.bb.end_scope()
         attrs = dict(self.attrs)
-        if not private:
-            attrs.setdefault("global_symbol", fdef.name)
+        if not private and "global_symbol" not in attrs:
+            attrs = {"global_symbol": fdef.name, **attrs}  # first, as TVMScript's convention
         seq = SeqExpr(self.blocks, result)
         return Function(params, seq, ret if ret is not None else result.struct_info, pure, attrs)
 

@@ -277,7 +277,9 @@ class RelaxPrinter:
         self.depth += 1
         for line in decl:
             self.lines.append("    " * self.depth + line)
-        attrs = {k: v for k, v in f.attrs.items() if not (k == "global_symbol" and v == name)}
+        attrs = dict(f.attrs)
+        if not private and next(iter(attrs), None) == "global_symbol" and attrs["global_symbol"] == name:
+            del attrs["global_symbol"]  # implied by the decorator (the parser puts it first again)
         if attrs:
             self.emit(f"R.func_attr({self.value(attrs)})")
         result = self.seq(f.body)
