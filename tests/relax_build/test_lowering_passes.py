@@ -244,3 +244,16 @@ def test_codegen_errors_name_the_missing_step():
     outer = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(relax.Var("f", inner.struct_info), inner)])], x))
     with pytest.raises(CodegenError, match="nested functions \\(closures\\) are not supported by the VM yet"):
         codegen(ember.IRModule({"main": outer}))
+
+
+def test_only_called_kernels_are_compiled():
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([4], "float32"))
+    with bb.function("main", [x]):
+        bb.call_te(topi.negative, x)  # added to the module, never called
+        y = bb.emit_te(topi.nn.relu, x)
+        bb.emit_func_output(y)
+    mod = bb.get()
+    assert "T_negative" in mod
+    exe = relax.build(mod)
+    assert exe.kernels.function_names == ["T_relu"]

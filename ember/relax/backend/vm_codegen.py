@@ -6,7 +6,8 @@ maps to an argument (a register, a constant-pool entry or an immediate); paramet
 take the first registers.  Calls go to kernels (PrimFuncs of the module, by name), to
 other Relax functions, to ``vm.builtin.*`` (the op table below) or to registered
 packed functions; ``If`` becomes ``If``/``Goto`` jumps with a copy into the result
-register.  The PrimFuncs are compiled together by ``ember.build`` into one module.
+register.  The PrimFuncs the program calls are compiled together by ``ember.build``
+into one module.
 """
 
 from __future__ import annotations
@@ -222,8 +223,11 @@ def codegen(mod: IRModule, target=None) -> Executable:
         if isinstance(func, Function):
             functions[gv.name_hint] = _FunctionCodegen(gv.name_hint, func, ctx).run()
     kernels = None
+    called = {name for f in functions.values() for i in f.instrs if isinstance(i, VMCall)
+              for name in [i.func] + [a.value for a in i.args if a.kind == "func"]}
+    # only the kernels the program calls are compiled (LegalizeOps/fusion leave others behind)
     prims = {gv: f.with_attr("global_symbol", gv.name_hint) for gv, f in mod.functions.items()
-             if isinstance(f, PrimFunc)}
+             if isinstance(f, PrimFunc) and gv.name_hint in called}
     if prims:
         from ember.driver import build as tir_build
 
