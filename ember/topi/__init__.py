@@ -8,12 +8,9 @@ broadcasting), ``elemwise`` (unary math, cast, fills), ``reduction``, ``transfor
 from . import image, nn, tag, utils
 from .broadcast import *  # noqa: F403
 from .einsum import *  # noqa: F403
-from .einsum import *  # noqa: F403
 from .elemwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .scan import *  # noqa: F403
-from .scatter import *  # noqa: F403
-from .sort import *  # noqa: F403
 from .scatter import *  # noqa: F403
 from .sort import *  # noqa: F403
 from .transform import *  # noqa: F403

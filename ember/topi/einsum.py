@@ -12,7 +12,7 @@ __all__ = ["einsum"]
 def _parse(subscripts: str, n_operands: int) -> tuple[list[str], str]:
     text = subscripts.replace(" ", "")
     if "." in text:
-        raise ValueError(f"topi.einsum: ellipsis ('...') is not supported, got {subscripts!r}")
+        raise ValueError(f"topi.einsum: '...' (ellipsis) subscripts are not implemented, got {subscripts!r}")
     lhs, _, rhs = text.partition("->")
     inputs = lhs.split(",")
     if len(inputs) != n_operands:
@@ -31,7 +31,8 @@ def einsum(subscripts: str, *operands) -> te.Tensor:
     extent = {}
     for letters, t in zip(inputs, operands):
         if len(letters) != t.ndim:
-            raise ValueError(f"topi.einsum: operand {letters!r} has {t.ndim} dimensions")
+            raise ValueError(f"topi.einsum: subscript {letters!r} has {len(letters)} letters but operand "
+                             f"{t.op.name!r} has {t.ndim} dimensions")
         for c, d in zip(letters, t.shape):
             extent.setdefault(c, d)
     reduced = sorted(set("".join(inputs)) - set(output))

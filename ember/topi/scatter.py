@@ -1,94 +1,99 @@
-"""``gather_nd`` and ``scatter_elements`` as tensor expressions.
+"""Index-driven data movement: gather_nd and scatter_elements.
 
-``scatter_elements`` is written in gather form: each output element looks at the row of
-updates along ``axis`` and combines those whose index names it (the last one wins for
-"update", as a sequential scatter would do)."""
+``scatter_elements`` is written as a reduction over the positions of ``indices``: the
+output element takes (or combines with) the updates whose index along ``axis`` points
+at it, the last one winning for ``reduction="update"``.  Quadratic, simple, correct.
+"""
 
 from __future__ import annotations
 
 from ember import te
-from ember.ir import const
+from ember.ir import Select, const
 from ember.tir import op as tir_op
 
-from .utils import get_const_int, normalize_axis
+from .utils import compute_ax, get_const_int, normalize_axis
 
 __all__ = ["gather_nd", "scatter_elements"]
 
 
-def gather_nd(data: te.Tensor, indices: te.Tensor, batch_dims: int = 0) -> te.Tensor:
-    """``out[b.., i..] = data[b.., indices[b.., i.., :], rest..]`` (ONNX layout: the last
-    dimension of ``indices`` indexes the leading dims of ``data`` after the batch dims)."""
-    b = int(batch_dims)
-    m = get_const_int(indices.shape[-1])
-    shape = tuple(indices.shape[:-1]) + tuple(data.shape[b + m:])
+def gather_nd(data, indices, batch_dims: int = 0) -> te.Tensor:
+    """``out[y..., z...] = data[indices[0, y...], …, indices[m-1, y...], z...]``."""
+    if batch_dims:
+        raise NotImplementedError("topi.gather_nd: batch_dims > 0 is not implemented")
+    m = get_const_int(indices.shape[0])
+    if m > data.ndim:
+        raise ValueError(f"topi.gather_nd: indices.shape[0]={m} exceeds data's {data.ndim} dimensions")
+    shape = indices.shape[1:] + data.shape[m:]
     n_idx = indices.ndim - 1
 
-    def f(*out):
-        pos = out[:n_idx]
-        picked = [tir_op.cast(indices(*pos, const(j, indices.shape[-1].dtype)), data.shape[b + j].dtype)
-                  for j in range(m)]
-        picked = [tir_op.floormod(p, data.shape[b + j]) for j, p in enumerate(picked)]
-        return data(*(tuple(pos[:b]) + tuple(picked) + tuple(out[n_idx:])))
+    def f(*i):
+        y, z = i[:n_idx], i[n_idx:]
+        src = []
+        for d in range(m):
+            v = indices(const(d, indices.shape[0].dtype), *y)
+            src.append(v if v.dtype is data.shape[d].dtype else tir_op.cast(v, data.shape[d].dtype))
+        return data(*src, *z)
 
-    return te.compute(shape, f, name="T_gather_nd")
+    return compute_ax(shape, f, "T_gather_nd", tag="injective")
 
 
 _COMBINE = {
-    "add": (te.sum, lambda dtype: const(0, dtype), lambda a, b: a + b),
-    "max": (te.max, lambda dtype: tir_op.min_value(dtype), tir_op.max),
-    "min": (te.min, lambda dtype: tir_op.max_value(dtype), tir_op.min),
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "min": tir_op.min,
+    "max": tir_op.max,
 }
 
 
-def scatter_elements(data: te.Tensor, indices: te.Tensor, updates: te.Tensor, axis: int = 0,
-                     reduction: str = "update") -> te.Tensor:
+def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "update") -> te.Tensor:
     """``data`` with ``updates`` written (or combined) at ``indices`` along ``axis``."""
-    if reduction not in ("update", "mul", *_COMBINE):
-        raise ValueError(f"topi.scatter_elements: reduction must be update, add, mul, max or min, got {reduction!r}")
+    if reduction not in ("update", *_COMBINE):
+        raise ValueError(f"topi.scatter_elements: reduction must be 'update', 'add', 'mul', 'min' or "
+                         f"'max', got {reduction!r}")
     (axis,) = normalize_axis(axis, data.ndim)
-    j = te.reduce_axis((0, indices.shape[axis]), name="j")
+    if indices.ndim != data.ndim:
+        raise ValueError(f"topi.scatter_elements: indices need {data.ndim} dimensions, got {indices.ndim}")
+    k = te.reduce_axis((0, indices.shape[axis]), name="k")
     dim = data.shape[axis]
 
-    def source(p):
-        """Clamped update position for output ``p`` at row step ``j``, and whether it matches."""
-        q = [j.var if d == axis else tir_op.min(p[d], indices.shape[d] - 1) for d in range(data.ndim)]
-        inside = [p[d] < indices.shape[d] for d in range(data.ndim) if d != axis]
-        target = tir_op.floormod(tir_op.cast(indices(*q), dim.dtype), dim)
-        match = target == p[axis]
-        for c in inside:
-            match = tir_op.logical_and(match, c)
-        return q, match
+    def hit(i):
+        """(does indices position i-with-k-on-axis point at i?, the update there)."""
+        src = [k.var if d == axis else tir_op.min(i[d], indices.shape[d] - 1) for d in range(data.ndim)]
+        pos = indices(*src)
+        pos = pos if pos.dtype is dim.dtype else tir_op.cast(pos, dim.dtype)
+        pos = Select(pos < 0, pos + dim, pos)
+        conds = [i[d] < indices.shape[d] for d in range(data.ndim) if d != axis]
+        return tir_op.all(*conds, pos == i[axis]), updates(*src)
 
     if reduction == "update":
-        def last(*p):
-            _, match = source(p)
-            return te.max(tir_op.if_then_else(match, tir_op.cast(j.var, "int64"), const(-1, "int64")), axis=j)
+        last = te.comm_reducer(
+            lambda x, y: (Select(y[0] >= x[0], y[0], x[0]), Select(y[0] >= x[0], y[1], x[1])),
+            lambda t0, t1: (const(-1, t0), const(0, t1)), name="last")
 
-        winner = te.compute(data.shape, last, name="T_scatter_last")
+        def found(*i):
+            ok, value = hit(i)
+            return last((Select(ok, k.var, const(-1, k.var.dtype)), value), axis=k)
 
-        def pick(*p):
-            w = winner(*p)
-            q = [tir_op.max(tir_op.cast(w, dim.dtype), const(0, dim.dtype)) if d == axis
-                 else tir_op.min(p[d], indices.shape[d] - 1) for d in range(data.ndim)]
-            return tir_op.if_then_else(w >= 0, updates(*q), data(*p))
+        pick, value = compute_ax(data.shape, found, "T_scatter_elements_red", tag="comm_reduce")
+        return compute_ax(data.shape, lambda *i: Select(pick(*i) >= 0, value(*i), data(*i)),
+                          "T_scatter_elements", tag="injective")
+    combine = _COMBINE[reduction]
+    identity = {
+        "add": const(0, data.dtype), "mul": const(1, data.dtype),
+        "min": tir_op.max_value(data.dtype), "max": tir_op.min_value(data.dtype),
+    }[reduction]
+    red = te.comm_reducer(lambda x, y: combine(x, y), lambda t: identity, name=f"scatter_{reduction}")
 
-        return te.compute(data.shape, pick, name="T_scatter_elements")
+    def count(*i):
+        return te.sum(Select(hit(i)[0], const(1, "int32"), const(0, "int32")), axis=k)
 
-    if reduction == "mul":
-        prod = te.comm_reducer(lambda a, b: a * b, lambda t: const(1, t), name="prod")
+    def fold(*i):
+        ok, value = hit(i)
+        return red(Select(ok, value, identity), axis=k)
 
-        def combined(*p):
-            q, match = source(p)
-            return prod(tir_op.if_then_else(match, updates(*q), const(1, data.dtype)), axis=j)
-
-        acc = te.compute(data.shape, combined, name="T_scatter_acc")
-        return te.compute(data.shape, lambda *p: data(*p) * acc(*p), name="T_scatter_elements")
-
-    reducer, identity, merge = _COMBINE[reduction]
-
-    def combined(*p):
-        q, match = source(p)
-        return reducer(tir_op.if_then_else(match, updates(*q), identity(data.dtype)), axis=j)
-
-    acc = te.compute(data.shape, combined, name="T_scatter_acc")
-    return te.compute(data.shape, lambda *p: merge(data(*p), acc(*p)), name="T_scatter_elements")
+    hits = compute_ax(data.shape, count, "T_scatter_elements_count", tag="comm_reduce")
+    total = compute_ax(data.shape, fold, "T_scatter_elements_red", tag="comm_reduce")
+    return compute_ax(
+        data.shape, lambda *i: Select(hits(*i) > 0, combine(data(*i), total(*i)), data(*i)),
+        "T_scatter_elements", tag="injective",
+    )
