@@ -15,8 +15,9 @@ from collections.abc import Callable
 from ember.ir import IntImm, PrimExpr, Range, Var, as_expr
 
 from .const_int_bound import ConstIntBound, bound_of, from_public, to_public
+from .facts import FactSet
 from .keys import StructKeys
-from .linear import Linear, is_int_scalar
+from .linear import is_int_scalar
 from .modular_set import ModularSet, make_modular, modular_of
 from .simplifier import Simplifier
 
@@ -34,18 +35,29 @@ class Analyzer:
         self._var_modular: dict[Var, ModularSet] = {}
         self._var_values: dict[Var, PrimExpr] = {}
         self._var_ranges: dict[Var, Range] = {}
-        self._facts: list[Linear] = []
+        self._facts = FactSet()
         self._opaque_facts: list[PrimExpr] = []
         self._reset_caches()
 
     # -- caches ---------------------------------------------------------------------
     def _reset_caches(self) -> None:
+        self._seen: set[int] = set()  # ids of the variables the memo tables depend on
         self._simplify_cache: dict[int, tuple] = {}
         self._bound_cache: dict[int, tuple] = {}
         self._modular_cache: dict[int, tuple] = {}
         self._linear_cache: dict[int, tuple] = {}
-        if len(self._keys) > _CACHE_LIMIT:
-            self._keys = StructKeys()
+        if len(self._keys) > _CACHE_LIMIT and not len(getattr(self, "_facts", ())):
+            self._keys = StructKeys()  # facts hold keys: renumber only when there are none
+
+    def _changed(self, var: Var) -> None:
+        """Knowledge about ``var`` changed: drop memoised results that may depend on it.
+
+        Every analysis notes the variables it looks at in ``_seen``; when ``var`` was never
+        looked at (the usual case: a loop variable bound before its body is simplified),
+        no memoised result can depend on it and the memo tables stay.
+        """
+        if id(var) in self._seen:
+            self._reset_caches()
 
     def _check_cache_size(self) -> None:
         if len(self._simplify_cache) > _CACHE_LIMIT or len(self._keys) > _CACHE_LIMIT:
@@ -133,7 +145,7 @@ class Analyzer:
                 )
             self._var_values[var] = value
             self._var_bounds[var] = bound_of(self, value)
-            self._reset_caches()
+            self._changed(var)
 
     def _bind_range(self, var: Var, rng: Range, allow_override: bool) -> None:
         lo = self.simplify(rng.min)
@@ -141,6 +153,9 @@ class Analyzer:
         if type(extent) is IntImm and extent.value == 1:
             self.bind(var, lo, allow_override)
             return
+        known = self._var_ranges.get(var)
+        if known is not None and known.min is lo and known.extent is extent:
+            return  # the same range again
         hi = self.simplify(lo + extent - 1)
         b_lo, b_hi = bound_of(self, lo)[0], bound_of(self, hi)[1]
         self._update_bound(var, (b_lo, b_hi), allow_override)
@@ -148,9 +163,9 @@ class Analyzer:
         if is_int_scalar(var.dtype) and not (type(lo) is IntImm and type(hi) is IntImm):
             s = Simplifier(self)
             v = s.linear(var)
-            self._facts.append(s.linear(lo).plus(v, -1))  # lo - var <= 0
-            self._facts.append(v.plus(s.linear(hi), -1))  # var - hi <= 0
-        self._reset_caches()
+            self._facts.add(s.linear(lo).plus(v, -1))  # lo - var <= 0
+            self._facts.add(v.plus(s.linear(hi), -1))  # var - hi <= 0
+        self._changed(var)
 
     def update(self, var: Var, info, override: bool = False) -> None:
         """Record ``info`` (a ConstIntBound, ModularSet, Range or expression) about ``var``."""
@@ -172,7 +187,7 @@ class Analyzer:
                 f"update: info must be a ConstIntBound, ModularSet, Range or PrimExpr, "
                 f"got {type(info).__name__}"
             )
-        self._reset_caches()
+        self._changed(var)
 
     def _update_bound(self, var: Var, bound: tuple, override: bool) -> None:
         old = self._var_bounds.get(var)
@@ -199,9 +214,9 @@ class Analyzer:
                     self._var_bounds.pop(var, None)
                 else:
                     self._var_bounds[var] = bound
-            added = {id(f) for f in facts} | {id(c) for c in opaque}
-            self._facts = [f for f in self._facts if id(f) not in added]
-            self._opaque_facts = [c for c in self._opaque_facts if id(c) not in added]
+            self._facts.remove({id(f) for f in facts})
+            dropped = {id(c) for c in opaque}
+            self._opaque_facts = [c for c in self._opaque_facts if id(c) not in dropped]
             self._reset_caches()
 
     def enter_constraint_scope(self, cond) -> Callable[[], None]:
@@ -219,7 +234,7 @@ class Analyzer:
         self._opaque_facts.extend(opaque)
         old_bounds: dict = {}
         for f in linear:
-            self._facts.append(f)
+            self._facts.add(f)
             if len(f.terms) == 1:  # c*v + k <= 0 bounds a single atom
                 (atom, c), = f.terms.values()
                 if isinstance(atom, Var):

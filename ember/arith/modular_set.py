@@ -62,6 +62,7 @@ def _int_imm(ana, e):
 
 
 def _var(ana, e):
+    ana._seen.add(id(e))
     known = ana._var_modular.get(e)
     if known is not None:
         return known

@@ -75,7 +75,7 @@ class Simplifier:
         """True when ``lin <= 0`` follows from bounds or from the analyzer's facts."""
         if self.lin_bound(lin)[1] <= 0:
             return True
-        for fact in self.ana._facts:
+        for fact in self.ana._facts.sharing(lin):
             k = _fact_scale(lin, fact)
             if k and self.lin_bound(lin.plus(fact, -k))[1] <= 0:
                 return True
@@ -137,6 +137,7 @@ class Simplifier:
         return self._generic(e)
 
     def _var(self, v: Var) -> PrimExpr:
+        self.ana._seen.add(id(v))
         value = self.ana._var_values.get(v)
         if value is not None:
             return value

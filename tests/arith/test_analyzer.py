@@ -224,3 +224,23 @@ def test_many_calls_are_fast_enough_to_memoise():
     first = ana.simplify(e)
     for _ in range(1000):
         assert ana.simplify(e) is first
+
+
+def test_binding_an_unseen_var_keeps_memo_and_is_respected():
+    ana = Analyzer()
+    e = x * 4 + 4
+    first = ana.simplify(e)
+    ana.bind(y, Range(0, 4))  # y never looked at: the memo may stay
+    assert ana.simplify(e) is first
+    assert ana.simplify(tir.min(y, 10)) is y
+    ana.bind(x, Range(0, 2))  # x was looked at: memo dropped
+    assert ana.simplify(tir.min(x, 10)) is x
+
+
+def test_many_symbolic_facts():
+    ana = Analyzer()
+    loops = [tir.Var(f"i{k}") for k in range(40)]
+    for v in loops:
+        ana.bind(v, Range(0, n))
+    assert all(ana.can_prove(v < n) for v in loops)
+    assert not ana.can_prove(loops[0] < loops[1])
