@@ -20,25 +20,36 @@ __all__ = ["InstructionKind", "Instruction", "Trace", "KINDS"]
 
 @dataclass(frozen=True)
 class InstructionKind:
-    """What a schedule method is called and how its arguments split into inputs / attrs."""
+    """A kind of instruction: TVM's name (``"Split"``), the Schedule method it calls
+    (``method``, e.g. ``"split"``) and how its arguments split into inputs / attrs."""
 
-    name: str
+    method: str
     inputs: tuple = ()
     attrs: tuple = ()
     returns_list: bool = False
     has_decision: bool = False
     variadic: bool = False  # the first input is passed as *args (fuse, reorder)
 
+    @property
+    def name(self) -> str:
+        return _SPECIAL_NAMES.get(self.method) or "".join(p.capitalize() for p in self.method.split("_"))
+
     @staticmethod
     def get(name: str) -> InstructionKind:
-        try:
-            return KINDS[name]
-        except KeyError:
-            raise ValueError(f"unknown instruction kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
+        kind = KINDS.get(name) or _BY_NAME.get(name)
+        if kind is None:
+            raise ValueError(f"unknown instruction kind {name!r}; known: {', '.join(sorted(_BY_NAME))}")
+        return kind
+
+    def same_as(self, other) -> bool:
+        return self is other
+
+
+_SPECIAL_NAMES = {"rfactor": "RFactor"}
 
 
 def _kinds(*specs) -> dict:
-    return {k.name: k for k in specs}
+    return {k.method: k for k in specs}
 
 
 K = InstructionKind
@@ -79,6 +90,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("enter_postproc", (), ()),
 )
 del K
+_BY_NAME = {k.name: k for k in KINDS.values()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,7 +162,7 @@ class Trace:
             args += [f"{n}={_render(v, names)}" for n, v in zip(kind.attrs, inst.attrs)]
             if kind.has_decision and inst in self.decisions:
                 args.append(f"decision={_render(self.decisions[inst], names)}")
-            call = f"sch.{kind.name}({', '.join(args)})"
+            call = f"sch.{kind.method}({', '.join(args)})"
             outs = [names[o] for o in inst.outputs]
             if kind.returns_list:
                 lhs = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
@@ -228,7 +240,7 @@ class Trace:
             return list(self.insts)
         out = []
         for inst in self.insts:
-            if inst.kind.name == "enter_postproc":
+            if inst.kind.method == "enter_postproc":
                 break
             out.append(inst)
         return out
@@ -271,11 +283,25 @@ class Trace:
                     decision = decision_provider(inst, kwargs, inst.attrs, decision)
                 kwargs["decision"] = decision
             args = kwargs.pop(kind.inputs[0]) if kind.variadic else ()
-            result = getattr(sch, kind.name)(*args, **kwargs)
+            result = getattr(sch, kind.method)(*args, **kwargs)
             outs = list(result) if kind.returns_list else ([] if result is None else [result])
             for old, new in zip(inst.outputs, outs):
                 env[old] = new
 
     def copy(self) -> Trace:
         return Trace(list(self.insts), dict(self.decisions))
+
+    def simplified(self, remove_postproc: bool) -> Trace:
+        """A copy without instructions whose only effect is outputs nobody uses
+        (getters and samplers), and without the postprocessing part if asked."""
+        kept, used = [], set()
+        for inst in reversed(self._kept(remove_postproc)):
+            pure = inst.kind.method.startswith(("get_", "sample_"))
+            if pure and not any(o in used for o in inst.outputs):
+                continue
+            kept.append(inst)
+            for v in inst.inputs:
+                used.update(_flat(v))
+        kept.reverse()
+        return Trace(kept, {i: d for i, d in self.decisions.items() if i in kept})
 

@@ -117,7 +117,7 @@ def test_trace_postproc_removal():
     sch.enter_postproc()
     sch.parallel(i)
     kept = Trace.from_json(sch.trace.as_json(remove_postproc=True))
-    assert [x.kind.name for x in kept.insts] == ["get_block", "get_loops"]
+    assert [x.kind.name for x in kept.insts] == ["GetBlock", "GetLoops"]
     fresh = Schedule(matmul())
     sch.trace.apply_to_schedule(fresh, remove_postproc=True)
     assert_structural_equal(fresh.mod, Schedule(matmul()).mod)
@@ -148,3 +148,20 @@ def test_debug_mask_verifies_each_primitive():
     i, j, _ = sch.get_loops(sch.get_block("C"))
     sch.blockize(i)
     assert verify(sch.mod["main"]) is None
+
+
+def test_instruction_kinds_and_simplified_trace():
+    from ember.tir.schedule import InstructionKind
+
+    assert InstructionKind.get("SamplePerfectTile") is InstructionKind.get("sample_perfect_tile")
+    assert InstructionKind.get("RFactor").method == "rfactor"
+    with pytest.raises(ValueError, match="unknown instruction kind 'Nope'"):
+        InstructionKind.get("Nope")
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    sch.get_loops(block)
+    i, _, _ = sch.get_loops(block)
+    sch.sample_categorical([1, 2], [0.5, 0.5])
+    sch.parallel(i)
+    kinds = [x.kind.name for x in sch.trace.simplified(remove_postproc=True).insts]
+    assert kinds == ["GetBlock", "GetLoops", "Parallel"]
