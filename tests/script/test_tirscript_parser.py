@@ -401,3 +401,14 @@ def test_fragment_reprs():
     assert repr(region) == "A[2:6]"
     assert repr(tir.MatchBufferRegion(sub, region)) == "sub = T.match_buffer(A[2:6], (4,))"
     assert repr(ember.Range(0, 8)) == "T.Range(0, 8)"
+
+
+def test_string_arguments_of_calls(check_roundtrip):
+    @T.prim_func
+    def f(A: T.Buffer((1,), "int32")):
+        T.evaluate(T.call_extern("int32", "printf", "value %d\n", A[0]))
+        T.evaluate(T.call_intrin("int32", "tir.call_pure_extern", "abs", A[0]))
+
+    call = f.body.seq[0].value
+    assert isinstance(call.args[1], tir.StringImm) and call.args[1].value == "value %d\n"
+    check_roundtrip(f)

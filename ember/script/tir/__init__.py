@@ -15,7 +15,8 @@ from ember.tir.op import __all__ as _op_names
 
 from .dtypes import SCALAR_DTYPES, dtype_function, handle, var
 from .exprs import (
-    NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, call_intrin, iter_var, meta_var,
+    NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, StringImm, call_extern, call_intrin,
+    call_pure_extern, iter_var, meta_var,
 )
 from .exprs import Range_ as Range
 from .frames import (
@@ -30,7 +31,7 @@ Var = var  # TVM spells the fresh-variable constructor both ways
 
 __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "prim_func", "handle", "var", "Var", "Cast", "Select", "Ramp", "Broadcast", "Let", "Range",
-    "iter_var", "call_intrin", "meta_var", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
+    "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
     "Assert", "evaluate", "launch_thread", "sblock",

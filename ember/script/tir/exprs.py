@@ -15,7 +15,8 @@ from ember.tir.stmt import IterVar, IterVarType
 
 __all__ = [
     "Cast", "Select", "Ramp", "Broadcast", "Let", "Range_", "iter_var", "call_intrin",
-    "NODE_BUILDERS", "range_from_bounds", "meta_var",
+    "NODE_BUILDERS", "range_from_bounds", "meta_var", "call_extern", "call_pure_extern",
+    "StringImm",
 ]
 
 
@@ -81,8 +82,24 @@ def meta_var(value):
     return value
 
 
+def _args(args) -> tuple:
+    """Call arguments with Python strings as StringImm (format strings, names)."""
+    return tuple(ir.StringImm(a) if isinstance(a, str) else a for a in args)
+
+
 def call_intrin(dtype, name: str, *args) -> PrimExpr:
-    return _op.call_intrin(dtype, name, *args)
+    return _op.call_intrin(dtype, name, *_args(args))
+
+
+def call_extern(dtype, func_name: str, *args) -> PrimExpr:
+    return _op.call_extern(dtype, func_name, *_args(args))
+
+
+def call_pure_extern(dtype, func_name: str, *args) -> PrimExpr:
+    return _op.call_pure_extern(dtype, func_name, *_args(args))
+
+
+StringImm = ir.StringImm
 
 
 def _node_builder(cls):
