@@ -316,3 +316,22 @@ def test_if_on_a_symbolic_condition():
     long, short = np.array([-1, 2, -3], "float32"), np.array([-1, 2], "float32")
     np.testing.assert_allclose(vm["main"](long).numpy(), np.maximum(long, 0))
     np.testing.assert_allclose(vm["main"](short).numpy(), -short)
+
+
+def test_bind_params_fixes_symbolic_dims_and_checks_shapes():
+    k = tir.Var("k", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([2, k], "float32"))
+    w = relax.Var("w", relax.TensorStructInfo([k], "float32"))
+    with bb.function("main", [x, w]):
+        y = bb.emit_te(topi.add, x, w)
+        bb.emit_func_output(y)
+    mod = bb.get()
+    bound = relax.transform.BindParams("main", {"w": np.arange(3, dtype="float32")})(mod)
+    assert [int(d) for d in relax.struct_info.shape_values(bound["main"].params[0].struct_info)] == [2, 3]
+    vm = relax.VirtualMachine(relax.build(bound), ember.cpu())
+    np.testing.assert_allclose(vm["main"](np.ones((2, 3), "float32")).numpy(), 1 + np.arange(3)[None].repeat(2, 0))
+    with pytest.raises(ValueError, match="BindParams: main parameter 'w' has dtype float32, the bound array int64"):
+        relax.transform.BindParams("main", {"w": np.arange(3)})(mod)
+    with pytest.raises(ValueError, match=r"parameter 'x' has shape\[0\] == 2, the bound array 5"):
+        relax.transform.BindParams("main", {"x": np.zeros((5, 3), "float32")})(mod)

@@ -2,16 +2,19 @@
 
 ``BindParams("main", {"w1": array, w2_var: array})`` binds parameters by name or by
 ``relax.Var``; the bound parameters disappear from the signature and their uses read
-the constants.  Symbolic dims of a bound parameter's shape are not propagated (the
-constant's shape must already satisfy the other parameters' checks).
+the constants.  Symbolic dims of a bound parameter's shape take the constant's sizes
+everywhere in the function (BindSymbolicVars); a constant whose shape or dtype
+disagrees with its parameter is refused, naming both.
 """
 
 from __future__ import annotations
 
-from ember.ir import IRModule
+from ember.ir import IntImm, IRModule
+from ember.ir import Var as TirVar
 
 from ..backend.ir_util import substitute
 from ..expr import Constant, Function, Var
+from ..struct_info import TensorStructInfo, shape_values
 
 __all__ = ["BindParams", "bind_params"]
 
@@ -33,11 +36,41 @@ def bind_params(mod: IRModule, params: dict, func_name: str = "main") -> IRModul
     if unknown:
         raise ValueError(f"BindParams: {func_name} has no parameters {sorted(unknown)}; its parameters are "
                          f"{sorted(by_name)}")
+    dims = _symbolic_dims(func_name, mapping)
     body = substitute(func.body, mapping)
     rest = [p for p in func.params if p not in mapping]
+    new = Function(rest, body, func.ret_struct_info, func.is_pure, func.attrs)
+    if dims:
+        from .bind_symbolic_vars import bind_symbolic_vars
+
+        new = bind_symbolic_vars(new, dims, mod)
     out = mod.copy()
-    out[func_name] = Function(rest, body, func.ret_struct_info, func.is_pure, func.attrs)
+    out[func_name] = new
     return out
+
+
+def _symbolic_dims(func_name: str, mapping: dict) -> dict:
+    """{tir Var: size} from the constants' shapes; checks static dims and dtypes on the way."""
+    dims: dict = {}
+    for param, const in mapping.items():
+        sinfo, arr = param.struct_info, const.numpy()
+        where = f"BindParams: {func_name} parameter {param.name_hint!r}"
+        if not isinstance(sinfo, TensorStructInfo):
+            continue
+        if sinfo.dtype is not None and str(sinfo.dtype) != str(arr.dtype):
+            raise ValueError(f"{where} has dtype {sinfo.dtype}, the bound array {arr.dtype}")
+        values = shape_values(sinfo)
+        if values is None:
+            continue
+        if len(values) != arr.ndim:
+            raise ValueError(f"{where} has {len(values)} dims, the bound array shape {arr.shape}")
+        for axis, (d, size) in enumerate(zip(values, arr.shape)):
+            if isinstance(d, TirVar):
+                if dims.setdefault(d, size) != size:
+                    raise ValueError(f"{where}: {d.name} = {size} on axis {axis}, but {dims[d]} elsewhere")
+            elif isinstance(d, IntImm) and d.value != size:
+                raise ValueError(f"{where} has shape[{axis}] == {d.value}, the bound array {size}")
+    return dims
 
 
 def BindParams(func_name: str, params: dict):  # noqa: N802 - TVM's pass name
