@@ -49,6 +49,7 @@ _CPU = {
     "num-cores": (int, None),
     "opt-level": (int, 3),
     "fast-math": (bool, False),
+    "fast-math-contract": (bool, False),
     "link-params": (bool, False),
     "unpacked-api": (bool, False),
     "interface-api": (str, None),

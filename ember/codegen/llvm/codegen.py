@@ -41,6 +41,15 @@ class _Frame:
     vars: dict
 
 
+def _float_flags(attrs) -> tuple[str, ...]:
+    """LLVM fast-math flags on float ops: "-fast-math" lets LLVM reassociate (vectorised
+    reductions); "-fast-math-contract" only lets a*b+c fuse into one FMA (GEMM kernels).
+    Neither by default, so results match numpy and the TIR interpreter bit for bit."""
+    if attrs.get("fast-math"):
+        return ("fast",)
+    return ("contract",) if attrs.get("fast-math-contract") else ()
+
+
 class CodeGenLLVM(ExprEmitter):
     """Accumulates functions into ``self.module``; ``add_function`` per PrimFunc."""
 
@@ -52,8 +61,7 @@ class CodeGenLLVM(ExprEmitter):
         self.in_parallel = False
         self.num_threads = int(getattr(target, "num_cores", 0) or 0)
         self.noalias = True
-        # "llvm -fast-math": let LLVM reassociate float math (vectorised reductions, FMA)
-        self.float_flags = ("fast",) if getattr(target, "attrs", {}).get("fast-math") else ()
+        self.float_flags = _float_flags(getattr(target, "attrs", {}))
         self._frame: _Frame | None = None
         self._name = ""
         self._counter = 0
