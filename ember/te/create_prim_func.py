@@ -98,16 +98,19 @@ def _simplifier(iters):
         from ember.arith import Analyzer
     except ImportError:  # pragma: no cover - arith is part of the package
         return lambda e: e
-    analyzer = Analyzer()
-    for iv in iters:
-        analyzer.bind(iv.var, iv.dom)
-
     def simplify(expr):
         try:
-            return analyzer.simplify(expr)
+            analyzer = Analyzer()
+            for iv in iters:
+                analyzer.bind(iv.var, iv.dom)
+            out = analyzer.simplify(expr)
         except Exception as err:  # noqa: BLE001 - an unsimplified body is still correct
             _log.debug("create_prim_func: body left unsimplified (%s: %s)", type(err).__name__, err)
             return expr
+        if out.dtype != expr.dtype:
+            _log.debug("create_prim_func: simplifier changed %s to %s; body left as is", expr.dtype, out.dtype)
+            return expr
+        return out
 
     return simplify
 
