@@ -91,17 +91,17 @@ class _Lowerer:
         self.heap = Var("shape_heap", _OBJ)
         self.out: list = []
         self.used_heap = False
-        self.derived_all: list = []
+        self.num_slots = 0
 
     # -- slots -----------------------------------------------------------------------
     def slot(self, var: TirVar) -> int:
         if var not in self.slots:
-            self.slots[var] = len(self.slots) + len(self.derived_all)
+            self.slots[var] = self.new_slot()
         return self.slots[var]
 
     def new_slot(self) -> int:
-        self.derived_all.append(None)
-        return len(self.slots) + len(self.derived_all) - 1
+        self.num_slots += 1
+        return self.num_slots - 1
 
     def defined_slot(self, var: TirVar) -> int:
         if var not in self.defined:
@@ -288,8 +288,7 @@ def vm_shape_lower_function(name: str, func: Function) -> Function:
     blocks = list(body.blocks)
     prologue = entry
     if lw.used_heap:
-        size = len(lw.slots) + len(lw.derived_all)
-        prologue = [VarBinding(lw.heap, _packed("vm.builtin.alloc_shape_heap", _imm(size)))] + entry
+        prologue = [VarBinding(lw.heap, _packed("vm.builtin.alloc_shape_heap", _imm(lw.num_slots)))] + entry
     if prologue:
         blocks.insert(0, BindingBlock(prologue))
     attrs = dict(func.attrs)
