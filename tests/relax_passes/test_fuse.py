@@ -195,3 +195,22 @@ def test_fused_modules_round_trip_through_tvmscript(make):
 
     for mod in (FuseOps()(_lower(make())), FuseTIR()(FuseOps()(_lower(make())))):
         assert structural_equal(from_source(mod.script(), {"R": RS, "T": T, "I": I}), mod)
+
+
+def test_group_needing_an_outside_symbol_is_not_fused(caplog):
+    n, k = tir.Var("n", "int64"), tir.Var("k", "int64")
+    x = relax.Var("x", TensorStructInfo([n], "float32"))
+    y = relax.Var("y", TensorStructInfo([k], "float32"))
+    lowered = _lower(_function([x], lambda bb, x: bb.emit(R.negative(bb.emit(R.exp(x))))))
+    exp_gv, neg_gv = lowered.get_global_var("exp"), lowered.get_global_var("negative")
+    bb = relax.BlockBuilder(lowered)
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            # (hand-written) a kernel whose result is declared with y's length k
+            e = bb.emit(relax.call_tir(exp_gv, [x], TensorStructInfo([k], "float32")))
+            out = bb.emit_output(relax.call_tir(neg_gv, [e], TensorStructInfo([k], "float32")))
+        bb.emit_func_output(out)
+    with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
+        fused = FuseOps()(bb.get())
+    assert _primitive_funcs(fused) == {}
+    assert "not fused: group exp_negative: symbolic k not defined by its inputs" in caplog.text

@@ -162,6 +162,33 @@ def _group_inputs(bindings: list) -> list[Expr]:
     return inputs
 
 
+def _shape_vars(sinfo) -> dict[int, object]:
+    from ember.ir import Var as TirVar
+    from ember.tir.functor import post_order_visit
+
+    from ..struct_info import shape_values
+
+    found: dict[int, object] = {}
+    for d in shape_values(sinfo) or ():
+        post_order_visit(d, lambda n: found.setdefault(id(n), n) if isinstance(n, TirVar) else None)
+    return found
+
+
+def _symbols_defined(group: list, inputs: list) -> bool:
+    """Every symbolic dim of the group's values is fixed by its inputs' shapes (else the
+    Primitive function could not bind it)."""
+    known: dict[int, object] = {}
+    for x in inputs:
+        known.update(_shape_vars(x.struct_info))
+    for b in group:
+        missing = [v.name for vid, v in _shape_vars(b.var.struct_info).items() if vid not in known]
+        if missing:
+            _log.debug("not fused: group %s: symbolic %s not defined by its inputs",
+                       "_".join(x.value.args[0].name_hint for x in group), ", ".join(missing))
+            return False
+    return True
+
+
 def _make_primitive(bindings: list, inputs: list, name: str) -> Function:
     """The Primitive function computing the group ``bindings`` from ``inputs``."""
     params = [Var(getattr(x, "name_hint", f"p{i}") if isinstance(x, Var) else f"const{i}", x.struct_info)
@@ -198,6 +225,7 @@ def _fuse_function(func: Function, mod: IRModule, new_funcs: dict) -> Function:
     blocks, changed = [], False
     for block in body.blocks:
         groups = fuse_block_groups(block, mod) if isinstance(block, DataflowBlock) else []
+        groups = [g for g in groups if _symbols_defined(g, _group_inputs(g))]
         if not groups:
             blocks.append(block)
             continue
