@@ -10,7 +10,7 @@ variable of compute axes and reduce axes; it behaves like its Var in arithmetic.
 from __future__ import annotations
 
 from ember.ir import DataType, Node, PrimExpr, as_expr, node
-from ember.tir import IterVar, IterVarType
+from ember.tir import IterVar
 
 __all__ = [
     "Tensor", "ProducerLoad", "TensorLoad", "Operation", "PlaceholderOp", "ComputeOp",
@@ -311,7 +311,3 @@ def tensor_name(tensor: Tensor) -> str:
 
 def _shape_text(shape) -> str:
     return "(" + ", ".join(str(s.value) if hasattr(s, "value") else str(s) for s in shape) + ")"
-
-
-def is_reduce_iter(iv: IterVar) -> bool:
-    return iv.iter_type == IterVarType.CommReduce

@@ -300,7 +300,7 @@ def flip(a, axis: int = 0) -> te.Tensor:
 def tile(a, reps) -> te.Tensor:
     """``a`` repeated ``reps[d]`` times along each dimension (numpy tile)."""
     reps = [int(r) for r in reps]
-    nd = builtins_max(a.ndim, len(reps))
+    nd = max(a.ndim, len(reps))
     reps = [1] * (nd - len(reps)) + reps
     base = (IntImm(_index_dtype(a), 1),) * (nd - a.ndim) + a.shape
     shape = tuple(d * r for d, r in zip(base, reps))
@@ -323,12 +323,10 @@ def arange(start, stop=None, step=1, dtype="float32") -> te.Tensor:
         start, stop = 0, start
     import math
 
-    n = builtins_max(0, math.ceil((float(stop) - float(start)) / float(step)))
+    n = max(0, math.ceil((float(stop) - float(start)) / float(step)))
     return compute_ax((n,), lambda i: tir_op.cast(i, dtype) * const(step, dtype) + const(start, dtype),
                       "T_arange", tag="elemwise")
 
-
-builtins_max = max
 
 
 def one_hot(indices, on_value, off_value, depth: int, axis: int, dtype) -> te.Tensor:
