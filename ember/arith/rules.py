@@ -15,7 +15,7 @@ from ember.ir import (
 from ember.runtime.dtype import DataType
 
 from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_select
-from .linear import is_int_scalar
+from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
 from .rules_arith import div_linear, minmax_bound, mod_linear, mul_products, linear_sum
 from .rules_logic import compare_linear, logic_entailment
@@ -47,6 +47,13 @@ def _nonneg(name):
     return lambda m, s: s.bound(m[name])[0] >= 0
 
 
+def _below_divisor(m, s) -> bool:
+    """0 <= x < y, for a symbolic y (constant divisors are handled by the linear rules)."""
+    if not _args_int(m, s) or type(m.y) is IntImm or s.bound(m.x)[0] < 0:
+        return False
+    return s.prove_le0(s.linear(m.x).plus(s.linear(m.y), -1).plus(Linear({}, 1)))
+
+
 # -- identities ----------------------------------------------------------------------
 IDENTITY = [
     Rule("x + 0", Add(x, ZERO), x),
@@ -75,6 +82,8 @@ DIV_RULES = [
     Rule("x // x", FloorDiv(x, x), ONE, lambda m, s: s.bound(m.x)[0] > 0),
     Rule("0 // x", FloorDiv(ZERO, x), ZERO, _int),
     Rule("0 / x", Div(ZERO, x), ZERO, _int),
+    Rule("x // y, 0 <= x < y", FloorDiv(x, y), ZERO, _below_divisor),
+    Rule("x / y, 0 <= x < y", Div(x, y), ZERO, _below_divisor),
 ]
 MOD_RULES = [
     Rule("x % 1", FloorMod(x, ONE), ZERO, _int),
@@ -86,9 +95,8 @@ MOD_RULES = [
     Rule("x % x", FloorMod(x, x), ZERO, lambda m, s: s.bound(m.x)[0] > 0),
     Rule("0 % x", FloorMod(ZERO, x), ZERO, _int),
     Rule("0 truncmod x", Mod(ZERO, x), ZERO, _int),
-    Rule("x % y, 0 <= x < y", FloorMod(x, y), x,
-         lambda m, s: _nonneg("x")(m, s) and _args_int(m, s) and s.prove_le0(
-             s.linear(m.x).plus(s.linear(m.y), -1).plus(_one()))),
+    Rule("x % y, 0 <= x < y", FloorMod(x, y), x, _below_divisor),
+    Rule("x truncmod y, 0 <= x < y", Mod(x, y), x, _below_divisor),
 ]
 MIN_RULES = [
     Rule("min(x, x)", Min(x, x), x),
@@ -120,16 +128,6 @@ MAX_RULES = [
     Rule("max(x * c1, y * c1), c1 < 0", Max(Mul(x, c1), Mul(y, c1)),
          lambda m: Mul(Min(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
 ]
-
-
-def _one():
-    from .linear import Linear
-
-    return Linear({}, 1)
-
-
-def _same_args(m, s) -> bool:
-    return True
 
 
 COMPARE_RULES = {

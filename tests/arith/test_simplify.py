@@ -324,3 +324,11 @@ def test_steps_and_rewrite_and_canonical_agree_on_normal_forms():
 def test_simplify_accepts_python_numbers():
     r = Analyzer().simplify(5)
     assert type(r) is IntImm and r.value == 5
+
+
+def test_symbolic_divisor_larger_than_numerator():
+    ana = _ana(i=(0, n))
+    check(i // n, 0, ana)
+    check(i % n, i, ana)
+    check(tir.truncdiv(i, n), 0, ana)
+    check(tir.truncmod(i, n), i, ana)
