@@ -5,9 +5,9 @@ tensor result is a node.  Walking the block in order, a producer's group is merg
 its consumer's group when all of these hold (each refusal is logged at debug level on
 ``ember.relax.fuse`` as "not fused: …"):
 
-- the producer is a dataflow variable used by exactly this one consumer binding (so every
-  group is a tree whose only value visible outside is its last binding — no dataflow
-  cycle can form between groups);
+- the producer is a dataflow variable and every use of it is already inside the consumer's
+  group (so only a group's last binding is visible outside it — no dataflow cycle can
+  form between groups — and diamonds close once their join is reached);
 - the patterns allow it: elementwise/broadcast producers fuse into injective, reduction
   and out-elementwise-fusable consumers; injective producers into injective and reduction
   consumers; an out-elementwise-fusable group (matmul, conv) takes elementwise/broadcast
@@ -113,43 +113,70 @@ def _pattern_refusal(producer: _Group, consumer: _Node) -> str | None:
     return None
 
 
+def _refusal(p: _Node, theirs: _Group, mine: _Group, users: set) -> str | None:
+    """Why the group ``theirs`` (rooted at ``p``) may not join ``mine``, or None."""
+    var = p.binding.var
+    if not isinstance(var, DataflowVar):
+        return f"{var.name_hint} is an output of the dataflow block"
+    inside = {m.index for m in mine.members}
+    if not users <= inside:
+        return f"{var.name_hint} has {len(users - inside)} other uses"
+    for m in mine.members:
+        if any(arg is var for arg in m.inputs):
+            reason = _pattern_refusal(theirs, m)
+            if reason is not None:
+                return reason
+    if theirs.anchors + mine.anchors > 1:
+        return "reduction feeds reduction" if theirs.kind == K.kCommReduce else "two anchor ops in one group"
+    return None
+
+
 def fuse_block_groups(block: DataflowBlock, mod: IRModule) -> list[list]:
-    """The groups (lists of bindings, in order) of ``block`` with two or more members."""
+    """The groups (lists of bindings, in order) of ``block`` with two or more members.
+
+    Bindings are visited in order; each starts a group that repeatedly absorbs the groups
+    of its producers whose every use is already inside it (so diamonds such as
+    ``e = exp(x); add(neg(e), sqrt(e))`` close into one group once ``add`` is reached).
+    """
     nodes = {id(b.var): n for i, b in enumerate(block.bindings) if (n := _as_node(i, b, mod))}
     if len(nodes) < 2:
         return []
     users = _users(block)
     group_of: dict[int, _Group] = {}
+    logged: set = set()
     for node in sorted(nodes.values(), key=lambda n: n.index):
         mine = _Group([node], node.kind, int(node.kind in _ANCHORS))
         group_of[id(node.binding.var)] = mine
-        seen: set[int] = set()
-        for arg in node.inputs:
-            producer = nodes.get(id(arg))
-            if producer is None or id(arg) in seen:
-                continue
-            seen.add(id(arg))
-            theirs = group_of[id(arg)]
-            name = f"{producer.prim_name} → {node.prim_name}"
-            if not isinstance(arg, DataflowVar):
-                _log.debug("not fused: %s: %s is an output of the dataflow block", name, arg.name_hint)
-                continue
-            uses = users.get(id(arg), set())
-            if uses != {node.index}:
-                _log.debug("not fused: %s: %s has %d other uses", name, arg.name_hint, len(uses - {node.index}))
-                continue
-            reason = _pattern_refusal(theirs, node)
-            if reason is None and theirs.anchors + mine.anchors > 1:
-                reason = "reduction feeds reduction" if theirs.kind == K.kCommReduce else "two anchor ops in one group"
-            if reason is not None:
-                _log.debug("not fused: %s: %s", name, reason)
-                continue
-            mine.members = sorted(theirs.members + mine.members, key=lambda n: n.index)
-            mine.kind, mine.anchors = max(mine.kind, theirs.kind), mine.anchors + theirs.anchors
-            for m in theirs.members:
-                group_of[id(m.binding.var)] = mine
+        changed = True
+        while changed:
+            changed = False
+            for producer in _producers(mine, nodes, group_of):
+                theirs = group_of[id(producer.binding.var)]
+                reason = _refusal(producer, theirs, mine, users.get(id(producer.binding.var), set()))
+                if reason is not None:
+                    if (id(producer), reason) not in logged:
+                        logged.add((id(producer), reason))
+                        _log.debug("not fused: %s → %s: %s", producer.prim_name, node.prim_name, reason)
+                    continue
+                mine.members = sorted(theirs.members + mine.members, key=lambda n: n.index)
+                mine.kind, mine.anchors = max(mine.kind, theirs.kind), mine.anchors + theirs.anchors
+                for m in theirs.members:
+                    group_of[id(m.binding.var)] = mine
+                changed = True
+                break
     groups = {id(g): g for g in group_of.values() if len(g.members) > 1}
     return [[m.binding for m in g.members] for g in sorted(groups.values(), key=lambda g: g.members[0].index)]
+
+
+def _producers(group: _Group, nodes: dict, group_of: dict) -> list[_Node]:
+    """Nodes outside ``group`` whose values its members read (latest first)."""
+    found: dict[int, _Node] = {}
+    for m in group.members:
+        for arg in m.inputs:
+            p = nodes.get(id(arg))
+            if p is not None and group_of[id(arg)] is not group:
+                found[id(arg)] = p
+    return sorted(found.values(), key=lambda n: -n.index)
 
 
 def _group_inputs(bindings: list) -> list[Expr]:
