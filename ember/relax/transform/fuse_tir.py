@@ -56,8 +56,10 @@ class _Inliner(IRMutator):
     def visit_Buffer(self, b):  # noqa: N802
         if id(b) in self.buffers:
             return self.buffers[id(b)]
-        shape = tuple(self.visit(d) for d in b.shape)
-        return decl_buffer(shape, b.dtype, self.names.fresh(b.name), scope=b.scope())
+        from ember.ir import replace
+
+        copy = self.generic_visit(b)  # fresh data var, shape in the fused function's symbols
+        return replace(copy, name=self.names.fresh(b.name))
 
     def visit_Block(self, blk):  # noqa: N802
         new = self.generic_visit(blk)
