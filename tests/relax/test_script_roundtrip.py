@@ -3,6 +3,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ember import relax, tir
 from ember.ir import IRModule, assert_structural_equal
@@ -336,3 +338,32 @@ def test_attribute_order_roundtrips():
         roundtrip(IRModule({"main": func}))
     func = relax.Function([x], relax.SeqExpr([], x), Ten([2]))
     roundtrip(IRModule.from_expr(func))
+
+
+_step = st.tuples(st.integers(0, 3), st.integers(0, 10**6), st.integers(0, 10**6), st.integers(0, 10**6))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_step, min_size=1, max_size=8), st.booleans())
+def test_random_graphs_roundtrip(steps, symbolic):
+    n = tir.Var("n", "int64") if symbolic else 2
+    x = relax.Var("x", Ten([n, 3]))
+    unary = [rop.exp, rop.negative, rop.nn.relu, lambda a: rop.sum(a, axis=1, keepdims=True)]
+    binary = [rop.add, rop.multiply, rop.maximum]
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            values = [x, relax.const(np.full((1, 3), 0.25, "float32"))]
+            last = x
+            for kind, a, b, c in steps:
+                if kind in (0, 1):
+                    last = bb.emit(unary[a % len(unary)](values[b % len(values)]))
+                    values.append(last)
+                elif kind == 2:
+                    last = bb.emit(binary[a % len(binary)](values[b % len(values)], values[c % len(values)]))
+                    values.append(last)
+                else:  # a tuple value: used only as the output
+                    last = bb.emit((values[b % len(values)], values[c % len(values)]))
+            gv = bb.emit_output(last)
+        bb.emit_func_output(gv)
+    roundtrip(bb.get())
