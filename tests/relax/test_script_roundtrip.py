@@ -367,3 +367,20 @@ def test_random_graphs_roundtrip(steps, symbolic):
             gv = bb.emit_output(last)
         bb.emit_func_output(gv)
     roundtrip(bb.get())
+
+
+def test_runtime_ops_roundtrip():
+    x = relax.Var("x", Ten([2]))
+    c = relax.Var("c", Ten([], "bool"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, c], pure=False):
+        bb.emit(rop.print(x, format="x={}"))
+        bb.emit(rop.assert_op(c, [x, x], format="bad {} {}"))
+        bb.emit(rop.null_value())
+        a = bb.emit(rop.builtin.alloc_tensor((2, 3), "float32", 0))
+        s = bb.emit(rop.shape_of(a))
+        b = bb.emit(rop.call_builtin_with_ctx("vm.builtin.copy", [x], sinfo_args=Ten([2])))
+        bb.emit_func_output((s, b))
+    text = roundtrip(bb.get())
+    assert 'R.assert_op(c, x, x, format="bad {} {}")' in text
+    assert 'R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype("float32"), R.prim_value(T.int64(0)), R.str("global"))' in text

@@ -27,8 +27,10 @@ def alloc_tensor(shape, dtype, runtime_device_index=0, storage_scope: str = "glo
     """Allocate an uninitialised tensor (used once the graph is in destination-passing style)."""
     if isinstance(shape, list | tuple):
         shape = ShapeExpr(shape)
+    dtype = dtype if isinstance(dtype, DataTypeImm) else DataTypeImm(DataType(dtype))
     idx = runtime_device_index if isinstance(runtime_device_index, PrimValue) else PrimValue(as_expr(runtime_device_index, "int64"))
-    return make_call("builtin.alloc_tensor", [shape, DataTypeImm(DataType(dtype)), idx, StringImm(storage_scope)])
+    scope = storage_scope if isinstance(storage_scope, StringImm) else StringImm(storage_scope)
+    return make_call("builtin.alloc_tensor", [shape, dtype, idx, scope])
 
 
 @node

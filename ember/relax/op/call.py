@@ -163,8 +163,14 @@ def print(*values, format: str = "") -> Call:  # noqa: A001 - TVM's name
     return make_call("print", list(values), PrintAttrs(format))
 
 
-def assert_op(condition, format_args=None, format: str = "") -> Call:
-    args = [condition] + list(format_args or [])
-    return make_call("assert_op", args, PrintAttrs(format))
+def assert_op(condition, format_args=None, *more_args, format: str = "") -> Call:  # noqa: A002
+    """Fail at run time unless ``condition``; ``format_args`` fill ``format`` in the message."""
+    if format_args is None:
+        extra = []
+    elif isinstance(format_args, list | tuple):
+        extra = list(format_args)
+    else:
+        extra = [format_args]
+    return make_call("assert_op", [condition] + extra + list(more_args), PrintAttrs(format))
 
 
