@@ -74,3 +74,27 @@ def test_customize_optimization_tutorial_flow():
     x, w, b = (rng.random(s, dtype="float32") for s in ((1, 784), (128, 784), (128,)))
     out = vm["main"](ember.nd.array(x), ember.nd.array(w), ember.nd.array(b)).numpy()
     np.testing.assert_allclose(out, np.maximum(x @ w.T + b, 0), rtol=1e-4)
+
+
+def test_small_cnn_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([1, 3, 16, 16], "float32"))
+    w = relax.Var("w", relax.TensorStructInfo([8, 3, 3, 3], "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            c = bb.emit(relax.op.nn.conv2d(x, w, padding=1))
+            r = bb.emit(relax.op.nn.relu(c))
+            p = bb.emit(relax.op.nn.max_pool2d(r, pool_size=2, strides=2))
+            f = bb.emit(relax.op.reshape(p, [1, 8 * 8 * 8]))
+            out = bb.emit_output(relax.op.nn.softmax(f, axis=-1))
+        bb.emit_func_output(out)
+    exe = relax.build(relax.get_pipeline("zero")(bb.get()))
+    assert exe.memory_plans["main"].storages  # intermediates are planned
+    rng = np.random.default_rng(5)
+    x_np, w_np = rng.standard_normal((1, 3, 16, 16), dtype="float32"), rng.standard_normal((8, 3, 3, 3), dtype="float32")
+    tx, tw = torch.from_numpy(x_np), torch.from_numpy(w_np)
+    ref = torch.softmax(torch.nn.functional.max_pool2d(torch.relu(torch.nn.functional.conv2d(tx, tw, padding=1)), 2)
+                        .reshape(1, -1), -1).numpy()
+    got = relax.VirtualMachine(exe, ember.cpu())["main"](x_np, w_np).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-7)
