@@ -19,6 +19,7 @@ from ember.ir import (
     EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
     IntImm, Let, Max, Min, Mod, Mul, Not, Or, PrimExpr, Ramp, Select, SizeVar, Sub, Var,
 )
+from ember.ir.expr import BinaryOp
 from ember.runtime.dtype import DataType
 
 __all__ = ["ConstIntBound", "bound_of", "dtype_range", "to_public", "from_public", "INF"]
@@ -83,6 +84,10 @@ def bound_of(ana, e: PrimExpr) -> tuple:
     hit = cache.get(id(e))
     if hit is not None:
         return hit[1]
+    if isinstance(e, BinaryOp):
+        from .simplifier import _walk_spine
+
+        _walk_spine(e, cache, lambda n: bound_of(ana, n))
     rule = _RULES.get(type(e))
     if rule is None:
         rule = _rule_for_subclass(type(e))

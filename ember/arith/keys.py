@@ -12,6 +12,7 @@ comparisons never re-walk trees.  Nodes the analyzer does not know (``BufferLoad
 from __future__ import annotations
 
 from ember.ir import EQ, NE, Add, And, FloatImm, IntImm, Max, Min, Mul, Node, Or, Var, fields_of
+from ember.ir.expr import BinaryOp
 from ember.runtime.dtype import DataType
 
 __all__ = ["StructKeys", "COMMUTATIVE"]
@@ -36,6 +37,14 @@ class StructKeys:
         hit = self._by_id.get(id(e))
         if hit is not None:
             return hit[1]
+        if isinstance(e, BinaryOp):
+            spine = []
+            cur = e.a
+            while isinstance(cur, BinaryOp) and id(cur) not in self._by_id:
+                spine.append(cur)
+                cur = cur.a
+            for node in reversed(spine[1:]):  # deepest first: no deep recursion
+                self.key(node)
         k = self._intern(self._shape(e))
         self._by_id[id(e)] = (e, k)
         if k == len(self._nodes):

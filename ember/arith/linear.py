@@ -76,6 +76,10 @@ def linearize(s, e: PrimExpr) -> Linear:
     if hit is not None:
         return hit[1]
     cls = type(e)
+    if cls is Add or cls is Sub:
+        from .simplifier import _walk_spine
+
+        _walk_spine(e, cache, lambda n: linearize(s, n))
     if cls is IntImm:
         out = Linear({}, e.value)
     elif cls is Add:

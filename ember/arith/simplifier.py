@@ -45,6 +45,8 @@ class Simplifier:
         hit = cache.get(id(e))
         if hit is not None:
             return hit[1]
+        if isinstance(e, BinaryOp):
+            _walk_spine(e, cache, self.visit)
         r = self._rewrite(e, 0)
         cache[id(e)] = (e, r)
         if r is not e and id(r) not in cache:
@@ -167,6 +169,21 @@ class Simplifier:
                 if any(a is not b for a, b in zip(nv, v)):
                     changes[name] = nv
         return replace(e, **changes) if changes else e
+
+
+_SPINE = 24
+
+
+def _walk_spine(e, cache: dict, fn) -> None:
+    """Process a long left spine (``((a + b) + c) + …``) bottom-up without deep recursion."""
+    spine = []
+    cur = e.a
+    while isinstance(cur, BinaryOp) and id(cur) not in cache:
+        spine.append(cur)
+        cur = cur.a
+    if len(spine) > _SPINE:
+        for node in reversed(spine):
+            fn(node)
 
 
 def _load_rules():

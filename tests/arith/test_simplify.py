@@ -332,3 +332,16 @@ def test_symbolic_divisor_larger_than_numerator():
     check(i % n, i, ana)
     check(tir.truncdiv(i, n), 0, ana)
     check(tir.truncmod(i, n), i, ana)
+
+
+def test_long_sums_do_not_recurse_deeply():
+    vs = [tir.Var(f"v{k}") for k in range(4)]
+    e = vs[0]
+    for k in range(600):
+        e = e + vs[k % 4]
+    r = Analyzer().simplify(e)
+    assert structural_equal(r, vs[0] * 151 + vs[1] * 150 + vs[2] * 150 + vs[3] * 150, map_free_vars=False)
+    calls = vs[0]
+    for k in range(600):
+        calls = calls + tir.call_extern("int32", "f", tir.const(k % 3))
+    assert Analyzer().const_int_bound(calls).min_value == tir.min_value("int32").value
