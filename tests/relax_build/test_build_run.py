@@ -335,3 +335,12 @@ def test_bind_params_fixes_symbolic_dims_and_checks_shapes():
         relax.transform.BindParams("main", {"w": np.arange(3)})(mod)
     with pytest.raises(ValueError, match=r"parameter 'x' has shape\[0\] == 2, the bound array 5"):
         relax.transform.BindParams("main", {"x": np.zeros((5, 3), "float32")})(mod)
+
+
+def test_stateful_calls(mlp_exe):
+    vm = relax.VirtualMachine(mlp_exe, ember.cpu())
+    w1, b1, w2 = mlp_weights()
+    x = np.ones((2, 16), "float32")
+    vm.set_input("main", x, w1, b1=b1, w2=w2)
+    vm.invoke_stateful("main")
+    np.testing.assert_allclose(vm.get_outputs("main").numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-4, atol=1e-4)
