@@ -60,6 +60,8 @@ def schedule_gemm(func, mr: int = MR, nr: int = NR, lanes: int = LANES):
     """
     from ember import tir
 
+    n = int(func.buffer_map[func.params[0]].shape[0])
+    _check_tiles(n, mr, nr, lanes)
     sch = tir.Schedule(func)
     gemm = sch.get_block("C")
     i, j, k = sch.get_loops(gemm)
@@ -82,6 +84,14 @@ def schedule_gemm(func, mr: int = MR, nr: int = NR, lanes: int = LANES):
     sch.vectorize(sch.get_loops(b_panel)[-1])
     sch.vectorize(sch.get_loops(acc)[-1])
     return sch
+
+
+def _check_tiles(n: int, mr: int, nr: int, lanes: int) -> None:
+    """The schedules assume whole tiles (no tail loops): refuse sizes they would get wrong."""
+    for name, value, divisor, of in (("mr", mr, n, "the matrix size"), ("nr", nr, n, "the matrix size"),
+                                     ("lanes", lanes, nr, "nr")):
+        if value <= 0 or divisor % value:
+            raise ValueError(f"{name}={value} must divide {of} ({divisor}); pick another tile size")
 
 
 def batch_matmul_relu_func(batch: int = 16, n: int = 128):
@@ -115,6 +125,8 @@ def schedule_batch_matmul_relu(func, mr: int = MR, nr: int = NR, lanes: int = LA
     """
     from ember import tir
 
+    n = int(func.buffer_map[func.params[0]].shape[1])
+    _check_tiles(n, mr, nr, lanes)
     sch = tir.Schedule(func)
     mm, relu = sch.get_block("Y"), sch.get_block("D")
     b, i, j, k = sch.get_loops(mm)

@@ -41,6 +41,9 @@ def schedule_vector_add(func, threads: int = 2, lanes: int = 64):
     """
     from ember import tir
 
+    n = int(func.buffer_map[func.params[0]].shape[0])
+    if threads <= 0 or lanes <= 0 or n % (threads * lanes):
+        raise ValueError(f"threads × lanes = {threads} × {lanes} must divide the vector length {n}")
     sch = tir.Schedule(func)
     block = sch.get_block("C")
     (i,) = sch.get_loops(block)
