@@ -148,8 +148,14 @@ def device(dev_type: str | int | Device, dev_id: int = 0) -> Device:
     return Device(int(code), dev_id)
 
 
+_CPUS: dict = {}
+
+
 def cpu(dev_id: int = 0) -> Device:
-    return Device(DeviceType.CPU, dev_id)
+    dev = _CPUS.get(dev_id)
+    if dev is None:
+        dev = _CPUS[dev_id] = Device(DeviceType.CPU, dev_id)
+    return dev
 
 
 def cuda(dev_id: int = 0) -> Device:

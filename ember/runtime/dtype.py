@@ -33,7 +33,12 @@ class DataType:
         except (KeyError, TypeError):
             pass
         if not isinstance(spec, str):
-            spec = _from_foreign(spec)
+            found = cls(_from_foreign(spec))
+            try:
+                cls._interned[spec] = found  # numpy/torch dtype objects: parse once
+            except TypeError:
+                pass
+            return found
         code, bits, lanes = _parse(spec)
         return cls.make(code, bits, lanes, key=spec)
 

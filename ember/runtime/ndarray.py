@@ -9,6 +9,7 @@ builds its ``DLTensor`` once, at construction, and exposes its address as
 from __future__ import annotations
 
 import ctypes
+import struct
 import functools
 import math
 from typing import Any
@@ -30,7 +31,7 @@ class NDArray:
 
     __slots__ = (
         "shape", "dtype", "device", "_dtype", "_np", "_owner",
-        "_dltensor", "_dltensor_addr", "_shape_buf", "_strides_buf", "__weakref__",
+        "_dlbuf", "_dltensor_addr", "__weakref__",
     )  # fmt: skip
 
     def __init__(
@@ -53,21 +54,15 @@ class NDArray:
         self._owner = owner
         if strides is not None and dlpack.is_compact(shape, strides):
             strides = None
-        ndim = len(shape)
-        self._shape_buf = (ctypes.c_int64 * max(ndim, 1))(*shape)
-        self._strides_buf = None if strides is None else (ctypes.c_int64 * max(ndim, 1))(*strides)
-        self._dltensor = dlpack.DLTensor(
-            data or None,
-            _dl_device(device),
-            ndim,
-            _dl_dtype(dtype),
-            self._shape_buf,
-            self._strides_buf,
-            0,
-        )
-        self._dltensor_addr = ctypes.addressof(self._dltensor)
+        self._dlbuf = _pack_dltensor(data, shape, dtype, device, strides)
+        self._dltensor_addr = ctypes.addressof(self._dlbuf)
 
     # -- properties ------------------------------------------------------------------------
+    @property
+    def _dltensor(self) -> dlpack.DLTensor:
+        """This array's DLTensor as a ctypes structure (a view of its packed descriptor)."""
+        return dlpack.DLTensor.from_buffer(self._dlbuf)
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
@@ -75,11 +70,12 @@ class NDArray:
     @property
     def strides(self) -> tuple[int, ...] | None:
         """Strides in elements, or None for a compact (row-major contiguous) array."""
-        return None if self._strides_buf is None else tuple(self._strides_buf[: self.ndim])
+        strides_ptr = self._dltensor.strides
+        return tuple(strides_ptr[: self.ndim]) if strides_ptr else None
 
     @property
     def is_contiguous(self) -> bool:
-        return self._strides_buf is None
+        return not self._dltensor.strides
 
     @property
     def handle(self):
@@ -203,7 +199,8 @@ def empty(
     if dtype.lanes != 1:
         raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
     if dev.device_type == DeviceType.CPU:
-        return _wrap_numpy(_aligned_empty(shape, dtype.numpy()), dev)
+        arr, address = _aligned_empty(shape, dtype.numpy())
+        return NDArray(address, shape, dtype, dev, np_view=arr)
     api = get_device_api(dev.device_type)
     if not dev.exist:
         raise RuntimeError(f"empty: device {dev} does not exist on this machine")
@@ -268,21 +265,43 @@ def _check_shape(shape) -> tuple[int, ...]:
     return dims
 
 
-def _aligned_empty(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
+def _aligned_empty(shape: tuple[int, ...], np_dtype: np.dtype) -> tuple[np.ndarray, int]:
+    """A fresh C-contiguous array aligned to ALIGNMENT bytes, and its data address."""
     nbytes = math.prod(shape) * np_dtype.itemsize
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
-    start = (-raw.ctypes.data) % ALIGNMENT
-    return np.ndarray(shape, np_dtype, buffer=raw, offset=start)
+    address = raw.__array_interface__["data"][0]
+    start = (-address) % ALIGNMENT
+    return np.ndarray(shape, np_dtype, buffer=raw, offset=start), address + start
+
+
+# DLTensor: data, device type, device id, ndim, dtype code/bits/lanes, shape*, strides*, byte_offset
+_DLTENSOR = struct.Struct("<QiiiBBHQQQ")
+_DIMS: dict[int, struct.Struct] = {}
+
+
+def _pack_dltensor(data: int, shape: tuple, dtype: DataType, device: Device, strides) -> ctypes.Array:
+    """One buffer holding a DLTensor followed by its shape (and strides) arrays."""
+    ndim = len(shape)
+    dims = _DIMS.get(ndim)
+    if dims is None:
+        dims = _DIMS[ndim] = struct.Struct(f"<{ndim}q")
+    size = _DLTENSOR.size + dims.size * (1 if strides is None else 2)
+    buf = (ctypes.c_char * max(size, _DLTENSOR.size + 8))()
+    base = ctypes.addressof(buf)
+    code, bits, lanes = _dl_dtype(dtype)
+    shape_at = base + _DLTENSOR.size
+    strides_at = 0 if strides is None else shape_at + dims.size
+    _DLTENSOR.pack_into(buf, 0, data or 0, device.device_type, device.device_id, ndim, code, bits,
+                        lanes, shape_at, strides_at, 0)
+    dims.pack_into(buf, _DLTENSOR.size, *shape)
+    if strides is not None:
+        dims.pack_into(buf, _DLTENSOR.size + dims.size, *strides)
+    return buf
 
 
 @functools.cache
-def _dl_device(device: Device) -> dlpack.DLDevice:
-    return dlpack.DLDevice(device.device_type, device.device_id)
-
-
-@functools.cache
-def _dl_dtype(dtype: DataType) -> dlpack.DLDataType:
-    return dlpack.DLDataType(*dlpack.dl_dtype_of(dtype))
+def _dl_dtype(dtype: DataType) -> tuple[int, int, int]:
+    return dlpack.dl_dtype_of(dtype)
 
 
 def _wrap_numpy(arr: np.ndarray, dev: Device) -> NDArray:
