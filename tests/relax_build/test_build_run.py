@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import mlp_module, mlp_reference, mlp_weights, relu_chain_module
+from relax_build_models import mlp_module, mlp_reference, mlp_weights, relu_chain_module
 
 import ember
 from ember import relax, te, tir, topi

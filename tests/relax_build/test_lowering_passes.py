@@ -178,7 +178,7 @@ def test_call_tir_inplace_writes_into_its_input():
 
 
 def test_each_lowering_step_is_well_formed():
-    from conftest import mlp_module
+    from relax_build_models import mlp_module
 
     from ember.relax.analysis import check_well_formed
 
@@ -195,7 +195,7 @@ def test_each_lowering_step_is_well_formed():
 
 
 def test_pipeline_arguments_of_build():
-    from conftest import relu_chain_module
+    from relax_build_models import relu_chain_module
 
     mod = relu_chain_module(length=2)
     lowered = relax.get_pipeline("default_build")(mod)
