@@ -141,6 +141,17 @@ class DataType:
             return "bool"
         return self.element_of()._str
 
+    @property
+    def dtype(self):
+        """The numpy dtype, so TVM-style ``arr.astype(A.dtype)`` / ``np.zeros(n, dtype=C.dtype)`` work.
+
+        numpy reads a ``.dtype`` attribute from objects it is given as a dtype.
+        """
+        if self.lanes != 1 or self.code == HANDLE:
+            raise TypeError(f"data type {self._str!r} has no numpy equivalent: expected a scalar "
+                            "int/uint/float/bool type")
+        return self.numpy()
+
     def numpy(self):
         """The numpy dtype of one lane."""
         import numpy as np
