@@ -484,6 +484,10 @@ def _rank(dtype: DataType) -> tuple:
 
 def promote(a, b) -> tuple[PrimExpr, PrimExpr]:
     """Bring two operands to one dtype: Python numbers take the other side's type."""
+    if not isinstance(a, PrimExpr | bool | int | float):
+        a = as_expr(a)  # IterVars and other objects that stand for an expression
+    if not isinstance(b, PrimExpr | bool | int | float):
+        b = as_expr(b)
     if not isinstance(a, PrimExpr):
         if not isinstance(b, PrimExpr):
             a = as_expr(a)
