@@ -23,6 +23,7 @@ from .device_api import DeviceAPI, get_device_api, register_device_api, remove_d
 from .dtype import DataType
 from .errors import ArgumentError, ArgumentTypeError
 from .function_info import FunctionInfo, ParamInfo
+from .library import load_module
 from .module import Module
 from .ndarray import NDArray, array, empty, from_dlpack, tensor
 from .profiling import ProfileResult, time_evaluator
@@ -32,7 +33,7 @@ __all__ = [
     "ArgumentError", "ArgumentTypeError", "CompiledFunction", "DataType", "Device", "DeviceAPI",
     "DeviceType", "FunctionInfo", "Module", "NDArray", "ParamInfo", "ProfileResult", "array", "cl",
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
-    "get_device_api", "get_global_func", "gpu", "list_global_func_names", "metal", "opencl",
+    "get_device_api", "get_global_func", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
     "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "tensor",
     "time_evaluator", "vulkan", "webgpu",
 ]  # fmt: skip
