@@ -21,7 +21,7 @@ from ember.tir import (
     ForKind, IfThenElse, LetStmt, PrimFunc, SeqStmt, While, collect,
 )
 
-from .expr import CodegenError, ExprEmitter
+from .expr import NONTEMPORAL_STORE, CodegenError, ExprEmitter
 from .types import I32, I64, PTR, VOID, llvm_type, memory_type
 
 __all__ = ["CodeGenLLVM", "CodegenError", "STACK_ALLOCA_LIMIT"]
@@ -61,6 +61,7 @@ class CodeGenLLVM(ExprEmitter):
         self.in_parallel = False
         self.num_threads = int(getattr(target, "num_cores", 0) or 0)
         self.noalias = True
+        self.nontemporal_stores = False  # inside a loop annotated NONTEMPORAL_STORE
         self.float_flags = _float_flags(getattr(target, "attrs", {}))
         self._frame: _Frame | None = None
         self._name = ""
@@ -255,6 +256,13 @@ class CodeGenLLVM(ExprEmitter):
 
     # -- loops -------------------------------------------------------------------------------
     def _for(self, s: For) -> None:
+        if s.annotations and s.annotations.get(NONTEMPORAL_STORE) and not self.nontemporal_stores:
+            self.nontemporal_stores = True
+            try:
+                self._for(s)
+            finally:
+                self.nontemporal_stores = False
+            return
         if s.kind == ForKind.THREAD_BINDING:
             raise CodegenError(f"loop {s.loop_var.name!r} is bound to a GPU thread axis; CPU targets cannot "
                                "run thread-bound loops (schedule it for a GPU target or remove the binding)")

@@ -5,7 +5,8 @@ A mixin of ``CodeGenLLVM`` (``codegen.py``), which provides ``self.builder``,
 FloorDiv/FloorMod round toward −∞, comparisons of unsigned types are unsigned, float
 ``!=`` is unordered (NaN != NaN).  bfloat16 is computed in float32 and rounded back.
 Buffer accesses: a Ramp index of stride 1 is one vector load/store, other vector
-indices are lane-by-lane gathers/scatters.
+indices are lane-by-lane gathers/scatters.  Stores inside a loop annotated
+``NONTEMPORAL_STORE`` are non-temporal (for large outputs not read again soon).
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ from ember.tir import BufferLoad
 
 from .types import F32, I8, I16, I32, I64, PTR, constant, llvm_type, memory_type
 
-__all__ = ["ExprEmitter", "CodegenError"]
+__all__ = ["ExprEmitter", "CodegenError", "NONTEMPORAL_STORE"]
+
+# For-loop annotation: stores in the loop body bypass the caches (streaming writes)
+NONTEMPORAL_STORE = "ember.nontemporal_store"
 
 log = logging.getLogger(__name__)
 F32_DT = DataType("float32")
@@ -321,7 +325,7 @@ class ExprEmitter:
         if lanes == 1:
             ptr = self.element_pointer(buffer, self._index_i64(self.emit(index), index.dtype))
             if store_value is not None:
-                b.store(self._to_memory(store_value, is_bool, elem_dtype.lanes), ptr, align=align)
+                self._store_memory(self._to_memory(store_value, is_bool, elem_dtype.lanes), ptr, align)
                 return None
             return self._from_memory(b.load(ptr, align=align), is_bool)
         if isinstance(index, Ramp) and isinstance(index.stride, IntImm) and index.stride.value == 1 and elem_dtype.lanes == 1:
@@ -329,7 +333,7 @@ class ExprEmitter:
             vec_ty = ir.VectorType(memory_type(elem_dtype), lanes)
             ptr = b.bitcast(self.element_pointer(buffer, base), vec_ty.as_pointer())
             if store_value is not None:
-                b.store(self._to_memory(store_value, is_bool, lanes), ptr, align=align)
+                self._store_memory(self._to_memory(store_value, is_bool, lanes), ptr, align)
                 return None
             return self._from_memory(b.load(ptr, align=align), is_bool)
         if isinstance(index, Broadcast) and store_value is None:
@@ -346,10 +350,17 @@ class ExprEmitter:
             ptr = self.element_pointer(buffer, offset)
             if store_value is not None:
                 v = b.extract_element(store_value, k)
-                b.store(self._to_memory(v, is_bool, 1), ptr, align=align)
+                self._store_memory(self._to_memory(v, is_bool, 1), ptr, align)
             else:
                 out = b.insert_element(out, self._from_memory(b.load(ptr, align=align), is_bool), k)
         return out
+
+    def _store_memory(self, value: ir.Value, ptr: ir.Value, align: int) -> None:
+        """One store; ``!nontemporal`` (bypass the caches) inside a loop annotated with
+        ``NONTEMPORAL_STORE`` (``self.nontemporal_stores``, set by the loop codegen)."""
+        store = self.builder.store(value, ptr, align=align)
+        if getattr(self, "nontemporal_stores", False):
+            store.set_metadata("nontemporal", self.module.add_metadata([ir.Constant(I32, 1)]))
 
     def _to_memory(self, value: ir.Value, is_bool: bool, lanes: int) -> ir.Value:
         if not is_bool:
