@@ -34,9 +34,12 @@ def vector_add_func(n: int = SIZE):
     return vector_add
 
 
-def schedule_vector_add(func, threads: int = 2, lanes: int = 64):
+def schedule_vector_add(func, threads: int = 2, lanes: int = 64, nontemporal: bool = True):
     """Split ``i`` into ``[threads, rest, lanes]``: parallel chunks, vectorised lanes.
 
+    ``nontemporal`` annotates the chunk loop so its stores bypass the caches: ``C`` is
+    written once and not read back, and a streaming store saves the read-for-ownership
+    of every destination line (16 → 12 bytes of memory traffic per element).
     ``n`` must be divisible by ``threads * lanes`` (true for powers of two).
     """
     from ember import tir
@@ -47,9 +50,13 @@ def schedule_vector_add(func, threads: int = 2, lanes: int = 64):
     sch = tir.Schedule(func)
     block = sch.get_block("C")
     (i,) = sch.get_loops(block)
-    outer, _, inner = sch.split(i, factors=[threads, None, lanes])
+    outer, middle, inner = sch.split(i, factors=[threads, None, lanes])
     sch.parallel(outer)
     sch.vectorize(inner)
+    if nontemporal:
+        from ember.codegen.llvm import NONTEMPORAL_STORE
+
+        sch.annotate(middle, NONTEMPORAL_STORE, 1)
     return sch
 
 

@@ -40,3 +40,12 @@ def test_vector_add_compiles_to_wide_vector_ops(bench_vector_add):
 def test_sizes_that_do_not_divide_are_refused(bench_vector_add):
     with pytest.raises(ValueError, match=r"threads × lanes = 3 × 64 must divide the vector length 65536"):
         bench_vector_add.schedule_vector_add(bench_vector_add.vector_add_func(N), threads=3)
+
+
+def test_nontemporal_annotation_marks_the_stores(bench_vector_add):
+    func = bench_vector_add.vector_add_func(N)
+    streaming = ember.build(bench_vector_add.schedule_vector_add(func).mod, target="llvm")
+    plain = ember.build(bench_vector_add.schedule_vector_add(func, nontemporal=False).mod, target="llvm")
+    assert "!nontemporal" in streaming.get_source("ll-unopt")
+    assert "!nontemporal" not in plain.get_source("ll-unopt")
+    assert "movnt" in streaming.get_source("asm")
