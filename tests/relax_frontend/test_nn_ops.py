@@ -224,3 +224,23 @@ def test_tensor_expr_op_emits_call_tir():
     a = _rand(3, 4)
     out = _run_fn(lambda x: nn.op.tensor_expr_op(topi.nn.relu, "my_relu", [x]), a)
     np.testing.assert_array_equal(out, np.maximum(a, 0))
+
+
+def test_chunk_permute_triangles_cumsum():
+    a = _rand(2, 4, 4)
+    parts = _run_fn(lambda x: nn.op.chunk(x, 2, dim=1), a)
+    np.testing.assert_array_equal(parts[1], a[:, 2:])
+    np.testing.assert_array_equal(_run_fn(lambda x: nn.op.permute(x, [1, 2, 0]), a), a.transpose(1, 2, 0))
+    np.testing.assert_array_equal(_run_fn(lambda x: nn.op.triu(x, 1), a), np.triu(a, 1))
+    np.testing.assert_array_equal(_run_fn(nn.op.tril, a), np.tril(a))
+    np.testing.assert_allclose(_run_fn(lambda x: nn.op.cumsum(x, axis=2), a), np.cumsum(a, 2), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_scaled_dot_product_attention_matches_torch(is_causal):
+    torch = pytest.importorskip("torch")
+    q, k, v = _rand(1, 5, 2, 4), _rand(1, 5, 2, 4), _rand(1, 5, 2, 4)
+    out = _run_fn(lambda a, b, c: nn.op.scaled_dot_product_attention(a, b, c, is_causal=is_causal), q, k, v)
+    tq, tk, tv = (torch.from_numpy(t).transpose(1, 2) for t in (q, k, v))  # torch: (batch, heads, seq, dim)
+    ref = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=is_causal).transpose(1, 2)
+    np.testing.assert_allclose(out, ref.numpy(), rtol=1e-4, atol=1e-5)

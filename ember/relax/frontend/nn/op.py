@@ -26,6 +26,7 @@ __all__ = [
     "matmul", "astype", "reshape", "permute_dims", "concat", "split", "take", "squeeze",
     "unsqueeze", "broadcast_to", "where", "sum", "mean", "max", "min", "zeros", "ones", "full",
     "layer_norm", "rms_norm", "group_norm", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad",
+    "chunk", "permute", "triu", "tril", "cumsum", "scaled_dot_product_attention",
 ]
 
 
@@ -165,6 +166,28 @@ def split(ary: Tensor, indices_or_sections: int | Sequence[int], axis: int = 0,
           name: str = "split") -> tuple[Tensor, ...]:
     """Split into equal sections (an int) or at the given indices; a tuple of Tensors."""
     return wrap_nested(_op.split(_tensor(ary, "nn.op.split"), indices_or_sections, axis), name)
+
+
+def chunk(x: Tensor, chunks: int, dim: int = 0, name: str = "chunk") -> tuple[Tensor, ...]:
+    """Split into ``chunks`` equal parts along ``dim``."""
+    return split(x, chunks, dim, name=name)
+
+
+def permute(x: Tensor, axes: Sequence[int], name: str = "permute") -> Tensor:
+    return permute_dims(x, axes, name=name)
+
+
+def triu(x: Tensor, diagonal: int = 0, name: str = "triu") -> Tensor:
+    return wrap_nested(_op.triu(_tensor(x, "nn.op.triu"), diagonal), name)
+
+
+def tril(x: Tensor, diagonal: int = 0, name: str = "tril") -> Tensor:
+    return wrap_nested(_op.tril(_tensor(x, "nn.op.tril"), diagonal), name)
+
+
+def cumsum(data: Tensor, axis: int | None = None, dtype: str | None = None, exclusive: bool = False,
+           name: str = "cumsum") -> Tensor:
+    return wrap_nested(_op.cumsum(_tensor(data, "nn.op.cumsum"), axis, dtype, exclusive), name)
 
 
 def take(x: Tensor, indices: Tensor, axis: int | None = None, name: str = "take") -> Tensor:
@@ -314,6 +337,16 @@ def _pool2d(build, x, kernel_size, stride, padding, dilation, ceil_mode, name) -
     stride = kernel_size if stride is None else stride
     return wrap_nested(build(_tensor(x, f"nn.op.{name}"), pair(kernel_size), pair(stride), pair(padding),
                              pair(dilation), ceil_mode), name)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 name: str = "scaled_dot_product_attention") -> Tensor:
+    """Attention over (batch, seq, heads, head_dim) tensors; ``attn_mask`` is added to the scores."""
+    what = "nn.op.scaled_dot_product_attention"
+    bias = None if attn_mask is None else _tensor(attn_mask, what)
+    return wrap_nested(_op.nn.attention(_tensor(query, what), _tensor(key, what), _tensor(value, what), bias,
+                                        scale, "TopLeft" if is_causal else None), name)
 
 
 # -- TE escape hatch -----------------------------------------------------------------------
