@@ -17,7 +17,7 @@ from ember.runtime.dtype import DataType
 from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_select
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
-from .rules_arith import div_linear, minmax_bound, mod_linear, mul_products, linear_sum
+from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
 from .vector import vector_rules
 
@@ -197,7 +197,7 @@ RULES: dict[type, list] = {
     Or: [fold_binary, *_apply(OR_RULES), logic_entailment],
     Not: [fold_not, *_apply(NOT_RULES)],
     Select: [fold_select, *_apply(SELECT_RULES)],
-    Cast: [fold_cast],
+    Cast: [fold_cast, cast_linear],
     Call: [fold_if_then_else],
     Ramp: vector_rules(Ramp),
     Broadcast: [],

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 
-from ember.ir import Div, FloorDiv, FloorMod, IntImm, Min, Mod, Mul, PrimExpr
+from ember.ir import Add, Cast, Div, FloorDiv, FloorMod, IntImm, Min, Mod, Mul, PrimExpr, Sub
 
 from .linear import Linear, is_int_scalar, to_expr
 
-__all__ = ["linear_sum", "div_linear", "mod_linear", "minmax_bound", "mul_products"]
+__all__ = ["linear_sum", "div_linear", "mod_linear", "minmax_bound", "mul_products", "cast_linear"]
 
 _DIV_OF = {FloorMod: FloorDiv, Mod: Div}
 
@@ -235,3 +235,42 @@ def minmax_bound(s, e) -> PrimExpr | None:
     ra, rb = la.plus(shared, -1), lb.plus(shared, -1)
     inner = type(e)(_emit(s, ra, e.dtype), _emit(s, rb, e.dtype))
     return _emit(s, shared.plus(_atom(s, inner)), e.dtype)
+
+
+def _fits(s, e: PrimExpr, dtype) -> bool:
+    from .const_int_bound import dtype_range
+
+    lo, hi = s.bound(e)
+    r = dtype_range(dtype)
+    return r[0] <= lo and hi <= r[1]
+
+
+def _cast_atom(s, atom: PrimExpr, dtype) -> PrimExpr:
+    if type(atom) is Cast and atom.value.dtype is dtype and _fits(s, atom.value, atom.dtype):
+        return atom.value  # int64(int32(x)) with x in int32 range is x
+    return s.visit(Cast(dtype, atom))
+
+
+def cast_linear(s, e) -> PrimExpr | None:
+    """Cast of an integer sum → sum of casts, when every term fits both types.
+
+    ``int64(i*4 + j)`` → ``int64(i)*4 + int64(j)``, so index arithmetic mixed across
+    widths still cancels; ``int32(int64(x))`` of an int32 ``x`` is ``x``.
+    """
+    v, dtype = e.value, e.dtype
+    if not (is_int_scalar(dtype) and is_int_scalar(v.dtype)):
+        return None
+    if type(v) is Cast and v.value.dtype is dtype and v.dtype.bits >= dtype.bits and \
+            v.dtype.is_int == dtype.is_int:
+        return v.value  # widening then narrowing back
+    if type(v) not in (Add, Sub, Mul):
+        return None
+    lin = s.linear(v)
+    if lin.single_atom() is not None:  # a product of two non-constants: nothing to push into
+        return None
+    if not all(_fits(s, atom, dtype) for atom, _ in lin.terms.values()) or not _fits(s, v, dtype):
+        return None
+    out = Linear({}, lin.const)
+    for atom, coeff in lin.terms.values():
+        out = out.plus(s.linear(_cast_atom(s, atom, dtype)), coeff)
+    return _emit(s, out, dtype)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ember import tir
 from ember.arith import Analyzer, eval_set, evaluate
 from ember.arith.int_set import is_neg_inf, is_pos_inf
-from ember.ir import IntImm, Range
+from ember.ir import DataType, IntImm, Range
 
 X, Y, Z = tir.Var("x"), tir.Var("y"), tir.Var("z")
 VARS = (X, Y, Z)
@@ -33,11 +33,20 @@ _CMP = [lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a == b, lambda a, 
         lambda a, b: a > b, lambda a, b: a >= b]
 
 
+I64, I8, I32 = DataType("int64"), DataType("int8"), DataType("int32")
+_CASTS = [
+    lambda a, b: tir.Cast(I32, tir.Cast(I64, a) * tir.const(3, "int64") + tir.Cast(I64, b)),
+    lambda a, b: tir.Cast(I32, tir.Cast(I8, a) + tir.Cast(I8, b)),  # wraps when it overflows
+    lambda a, b: tir.Cast(I32, tir.Cast(I64, a - b)) - tir.Cast(I32, tir.Cast(I64, a)),
+]
+
+
 def _extend(children):
     binary = st.tuples(st.sampled_from(_BIN), children, children).map(lambda t: t[0](t[1], t[2]))
     select = st.tuples(st.sampled_from(_CMP), children, children, children, children).map(
         lambda t: tir.Select(t[0](t[1], t[2]), t[3], t[4]))
-    return st.one_of(binary, binary, select)
+    casts = st.tuples(st.sampled_from(_CASTS), children, children).map(lambda t: t[0](t[1], t[2]))
+    return st.one_of(binary, binary, select, casts)
 
 
 int_exprs = st.recursive(leaves, _extend, max_leaves=8)

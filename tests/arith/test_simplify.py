@@ -345,3 +345,14 @@ def test_long_sums_do_not_recurse_deeply():
     for k in range(600):
         calls = calls + tir.call_extern("int32", "f", tir.const(k % 3))
     assert Analyzer().const_int_bound(calls).min_value == tir.min_value("int32").value
+
+
+def test_casts_of_sums_distribute_when_they_fit():
+    i64, i32 = DataType("int64"), DataType("int32")
+    ana = _ana(i=(0, 16), j=(0, 4))
+    e = tir.Cast(i64, i * 4 + j) - tir.Cast(i64, i) * tir.const(4, "int64")
+    check(e, tir.Cast(i64, j), ana)
+    check(tir.Cast(i32, tir.Cast(i64, i)), i, ana)
+    k = tir.Var("k", "int64")
+    r = Analyzer().simplify(tir.Cast(i32, k * 2 + 1))  # k may not fit int32: left alone
+    assert isinstance(r, tir.Cast) and r.value.dtype == "int64"
