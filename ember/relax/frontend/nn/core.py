@@ -334,6 +334,13 @@ class Module:
             raise NotImplementedError("export_tvm(allow_extern=True): extern modules are not supported yet")
         return export(self, spec, debug=debug)
 
+    def jit(self, spec: dict, device: Any = "cpu", pipeline: Any = "zero", out_format: str = "torch",
+            debug: bool = False):
+        """Export, compile and wrap the methods in ``spec`` for PyTorch callers (see ``jit.py``)."""
+        from .jit import jit
+
+        return jit(self, spec, device=device, pipeline=pipeline, out_format=out_format, debug=debug)
+
 
 class ModuleList(Module):
     """A list of modules named "0", "1", …; calling it applies them in turn."""
