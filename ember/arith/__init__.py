@@ -14,6 +14,7 @@ from .iter_map import (
     IterMapLevel, IterMapResult, detect_iter_map, iter_map_simplify, normalize_iter_map_to_expr,
 )
 from .iter_map_nodes import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
+from .linear_equation import ProofStrength, detect_linear_equation
 from .modular_set import ModularSet
 
 __all__ = [
@@ -21,4 +22,5 @@ __all__ = [
     "IntSet", "IntervalSet", "eval_set", "union", "intersect", "pos_inf", "neg_inf",
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",
+    "detect_linear_equation", "ProofStrength",
 ]

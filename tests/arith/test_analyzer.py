@@ -244,3 +244,17 @@ def test_many_symbolic_facts():
         ana.bind(v, Range(0, n))
     assert all(ana.can_prove(v < n) for v in loops)
     assert not ana.can_prove(loops[0] < loops[1])
+
+
+def test_detect_linear_equation():
+    from ember.arith import detect_linear_equation
+
+    i, j = tir.Var("i"), tir.Var("j")
+    coeffs = detect_linear_equation(i * 4 + j * 2 + 3, [i, j])
+    assert [c.value for c in coeffs] == [4, 2, 3]
+    coeffs = detect_linear_equation(i * n + j + n, [i, j])
+    assert coeffs[0] is n and coeffs[1].value == 1 and coeffs[2] is n
+    assert detect_linear_equation(i * i, [i]) == []
+    assert detect_linear_equation(i // 2, [i]) == []
+    coeffs = detect_linear_equation(x + 1, [i])
+    assert coeffs[0].value == 0
