@@ -133,3 +133,16 @@ def test_module_constructor_errors():
 def test_base_forward_is_not_defined():
     with pytest.raises(NotImplementedError, match=r"Module.forward is not defined"):
         nn.Module()(1)
+
+
+def test_load_pytorch_state_dict():
+    torch = pytest.importorskip("torch")
+    ref = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
+    m = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    assert m.load_state_dict(ref.state_dict()) == ([], [])
+    np.testing.assert_array_equal(m[2].weight.numpy(), ref[2].weight.detach().numpy())
+    with torch.no_grad():
+        ref[0].bias.add_(1.0)  # the module holds a copy, not a view of PyTorch's memory
+    assert not np.array_equal(m[0].bias.numpy(), ref[0].bias.detach().numpy())
+    m.load_state_dict({"0.bias": ref[0].bias}, strict=False)  # a tensor requiring grad is fine too
+    np.testing.assert_array_equal(m[0].bias.numpy(), ref[0].bias.detach().numpy())

@@ -216,7 +216,7 @@ class Parameter(Tensor):
             raise ValueError(f"Parameter.data: expected shape {tuple(self._shape)}, got {arr.shape}")
         import ember
 
-        self._data = value if _is_ndarray(value) else ember.nd.array(np.ascontiguousarray(arr))
+        self._data = value if _is_ndarray(value) else ember.nd.array(np.array(arr, order="C", copy=True))
 
     def numpy(self) -> np.ndarray:
         """The bound data as a numpy array."""
@@ -298,7 +298,7 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> tuple[list[str], list[str]]:
-        """Set parameters' data from numpy arrays, NDArrays or Parameters; returns
+        """Set parameters' data from numpy arrays, NDArrays, torch tensors or Parameters; returns
         ``(missing_keys, unexpected_keys)`` and raises on either when ``strict``."""
         own = self.state_dict()
         unexpected = [k for k in state_dict if k not in own]
@@ -395,6 +395,8 @@ def _is_ndarray(value) -> bool:
 def _as_numpy(value) -> np.ndarray:
     if _is_ndarray(value):
         return value.numpy()
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch.Tensor (possibly requiring grad)
+        value = value.detach().cpu()
     if hasattr(value, "__dlpack__") and not isinstance(value, np.ndarray):
         return np.from_dlpack(value)
     return np.asarray(value)
