@@ -115,3 +115,22 @@ def test_symbolic_batch_through_vm():
         a, b = np.random.rand(rows, 4).astype("float32"), np.random.rand(4, 8).astype("float32")
         out = vm["main"](ember.nd.array(a), ember.nd.array(b)).numpy()
         np.testing.assert_allclose(out, np.exp(np.maximum(a @ b, 0)), rtol=1e-5)
+
+
+def test_register_legalize_decorator():
+    from ember.relax.transform.legalize_ops import register_legalize
+
+    register("test_legalize.baz", lambda call, ctx: call.args[0].struct_info, arg_names=("x",))
+
+    @register_legalize("relax.test_legalize.baz")
+    def _baz(bb, call):
+        return bb.call_te(topi.sqrt, call.args[0])
+
+    x = relax.Var("x", TensorStructInfo([3], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(_call("test_legalize.baz", x))
+        bb.emit_func_output(out)
+    a = np.random.rand(3).astype("float32")
+    np.testing.assert_allclose(reference.run(LegalizeOps()(bb.get()), a), np.sqrt(a), rtol=1e-6)

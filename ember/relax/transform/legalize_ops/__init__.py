@@ -3,6 +3,7 @@
 topi function).  ``LEGALIZE_TABLE`` is their union."""
 
 from . import create, elementwise, image, index_sort, linear_algebra, manipulate, nn_activation, nn_conv, statistical
+from .common import register_legalize
 from .driver import KEEP_OPS, LegalizeOps, legalize_module
 
 LEGALIZE_TABLE: dict = {}
@@ -10,4 +11,4 @@ for _family in (elementwise, create, manipulate, statistical, linear_algebra, nn
                 image):
     LEGALIZE_TABLE.update(_family.TABLE)
 
-__all__ = ["LegalizeOps", "LEGALIZE_TABLE", "KEEP_OPS", "legalize_module"]
+__all__ = ["LegalizeOps", "LEGALIZE_TABLE", "KEEP_OPS", "legalize_module", "register_legalize"]

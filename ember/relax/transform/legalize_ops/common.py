@@ -18,11 +18,23 @@ from ...expr import Call, Constant, Expr, PrimValue
 from ...struct_info import TensorStructInfo, TupleStructInfo, shape_values
 
 __all__ = [
-    "Legalizer", "kernel_name", "emit_te", "scalar_or_tensor", "out_dtype", "out_shape",
+    "Legalizer", "register_legalize", "kernel_name", "emit_te", "scalar_or_tensor", "out_dtype", "out_shape",
     "int_tuple",
 ]
 
 Legalizer = Callable[[object, Call], Expr]
+
+
+def register_legalize(op_name: str, legal_func: Legalizer | None = None):
+    """Set ``legal_func`` as the legaliser of ``op_name`` (TVM's decorator; it takes
+    precedence over the built-in tables)."""
+    from ember.ir import Op
+
+    def register(func: Legalizer) -> Legalizer:
+        Op.get(op_name).set_attr("FLegalize", func, override=True)
+        return func
+
+    return register(legal_func) if legal_func is not None else register
 
 
 def kernel_name(call: Call) -> str:

@@ -1,7 +1,7 @@
 """LegalizeOps: rewrite every high-level Relax op into a ``call_tir`` of a PrimFunc.
 
-The legaliser of an op is looked up in ``customize_legalize_map`` first, then in the
-family tables (``LEGALIZE_TABLE``), then in the op's ``FLegalize`` attribute.  Before
+The legaliser of an op is looked up in ``customize_legalize_map`` first, then in the op's
+``FLegalize`` attribute (``register_legalize``), then in the family tables (``LEGALIZE_TABLE``).  Before
 rewriting anything the pass lists every op of the module that has no legaliser and
 raises once with all of them.  Calls whose tensor arguments have unknown shapes are
 left as they are (with a warning), since no kernel can be built for them yet.
@@ -88,7 +88,7 @@ def legalize_module(mod: IRModule, table: dict[str, Legalizer], customize=None,
     custom = dict(customize or {})
 
     def lookup(name: str):
-        return custom.get(name) or table.get(name) or Op.get(name).get_attr("FLegalize")
+        return custom.get(name) or Op.get(name).get_attr("FLegalize") or table.get(name)
 
     counter = _OpCounter()
     funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
