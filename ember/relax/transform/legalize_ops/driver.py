@@ -27,7 +27,7 @@ _log = logging.getLogger("ember.relax.legalize")
 # ops that are already what the VM lowering consumes (or are run by the VM itself)
 KEEP_OPS = frozenset({
     "relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_pure_packed",
-    "relax.call_builtin_with_ctx", "relax.builtin.alloc_tensor", "relax.builtin.stop_lift_params",
+    "relax.call_builtin_with_ctx", "relax.builtin.alloc_tensor",
     "relax.memory.alloc_storage", "relax.memory.alloc_tensor", "relax.memory.kill_storage",
     "relax.memory.kill_tensor", "relax.shape_of", "relax.null_value", "relax.print",
     "relax.assert_op", "relax.make_closure", "relax.invoke_closure", "relax.invoke_pure_closure",

@@ -1,5 +1,6 @@
-"""Legalisers of gather_nd, scatter_elements, sort/argsort/topk, einsum and
-call_tir_with_grad (a call_tir whose gradient annotation is dropped)."""
+"""Legalisers of gather_nd, scatter_elements, sort/argsort/topk, einsum, and two
+markers: call_tir_with_grad (a call_tir whose gradient annotation is dropped) and
+builtin.stop_lift_params (its argument itself)."""
 
 from __future__ import annotations
 
@@ -57,4 +58,5 @@ TABLE: dict[str, Legalizer] = {
     "relax.topk": _topk,
     "relax.einsum": _einsum,
     "relax.call_tir_with_grad": _call_tir_with_grad,
+    "relax.builtin.stop_lift_params": lambda bb, call: call.args[0],
 }
