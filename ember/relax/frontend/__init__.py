@@ -1,9 +1,12 @@
 """``relax.frontend``: ways into Relax — the PyTorch-like ``nn`` model API (``nn``), and
-room for the model importers (``onnx``, ``torch``), each loaded on first use."""
+room for the model importers (``onnx``, ``torch``), each loaded on first use; plus
+``detach_params`` shared by them."""
 
 from __future__ import annotations
 
 import importlib
+
+from .common import detach_params
 
 _SUBMODULES = ("nn", "onnx", "torch")
 
@@ -16,4 +19,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'ember.relax.frontend' has no attribute {name!r}")
 
 
-__all__ = list(_SUBMODULES)
+__all__ = ["detach_params", *_SUBMODULES]
