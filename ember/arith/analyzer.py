@@ -108,10 +108,7 @@ class Analyzer:
         if not cond.dtype.is_bool:
             raise TypeError(f"can_prove: cond must be a boolean expression, got {cond.dtype}: {cond!r}")
         result = self.simplify(cond)
-        if type(result) is IntImm:
-            return bool(result.value)
-        s = Simplifier(self)
-        return any(s.same(result, f) for f in self._opaque_facts)
+        return type(result) is IntImm and bool(result.value)
 
     def can_prove_equal(self, lhs, rhs) -> bool:
         """True when ``lhs == rhs`` provably holds."""

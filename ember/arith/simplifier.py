@@ -48,6 +48,8 @@ class Simplifier:
         if isinstance(e, BinaryOp):
             _walk_spine(e, cache, self.visit)
         r = self._rewrite(e, 0)
+        if self.ana._opaque_facts and type(r) is not IntImm and r.dtype.is_bool:
+            r = self._known(r)
         cache[id(e)] = (e, r)
         if r is not e and id(r) not in cache:
             cache[id(r)] = (r, r)
@@ -137,6 +139,15 @@ class Simplifier:
         if cls is Let:
             return self._let(e)
         return self._generic(e)
+
+    def _known(self, cond: PrimExpr) -> PrimExpr:
+        """True/False for a condition assumed (or assumed false) by a constraint scope."""
+        for fact in self.ana._opaque_facts:
+            if self.same(cond, fact):
+                return IntImm(cond.dtype, 1)
+            if type(fact) is Not and self.same(cond, fact.a):
+                return IntImm(cond.dtype, 0)
+        return cond
 
     def _var(self, v: Var) -> PrimExpr:
         self.ana._seen.add(id(v))

@@ -258,3 +258,13 @@ def test_detect_linear_equation():
     assert detect_linear_equation(i // 2, [i]) == []
     coeffs = detect_linear_equation(x + 1, [i])
     assert coeffs[0].value == 0
+
+
+def test_opaque_facts_simplify_to_constants():
+    flag = tir.Var("flag", "bool")
+    ana = Analyzer()
+    with ana.constraint_scope(flag):
+        assert ana.simplify(tir.Select(flag, x, y)) is x
+        assert ana.simplify(tir.Not(flag)).value == 0
+    with ana.constraint_scope(tir.Not(flag)):
+        assert ana.simplify(tir.Select(flag, x, y)) is y
