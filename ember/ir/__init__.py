@@ -15,3 +15,11 @@ from .structural import (
     StructuralMismatch, assert_structural_equal, structural_equal, structural_hash,
 )
 
+
+
+def __getattr__(name: str):
+    if name == "transform":  # TVM's ``tvm.ir.transform``, loaded on first use (it imports ember.ir)
+        import importlib
+
+        return importlib.import_module("ember.ir.transform")
+    raise AttributeError(f"module 'ember.ir' has no attribute {name!r}")
