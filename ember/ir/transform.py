@@ -3,5 +3,5 @@
 from ember.transform import *  # noqa: F403
 from ember.transform import (  # noqa: F401
     FunctionPass, ModulePass, Pass, PassContext, PassInfo, PassInstrument, Sequential,
-    function_pass, module_pass, pass_instrument, prim_func_pass,
+    PrintIR, function_pass, module_pass, pass_instrument, prim_func_pass,
 )

@@ -2,5 +2,5 @@
 
 from .pass_infra import (
     FunctionPass, ModulePass, Pass, PassContext, PassInfo, PassInstrument, Sequential,
-    function_pass, module_pass, pass_instrument, prim_func_pass,
+    PrintIR, function_pass, module_pass, pass_instrument, prim_func_pass,
 )

@@ -21,7 +21,7 @@ from ember.ir import IRModule
 
 __all__ = [
     "PassContext", "PassInfo", "Pass", "ModulePass", "FunctionPass", "Sequential",
-    "module_pass", "function_pass", "prim_func_pass", "PassInstrument", "pass_instrument",
+    "module_pass", "function_pass", "prim_func_pass", "PassInstrument", "pass_instrument", "PrintIR",
 ]
 
 
@@ -218,3 +218,16 @@ def prim_func_pass(pass_func=None, opt_level: int = 0, name: str | None = None,
     from ember.tir.function import PrimFunc
 
     return _make_decorator("function", PrimFunc)(pass_func, opt_level, name, required, traceable)
+
+
+def PrintIR(header: str = "", show_meta_data: bool = False) -> Pass:  # noqa: N802 - TVM's name
+    """A pass that prints the module (after ``header``) and returns it unchanged; put it
+    between the passes of a ``Sequential`` to see the IR at that point."""
+
+    def print_ir(mod: IRModule, _ctx: PassContext) -> IRModule:
+        if header:
+            print(header)
+        mod.show()
+        return mod
+
+    return ModulePass(print_ir, PassInfo(0, "PrintIR", (), False))
