@@ -26,6 +26,7 @@ from ember.relax.op.base import as_operand
 from ember.relax.struct_info import is_base_of
 from ember.script.parser.entry import DeferredFunction, _captured, _first, _is_method
 from ember.script.parser.evaluator import _MISSING, Evaluator, Scope
+from ember.script.parser.module import ModuleRef
 from ember.script.errors import ParserError
 from ember.script.parser.source import Source
 
@@ -248,7 +249,11 @@ class _FunctionParser:
             self.bb.emit_normalized(MatchCast(var, value, marker.struct_info))
             self.ev.scope.define(name, var)
             return
-        value = self.bb.normalize(as_operand(self.ev.eval(stmt.value)))
+        evaluated = self.ev.eval(stmt.value)
+        if isinstance(evaluated, ModuleRef):  # `cls = MyModule`: an alias, not a binding
+            self.ev.scope.define(name, evaluated)
+            return
+        value = self.bb.normalize(as_operand(evaluated))
         sinfo = value.struct_info
         if isinstance(stmt, ast.AnnAssign):
             ann = self.ev.annotation(stmt.annotation)
