@@ -225,3 +225,10 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
         fused = FuseOps()(bb.get())
     assert _primitive_funcs(fused) == {}
     assert "not fused: group exp_negative: symbolic k not defined by its inputs" in caplog.text
+
+
+def test_fuse_tir_keeps_unrelated_primfuncs():
+    mod = FuseOps()(_lower(conv_bias_relu()))
+    mod["standalone"] = _prim_funcs(mod)["relu"]
+    out = FuseTIR()(mod)
+    assert sorted(_prim_funcs(out)) == ["fused_conv2d_add_relu", "standalone"]

@@ -8,7 +8,8 @@ copies of its own allocations, block names are made unique ("T_add", "T_add_1", 
 the callees' symbolic shape variables are replaced by the fused function's.
 
 The call sites (``R.call`` of the Primitive function) become one ``call_tir`` of the new
-PrimFunc; Primitive functions and PrimFuncs nobody calls any more are removed.
+PrimFunc; the Primitive functions, and the kernels they called that nobody calls any
+more, are removed (other PrimFuncs of the module stay).
 """
 
 from __future__ import annotations
@@ -209,8 +210,9 @@ def FuseTIR() -> Pass:  # noqa: N802 - TVM's name
         if not primitives:
             return mod
         out = mod.copy()
-        fused = {}
+        fused, callees = {}, set()
         for gv, f in primitives.items():
+            callees |= _referenced_globals(IRModule({gv: f}))
             f, consts = _lift_constants(f)
             prim = fuse_primitive(f, mod)
             del out[gv]
@@ -223,7 +225,7 @@ def FuseTIR() -> Pass:  # noqa: N802 - TVM's name
                 out[gv] = sites.visit_expr(f)
         used = _referenced_globals(out)
         for gv, f in list(out.functions.items()):
-            if isinstance(f, PrimFunc) and gv.name_hint not in used:
+            if isinstance(f, PrimFunc) and gv.name_hint in callees and gv.name_hint not in used:
                 del out[gv]
         return out
 
