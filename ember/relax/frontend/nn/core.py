@@ -47,9 +47,7 @@ class Tensor:
         """A constant tensor holding ``data`` (numpy array, NDArray or nested lists)."""
         from ember.relax.expr import const
 
-        from .op import wrap_nested
-
-        return wrap_nested(const(_as_numpy(data)), "const")
+        return Tensor(_expr=const(_as_numpy(data)))
 
     @staticmethod
     def from_scalar(data: int | float, dtype: str) -> Tensor:

@@ -54,7 +54,9 @@ def wrap_nested(expr: Expr, name: str):
 def _expr(x, what: str, like: Tensor | None = None) -> Expr:
     """The Relax expression of an operand (numbers take ``like``'s dtype)."""
     if isinstance(x, Tensor):
-        return x._expr if x._expr is not None else x.struct_info  # unbound Parameter raises there
+        if x._expr is None:  # a Parameter outside export_tvm: its struct_info explains the misuse
+            _ = x.struct_info
+        return x._expr
     if isinstance(x, bool | int | float):
         from ember.relax.expr import const
 
