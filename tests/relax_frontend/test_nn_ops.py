@@ -244,3 +244,27 @@ def test_scaled_dot_product_attention_matches_torch(is_causal):
     tq, tk, tv = (torch.from_numpy(t).transpose(1, 2) for t in (q, k, v))  # torch: (batch, heads, seq, dim)
     ref = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=is_causal).transpose(1, 2)
     np.testing.assert_allclose(out, ref.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_norms_without_affine_parameters():
+    x = _rand(2, 3, 4)
+    ln = nn.LayerNorm(4, elementwise_affine=False)
+    assert list(ln.parameters()) == []
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(_run_module(ln, x), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+    gn = nn.GroupNorm(3, 3, affine=False)
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)  # one channel per group
+    np.testing.assert_allclose(_run_module(gn, x), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
+
+
+def test_pad_and_pools_match_torch():
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    x = _rand(1, 2, 6, 6)
+    t = torch.from_numpy(x)
+    np.testing.assert_array_equal(_run_fn(lambda a: nn.op.pad(a, [1, 2]), x), F.pad(t, [1, 2]).numpy())
+    np.testing.assert_allclose(_run_fn(lambda a: nn.op.max_pool2d(a, 2), x), F.max_pool2d(t, 2).numpy())
+    np.testing.assert_allclose(_run_fn(lambda a: nn.op.avg_pool2d(a, 3, stride=1, padding=1), x),
+                               F.avg_pool2d(t, 3, stride=1, padding=1, count_include_pad=False).numpy(), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"nn.op.pad: pad must hold \(before, after\) pairs for at most 4 axes"):
+        _run_fn(lambda a: nn.op.pad(a, [1]), x)

@@ -256,7 +256,7 @@ def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: float = 0.
 
 
 # -- normalisation -------------------------------------------------------------------------
-def _ones_like_param(size, dtype: str, value: float) -> Expr:
+def _filled_const(size, dtype: str, value: float) -> Expr:
     import numpy as np
 
     from ember.relax.expr import const
@@ -269,8 +269,8 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
     """Normalise over the last ``len(normalized_shape)`` axes; missing weight/bias are 1/0."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     data = _tensor(x, "nn.op.layer_norm")
-    gamma = _tensor(weight, "nn.op.layer_norm") if weight is not None else _ones_like_param(shape, x.dtype, 1.0)
-    beta = _tensor(bias, "nn.op.layer_norm") if bias is not None else _ones_like_param(shape, x.dtype, 0.0)
+    gamma = _tensor(weight, "nn.op.layer_norm") if weight is not None else _filled_const(shape, x.dtype, 1.0)
+    beta = _tensor(bias, "nn.op.layer_norm") if bias is not None else _filled_const(shape, x.dtype, 0.0)
     axes = list(range(-len(shape), 0))
     return wrap_nested(_op.nn.layer_norm(data, gamma, beta, axes, eps), name)
 
@@ -289,8 +289,8 @@ def group_norm(x: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor |
     if axes is None:
         axes = [i for i in range(2, x.ndim)] if channel_axis == 1 else [
             i for i in range(1, x.ndim) if i != channel_axis % x.ndim]
-    gamma = _tensor(weight, "nn.op.group_norm") if weight is not None else _ones_like_param(channels, x.dtype, 1.0)
-    beta = _tensor(bias, "nn.op.group_norm") if bias is not None else _ones_like_param(channels, x.dtype, 0.0)
+    gamma = _tensor(weight, "nn.op.group_norm") if weight is not None else _filled_const(channels, x.dtype, 1.0)
+    beta = _tensor(bias, "nn.op.group_norm") if bias is not None else _filled_const(channels, x.dtype, 0.0)
     return wrap_nested(_op.nn.group_norm(data, gamma, beta, num_groups, channel_axis, list(axes), eps), name)
 
 
