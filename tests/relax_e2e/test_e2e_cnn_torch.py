@@ -75,3 +75,39 @@ def test_call_dps_packed_to_a_pytorch_function():
     xs, ws, bs = (rng.standard_normal(s).astype("float32") for s in ((3, 16), (8, 16), (8,)))
     ref = F.softmax(F.relu(F.linear(*(torch.from_numpy(a) for a in (xs, ws, bs)))), dim=-1).numpy()
     np.testing.assert_allclose(vm["main"](xs, ws, bs).numpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_nn_frontend_cnn_matches_pytorch():
+    """The same kind of CNN written with relax.frontend.nn, weights loaded from a PyTorch model."""
+    from ember.relax.frontend import nn
+
+    class CNN(nn.Module):
+        def __init__(self):
+            self.conv = nn.Conv2D(1, 4, 3, padding=1)
+            self.norm = nn.GroupNorm(2, 4)
+            self.fc = nn.Linear(4 * 6 * 6, 10)
+
+        def forward(self, x):
+            h = nn.op.max_pool2d(nn.op.relu(self.norm(self.conv(x))), 2)
+            return nn.op.softmax(self.fc(nn.op.reshape(h, [x.shape[0], -1])), axis=-1)
+
+    class TorchCNN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+            self.norm = torch.nn.GroupNorm(2, 4)
+            self.fc = torch.nn.Linear(4 * 6 * 6, 10)
+
+        def forward(self, x):
+            h = F.max_pool2d(F.relu(self.norm(self.conv(x))), 2)
+            return F.softmax(self.fc(h.flatten(1)), dim=-1)
+
+    ref = TorchCNN()
+    model = CNN()
+    model.load_state_dict(ref.state_dict())
+    mod, param_spec = model.export_tvm(spec={"forward": {"x": nn.spec.Tensor(("n", 1, 12, 12), "float32")}})
+    vm = relax.VirtualMachine(relax.build(relax.get_pipeline("zero")(mod), "llvm"), ember.cpu())
+    params = [model.state_dict()[name].data for name, _ in param_spec]
+    x = torch.randn(3, 1, 12, 12)
+    out = vm["forward"](x.numpy(), *params).numpy()
+    np.testing.assert_allclose(out, ref(x).detach().numpy(), rtol=1e-4, atol=1e-6)
