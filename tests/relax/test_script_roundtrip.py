@@ -42,6 +42,7 @@ def mlp_module():
 
 
 MLP_TEXT = '''# from ember.script import ir as I
+# from ember.script import relax as R
 # from ember.script import tir as T
 
 @I.ir_module

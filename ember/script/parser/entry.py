@@ -97,6 +97,10 @@ def from_source(text: str, namespace: dict | None = None, filename: str = "<scri
     from ember.script import tir as T
 
     names = {"T": T, "I": I, "ember": ember, "tvm": ember}
+    if "R." in text:  # Relax functions: TVM's from_source knows R without being told
+        from ember.script import relax as R
+
+        names["R"] = R
     names.update(namespace or {})
     source = Source(text, filename)
     ev = Evaluator(source, Scope(names))

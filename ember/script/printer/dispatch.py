@@ -69,7 +69,12 @@ def to_script(node, **kwargs) -> str:
         return repr(node) if not hasattr(node, "__slots__") else f"{type(node).__name__}(...)"
     config = PrintConfig(name=kwargs.get("name"), options=kwargs)
     text = entry.fn(node, config)
-    return header(entry.namespaces) + text if entry.namespaces else text
+    namespaces = set(entry.namespaces)
+    if namespaces:  # a module needs its functions' namespaces too (R for Relax functions)
+        for func in getattr(node, "functions", {}).values():
+            inner = find_printer(func)
+            namespaces.update(inner.namespaces if inner is not None else ())
+    return header(namespaces) + text if namespaces else text
 
 
 _registered = False
