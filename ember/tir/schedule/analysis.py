@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ember.ir import IntImm, PrimExpr, Range, Var, const
 from ember.tir.buffer import BufferLoad, BufferRegion
-from ember.tir.functor import IRMutator, collect, post_order_visit
+from ember.tir.functor import IRMutator, collect
 from ember.tir.stmt import (
     AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, For, IfThenElse,
     IterVarType, LetStmt, SeqStmt, Stmt, seq,
@@ -175,19 +175,22 @@ def vars_in(e) -> list[Var]:
 # -- access regions -----------------------------------------------------------------------
 
 def _region_of(accesses: list, buffer, relax: dict) -> BufferRegion:
-    """The smallest box covering ``accesses`` (index tuples), relaxing ``relax`` vars."""
+    """The smallest box covering ``accesses`` (per dimension: an index expression or a
+    (min, extent) pair from a nested block's region), relaxing the ``relax`` vars."""
+    from ember.ir import Ramp
+
     lows: list = [None] * len(buffer.shape)
     highs: list = [None] * len(buffer.shape)
-    for indices in accesses:
-        for d, index in enumerate(indices):
-            if index.dtype.lanes > 1:  # a Ramp: [base, base + stride*(lanes-1)]
-                from ember.ir import Ramp
-
-                if isinstance(index, Ramp):
-                    lo, hi = _arith.relax_bound(index.base, relax)
-                    hi = _arith.simplify(hi + index.stride * (index.lanes - 1))
-                else:
-                    lo, hi = const(0, "int32"), buffer.shape[d] - 1
+    for access in accesses:
+        for d, index in enumerate(access):
+            if isinstance(index, tuple):
+                lo, _ = _arith.relax_bound(index[0], relax)
+                _, hi = _arith.relax_bound(index[0] + index[1] - 1, relax)
+            elif isinstance(index, Ramp):  # [base, base + stride * (lanes - 1)]
+                lo, hi = _arith.relax_bound(index.base, relax)
+                hi = _arith.simplify(hi + index.stride * (index.lanes - 1))
+            elif index.dtype.lanes > 1:
+                lo, hi = const(0, "int32"), buffer.shape[d] - 1
             else:
                 lo, hi = _arith.relax_bound(index, relax)
             lows[d] = lo if lows[d] is None else _arith.min_expr(lows[d], lo)
@@ -200,34 +203,60 @@ def _region_of(accesses: list, buffer, relax: dict) -> BufferRegion:
 def infer_regions(block: Block) -> tuple[tuple, tuple]:
     """(reads, writes) of ``block`` from its body, relaxing loops inside the block.
 
-    A buffer both read and written by a reduction update appears in both lists; the
-    block's own allocations and buffers matched inside it are left out.
+    A nested block contributes its own declared regions (its iterators replaced by
+    their bindings).  A buffer both read and written by a reduction update appears in
+    both lists; the block's own allocations and matched buffers are left out.
     """
+    from ember.tir.functor import substitute
+
     loads: dict = {}
     stores: dict = {}
     relax: dict = {}
     local = {id(b) for b in block.alloc_buffers} | {id(m.buffer) for m in block.match_buffers}
-    matched = {id(m.buffer): m for m in block.match_buffers}
 
-    def visit(n):
-        if isinstance(n, For):
-            relax[n.loop_var] = (n.min, _arith.simplify(n.min + n.extent - 1))
-        elif isinstance(n, BufferLoad) and id(n.buffer) not in local:
-            loads.setdefault(n.buffer, []).append(n.indices)
-        elif isinstance(n, BufferStore) and id(n.buffer) not in local:
-            stores.setdefault(n.buffer, []).append(n.indices)
-        elif isinstance(n, Block) and n is not block:
-            pass
+    def visit(s):
+        if isinstance(s, For):
+            relax[s.loop_var] = (s.min, _arith.simplify(s.min + s.extent - 1))
+        if isinstance(s, BlockRealize):
+            binding = {iv.var: v for iv, v in zip(s.block.iter_vars, s.iter_values)}
+            for regions, table in ((s.block.reads, loads), (s.block.writes, stores)):
+                for r in regions:
+                    if id(r.buffer) not in local:
+                        table.setdefault(r.buffer, []).append(tuple(
+                            (substitute(x.min, binding), x.extent) for x in r.region))
+            return
+        if isinstance(s, Stmt):
+            exprs = _stmt_exprs(s)
+            for e in exprs:
+                for n in collect(e, lambda x: isinstance(x, BufferLoad)):
+                    if id(n.buffer) not in local:
+                        loads.setdefault(n.buffer, []).append(n.indices)
+            if isinstance(s, BufferStore) and id(s.buffer) not in local:
+                stores.setdefault(s.buffer, []).append(s.indices)
+        for child in stmt_children(s):
+            visit(child)
 
     for part in (block.init, block.body):
         if part is not None:
-            post_order_visit(part, visit)
+            visit(part)
     reads = [_region_of(acc, buf, relax) for buf, acc in loads.items()]
     writes = [_region_of(acc, buf, relax) for buf, acc in stores.items()]
-    for m in matched.values():  # a matched region counts as read and written
+    for m in block.match_buffers:  # a matched region counts as read and written
         reads.append(m.source)
         writes.append(m.source)
     return tuple(reads), tuple(writes)
+
+
+def _stmt_exprs(s) -> list:
+    """The expressions held directly by a statement (not by its child statements)."""
+    out = []
+    for name in ("value", "condition", "min", "extent", "indices", "message"):
+        x = getattr(s, name, None)
+        if isinstance(x, PrimExpr):
+            out.append(x)
+        elif isinstance(x, tuple):
+            out.extend(e for e in x if isinstance(e, PrimExpr))
+    return out
 
 
 # -- rebuilding --------------------------------------------------------------------------
@@ -299,7 +328,7 @@ def verify(func) -> str | None:
                 if any(v not in bound for v in vars_in(e)):
                     problem.append(f"a binding of block {b.name_hint!r} uses a variable not in scope")
                     break
-            bound = bound | {iv.var for iv in b.iter_vars}
+            bound = frozenset(free) | {iv.var for iv in b.iter_vars}  # no outer loops inside a block
             for buf in b.alloc_buffers:
                 for x in buf.shape:
                     bound = bound | set(vars_in(x))

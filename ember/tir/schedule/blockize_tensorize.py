@@ -20,7 +20,7 @@ from ember.tir.functor import substitute
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType
 
 from . import _arith
-from .analysis import blocks_under, path_to, replace_stmts, unique_name, vars_in
+from .analysis import child_blocks, path_to, replace_stmts, unique_name, vars_in
 from .cache import ReplaceBuffer
 from .errors import ScheduleError
 from .tensor_intrin import TensorIntrin
@@ -61,6 +61,28 @@ def _split_binding(func, loop, e, inner_vars: set, bounds: dict, dom_extent):
     return quotient.to_expr(), ie, extent
 
 
+def _split_predicate(func, loop, pred, inner_vars: set):
+    """(outer, inner) parts of a block predicate: conjuncts over outer loops move out."""
+    from ember.ir import And
+
+    def conjuncts(p):
+        return conjuncts(p.a) + conjuncts(p.b) if isinstance(p, And) else [p]
+
+    outer, inner = const(True), const(True)
+    for c in conjuncts(pred):
+        vs = vars_in(c)
+        if not vs:
+            continue
+        if all(v not in inner_vars for v in vs):
+            outer = c if isinstance(outer, IntImm) else And(outer, c)
+        elif all(v in inner_vars for v in vs):
+            inner = c if isinstance(inner, IntImm) else And(inner, c)
+        else:
+            raise ScheduleError(f"blockize: the predicate {c!r} mixes loops inside and outside loop "
+                                f"{loop.loop_var.name!r}", func, loop=loop)
+    return outer, inner
+
+
 def _outer_regions(regions, binding: dict, relax: dict):
     out = []
     for r in regions:
@@ -74,7 +96,7 @@ def _outer_regions(regions, binding: dict, relax: dict):
 
 
 def blockize(func, loop: For, preserve_unit_iters: bool = True):
-    realizes = blocks_under(loop)
+    realizes = child_blocks(loop)
     if len(realizes) != 1:
         raise ScheduleError(f"blockize: loop {loop.loop_var.name!r} must contain exactly one block, found "
                             f"{len(realizes)}", func, loop=loop)
@@ -106,13 +128,14 @@ def blockize(func, loop: For, preserve_unit_iters: bool = True):
     if block.init is not None and crosses_reduce:
         new_init = _outer_init(block, realize, inner_loops, inner_values)
         inner_block = replace(block, init=None)
-    inner_realize = BlockRealize(tuple(inner_values), realize.predicate, inner_block)
+    outer_pred, inner_pred = _split_predicate(func, loop, realize.predicate, inner_vars)
+    inner_realize = BlockRealize(tuple(inner_values), inner_pred, inner_block)
     body = replace_stmts(loop, {realize: inner_realize})
     binding = {iv.var: v for iv, v in zip(block.iter_vars, inner_values)}
     relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1)) for lp in inner_loops}
     outer_block = Block(tuple(outer_ivs), _outer_regions(block.reads, binding, relax),
                         _outer_regions(block.writes, binding, relax), unique_name(func, block.name_hint + "_o"), body, new_init)
-    new = BlockRealize(tuple(outer_values), const(True), outer_block)
+    new = BlockRealize(tuple(outer_values), outer_pred, outer_block)
     return replace_stmts(func, {loop: new}), outer_block.name_hint
 
 

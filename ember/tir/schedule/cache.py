@@ -87,9 +87,10 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
         raise ScheduleError(f"cache_read: block {block.name_hint!r} also writes {buffer.name!r} (a reduction "
                             "reading its own output); use cache_write for it", func, block=block)
     scope = scope_of(func, realize)
-    if scope is None:
-        raise ScheduleError("cache_read: the block has no enclosing scope block", func, block=block)
-    readers = [r for r in blocks_under(scope.block.body) if any(x.buffer is buffer for x in r.block.reads)
+    if scope is None or scope is not func.body:
+        raise ScheduleError("cache_read: only blocks directly in the function's root scope are supported "
+                            f"(block {block.name_hint!r} is nested in another block)", func, block=block)
+    readers = [r for r in child_blocks(scope) if any(x.buffer is buffer for x in r.block.reads)
                and not any(w.buffer is buffer for w in r.block.writes)]
     if consumer_blocks is not None:
         wanted = {id(r.block) for r in consumer_blocks}
@@ -113,7 +114,7 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
         tops = [_top_level(scope, r) for r in readers]
         pos = min(children.index(t) for t in tops if t is not None) if tops else 0
     mapper = ReplaceBuffer({buffer: new})
-    mapping = {r.block: _refresh(mapper.visit(r.block)) for r in readers}
+    mapping = {r.block: mapper.visit(r.block) for r in readers}  # same shape: regions carry over
     new_children = [replace_stmts(c, mapping) for c in children]
     new_children.insert(pos, stage)
     func = replace_stmts(func, {scope.block: replace(scope.block, body=seq(*new_children))})
@@ -141,24 +142,21 @@ def _enclosing_loop(func, block_name: str, what: str):
     return loop, index
 
 
-def _refresh(block: Block) -> Block:
-    reads, writes = infer_regions(block)
-    return replace(block, reads=reads, writes=writes)
-
-
 def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_scope: str,
                 consumer_blocks=None):
     block = realize.block
     buffer = _pick(func, block, block.writes, write_buffer_index, "cache_write", "write")
     others = [r.block.name_hint for r in blocks_under(func.body) if r is not realize
-              and any(w.buffer is buffer for w in r.block.writes) and r.block.name_hint != "root"]
+              and any(w.buffer is buffer for w in r.block.writes) and r.block.name_hint != "root"
+              and path_to(r, realize) is None and path_to(realize, r) is None]
     if others:
         raise ScheduleError(f"cache_write: buffer {buffer.name!r} is also written by block(s) {others}; "
                             "cache_write needs the block to be its only writer (apply it before "
                             "decompose_reduction)", func, block=block)
     scope = scope_of(func, realize)
-    if scope is None:
-        raise ScheduleError("cache_write: the block has no enclosing scope block", func, block=block)
+    if scope is None or scope is not func.body:
+        raise ScheduleError("cache_write: only blocks directly in the function's root scope are supported "
+                            f"(block {block.name_hint!r} is nested in another block)", func, block=block)
     name = unique_name(func, _scope_name(buffer, storage_scope))
     new = decl_buffer(buffer.shape, buffer.dtype, name, scope=storage_scope)
     stage = _copy_stage(new.name, new, buffer)

@@ -145,6 +145,13 @@ def _common_checks(func, realize, loop, what):
     if scope_of(func, realize) is not scope_of(func, loop):
         raise ScheduleError(f"{what}: block {block.name_hint!r} and loop {loop.loop_var.name!r} are not "
                             "in the same block scope", func, block=block)
+    for w in block.writes:
+        others = [r.block.name_hint for r in blocks_under(func.body) if r is not realize
+                  and r.block.name_hint != "root" and path_to(r, realize) is None
+                  and path_to(realize, r) is None and any(x.buffer is w.buffer for x in r.block.writes)]
+        if others:
+            raise ScheduleError(f"{what}: block {block.name_hint!r} is not the only writer of "
+                                f"{w.buffer.name!r} (also written by {others})", func, block=block)
     root = subtree_root(func, realize)
     parent = (path_to(func.body, root) or [None])[-1]
     if isinstance(parent, For):
@@ -167,7 +174,7 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
         raise ScheduleError(f"{what}: block {block.name_hint!r} must write exactly one buffer",
                             func, block=block)
     buffer = block.writes[0].buffer
-    readers = [r for r in blocks_under(loop) if any(x.buffer is buffer for x in r.block.reads)]
+    readers = [r for r in child_blocks(loop) if any(x.buffer is buffer for x in r.block.reads)]
     if not readers:
         raise ScheduleError(f"{what}: block {block.name_hint!r} is not a producer of any block under "
                             f"loop {loop.loop_var.name!r} (none reads {buffer.name!r})", func, loop=loop)
@@ -224,7 +231,7 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
     what = "reverse_compute_at"
     block = realize.block
     root = _common_checks(func, realize, loop, what)
-    under = blocks_under(loop)
+    under = child_blocks(loop)
     writers = [r for r in under if any(w.buffer is x.buffer for w in r.block.writes for x in block.reads)]
     if not writers:
         raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} produces a buffer that "

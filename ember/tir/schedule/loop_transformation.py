@@ -34,13 +34,14 @@ def _simplify_bindings(stmt, bounds: dict):
 
 
 def _add_predicate(stmt, cond):
-    def post(n):
-        if isinstance(n, BlockRealize):
-            pred = cond if is_true(n.predicate) else And(n.predicate, cond)
-            return replace(n, predicate=pred)
-        return None
+    """AND ``cond`` into the predicates of the blocks directly under ``stmt`` (not nested ones)."""
+    from .analysis import child_blocks
 
-    return ir_transform(stmt, None, post, only_enable=["BlockRealize"])
+    mapping = {}
+    for realize in [stmt] if isinstance(stmt, BlockRealize) else child_blocks(stmt):
+        pred = cond if is_true(realize.predicate) else And(realize.predicate, cond)
+        mapping[realize] = replace(realize, predicate=pred)
+    return replace_stmts(stmt, mapping)
 
 
 def _loop_bounds(func, loop: For) -> dict:

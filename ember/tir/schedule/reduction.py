@@ -11,7 +11,7 @@ dimension into the original output.
 
 from __future__ import annotations
 
-from ember.ir import Add, Max, Min, Mul, Range, Var, const, replace
+from ember.ir import Add, And, Max, Min, Mul, Range, Var, const, replace
 from ember.tir.buffer import BufferLoad, decl_buffer
 from ember.tir.functor import substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
@@ -45,10 +45,21 @@ def _wrap(copies, vmap, body):
     return body
 
 
+def _conjuncts(pred) -> list:
+    if isinstance(pred, And):
+        return _conjuncts(pred.a) + _conjuncts(pred.b)
+    return [pred]
+
+
 def _predicate_for(pred, available: set, vmap: dict):
-    if is_true(pred) or any(v not in available for v in vars_in(pred)):
-        return const(True)
-    return substitute(pred, vmap)
+    """The conjuncts of ``pred`` that only use ``available`` loops, renamed by ``vmap``."""
+    out = const(True)
+    for c in _conjuncts(pred):
+        if is_true(c) or any(v not in available for v in vars_in(c)):
+            continue
+        c = substitute(c, vmap)
+        out = c if is_true(out) else And(out, c)
+    return out
 
 
 def decompose_reduction(func, realize: BlockRealize, loop: For):

@@ -219,3 +219,12 @@ def test_compute_at_order_errors():
     (loop,) = sch.get_loops(sch.get_block("write_x"))
     with pytest.raises(ScheduleError, match="comes before loop 'i'"):
         sch.reverse_compute_at(sch.get_block("read_x"), loop)
+
+
+def test_compute_at_of_one_of_several_writers_error():
+    sch = Schedule(matmul_relu())
+    block = sch.get_block("C")
+    sch.decompose_reduction(block, sch.get_loops(block)[0])
+    loop = sch.get_loops(sch.get_block("D"))[0]
+    with pytest.raises(ScheduleError, match=r"is not the only writer of 'C' \(also written by \['C_update'\]\)"):
+        sch.compute_at(sch.get_block("C_init"), loop)

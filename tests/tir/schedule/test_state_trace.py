@@ -133,12 +133,11 @@ def test_wrong_handle_kind():
 
 
 def test_new_block_names_are_unique():
-    sch = Schedule(matmul())
-    block = sch.get_block("C")
-    first = sch.cache_read(block, 1, "shared")
-    second = sch.cache_read(block, 1, "shared")
-    assert sch.get(first).name_hint == "A_shared"
-    assert sch.get(second).name_hint == "A_shared_1"
+    sch = Schedule(matmul_relu())
+    first = sch.cache_read(sch.get_block("D"), 0, "local")
+    second = sch.cache_write(sch.get_block("C"), 0, "local")
+    assert sch.get(first).name_hint == "C_local"
+    assert sch.get(second).name_hint == "C_local_1"
 
 
 def test_debug_mask_verifies_each_primitive():
