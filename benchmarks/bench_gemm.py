@@ -189,12 +189,13 @@ def _gemm_candidates(n: int, threads: int):
     ea, eb, ec = ember.nd.array(a), ember.nd.array(b), ember.nd.empty((n, n), "float32")
     naive = ember.build(matmul_func(n), target="llvm")
     scheduled = ember.build(schedule_gemm(matmul_func(n)).mod, target=GEMM_TARGET)
+    unfused = ember.build(schedule_gemm(matmul_func(n)).mod, target="llvm")
     expected = a @ b
-    for mod in (naive, scheduled):
+    for mod in (naive, scheduled, unfused):
         mod(ea, eb, ec)
         np.testing.assert_allclose(ec.numpy(), expected, rtol=1e-4, atol=1e-3)
     fns = {"ember naive": lambda: naive(ea, eb, ec), "ember scheduled": lambda: scheduled(ea, eb, ec),
-           "numpy": lambda: a @ b}
+           "ember scheduled, plain llvm (no FMA)": lambda: unfused(ea, eb, ec), "numpy": lambda: a @ b}
     try:
         import torch
 

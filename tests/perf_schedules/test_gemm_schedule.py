@@ -3,6 +3,7 @@ and the micro-kernel it compiles to (FMA on zmm registers, accumulators never sp
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ import ember
 from ember.ir import structural_equal
 from ember.tir import ForKind, Schedule
 from ember.tir.functor import collect
+from ember.tir.schedule.trace import Trace
 from ember.tir.stmt import For
 
 N = 128
@@ -79,6 +81,13 @@ def test_trace_replays_to_the_same_module(bench_gemm, scheduled):
     for step in ("cache_read", "transform_layout", "cache_write", "reverse_compute_at",
                  "decompose_reduction", "parallel", "vectorize", "unroll"):
         assert f"sch.{step}(" in text
+
+
+def test_trace_survives_json(bench_gemm, scheduled):
+    data = json.loads(json.dumps(scheduled.trace.as_json()))
+    fresh = Schedule(bench_gemm.matmul_func(N))
+    Trace.from_json(data).apply_to_schedule(fresh)
+    assert structural_equal(fresh.mod, scheduled.mod)
 
 
 @pytest.mark.skipif(not host_has_avx512(), reason="the host has no AVX-512")
