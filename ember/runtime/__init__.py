@@ -3,6 +3,7 @@ and the global function registry.  Imports nothing from ember's compiler package
 
 from . import dlpack
 from .compiled_function import CompiledFunction
+from .container import ShapeTuple
 from .device import (
     Device,
     DeviceType,
@@ -34,6 +35,7 @@ __all__ = [
     "DeviceType", "FunctionInfo", "Module", "NDArray", "ParamInfo", "ProfileResult", "array", "cl",
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
     "get_device_api", "get_global_func", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
-    "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "tensor",
+    "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "ShapeTuple",
+    "tensor",
     "time_evaluator", "vulkan", "webgpu",
 ]  # fmt: skip
