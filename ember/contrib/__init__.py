@@ -1,0 +1,1 @@
+"""``ember.contrib``: helpers TVM keeps outside its core (``contrib.utils.tempdir`` …)."""
