@@ -14,7 +14,12 @@ from ember.ir import (
     Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var, const,
 )
 
-__all__ = ["simplify", "const_bound", "relax_bound", "as_int", "is_const", "expr_key", "linear"]
+__all__ = ["simplify", "const_bound", "relax_bound", "as_int", "is_const", "expr_key", "linear",
+           "BoundError"]
+
+
+class BoundError(ValueError):
+    """An index expression the bound analysis cannot handle."""
 
 Bounds = dict  # Var -> (lo: int, hi: int), inclusive
 
@@ -270,7 +275,7 @@ def _relax_atom(atom, relax, bounds):
         full[v] = (lo_c, hi_c)
     lo_c, hi_c = const_bound(atom, full)
     if lo_c is None or hi_c is None:
-        raise ValueError(f"cannot bound the index expression {atom!r}")
+        raise BoundError(f"cannot bound the index expression {atom!r}")
     return const(lo_c, atom.dtype), const(hi_c, atom.dtype)
 
 

@@ -308,11 +308,14 @@ def verify(func) -> str | None:
     names: set = set()
     problem: list = []
 
+    def scalar_vars(e):  # buffer data handles are not loop variables
+        return [v for v in vars_in(e) if not v.dtype.is_handle]
+
     def visit(s, bound: frozenset):
         if problem:
             return
         if isinstance(s, For):
-            used = vars_in(s.min) + vars_in(s.extent)
+            used = scalar_vars(s.min) + scalar_vars(s.extent)
             if any(v not in bound for v in used):
                 problem.append(f"the range of loop {s.loop_var.name!r} uses a variable not in scope")
             bound = bound | {s.loop_var}
@@ -325,7 +328,7 @@ def verify(func) -> str | None:
                 problem.append(f"block {b.name_hint!r} has {len(b.iter_vars)} iterators but "
                                f"{len(s.iter_values)} bindings")
             for e in (*s.iter_values, s.predicate):
-                if any(v not in bound for v in vars_in(e)):
+                if any(v not in bound for v in scalar_vars(e)):
                     problem.append(f"a binding of block {b.name_hint!r} uses a variable not in scope")
                     break
             bound = frozenset(free) | {iv.var for iv in b.iter_vars}  # no outer loops inside a block

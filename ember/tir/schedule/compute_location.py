@@ -58,8 +58,11 @@ def _region_under(func, loop: For, realizes, buffer, access: str, bounds: dict):
             for d, rng in enumerate(region.region):
                 lo_e = substitute(rng.min, binding)
                 hi_e = substitute(rng.min + rng.extent - 1, binding)
-                lo, _ = _arith.relax_bound(lo_e, relax, bounds)
-                _, hi = _arith.relax_bound(hi_e, relax, bounds)
+                try:
+                    lo, _ = _arith.relax_bound(lo_e, relax, bounds)
+                    _, hi = _arith.relax_bound(hi_e, relax, bounds)
+                except _arith.BoundError:  # data-dependent index: the whole dimension
+                    lo, hi = const(0, "int32"), _arith.simplify(buffer.shape[d] - 1)
                 if lows is None:
                     lows, highs = [None] * len(region.region), [None] * len(region.region)
                 lows[d] = lo if lows[d] is None else _arith.min_expr(lows[d], lo, bounds)

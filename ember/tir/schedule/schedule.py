@@ -15,10 +15,11 @@ from ember.tir.function import PrimFunc
 from ember.tir.stmt import BlockRealize, For
 
 from . import analysis as A
+from ._arith import BoundError
 from .errors import ScheduleError
 from .printing import func_script
 from .schedule_more import MorePrimitives
-from .state import BlockRV, ExprRV, LoopRV, ScheduleState
+from .state import BlockRV, ExprRV, LoopRV, ScheduleState, StmtSRef
 from .trace import Instruction, InstructionKind, Trace
 
 __all__ = ["Schedule"]
@@ -170,6 +171,12 @@ class Schedule(MorePrimitives):
             return const(self._int(rv), "int32")
         raise TypeError(f"get expects a BlockRV, LoopRV or ExprRV, got {type(rv).__name__}")
 
+    def get_sref(self, rv) -> StmtSRef:
+        """A reference to the statement of a block or loop handle (``.stmt``, ``.parent``)."""
+        fname = self._fname(rv)
+        node = self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
+        return StmtSRef.of(self._func(fname), node)
+
     def remove_rv(self, rv) -> None:
         self._table.pop(rv, None)
 
@@ -220,6 +227,8 @@ class Schedule(MorePrimitives):
             out = fn(self._func(fname), *args)
         except ScheduleError as err:
             self._raise(err)
+        except BoundError as err:
+            self._raise(ScheduleError(f"{fn.__name__}: {err}", self._func(fname), func_name=fname))
         func, extra = out if isinstance(out, tuple) else (out, None)
         if self.debug_mask == "all" or (isinstance(self.debug_mask, int) and self.debug_mask):
             problem = A.verify(func)

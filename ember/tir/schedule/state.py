@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ember.ir import IRModule
 
-__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "ROOT", "INLINE"]
+__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "StmtSRef", "ROOT", "INLINE"]
 
 
 class _RV:
@@ -88,3 +88,35 @@ class ScheduleState:
 
     def copy(self) -> ScheduleState:
         return ScheduleState(self.mod, self.func_name)
+
+
+class StmtSRef:
+    """A snapshot reference to a Block or For of the current IR and its parent sref
+    (the nearest enclosing Block or For), as ``Schedule.get_sref`` returns."""
+
+    __slots__ = ("stmt", "_func", "_path")
+
+    def __init__(self, stmt, func, path):
+        self.stmt, self._func, self._path = stmt, func, path
+
+    @staticmethod
+    def of(func, node) -> StmtSRef:
+        from ember.tir.stmt import BlockRealize
+
+        from .analysis import path_to
+
+        stmt = node.block if isinstance(node, BlockRealize) else node
+        return StmtSRef(stmt, func, path_to(func.body, node) or [])
+
+    @property
+    def parent(self) -> StmtSRef | None:
+        from ember.tir.stmt import BlockRealize, For
+
+        for k in range(len(self._path) - 1, -1, -1):
+            s = self._path[k]
+            if isinstance(s, BlockRealize | For):
+                return StmtSRef(s.block if isinstance(s, BlockRealize) else s, self._func, self._path[:k])
+        return None
+
+    def __repr__(self) -> str:
+        return f"StmtSRef({type(self.stmt).__name__})"

@@ -228,3 +228,41 @@ def test_compute_at_of_one_of_several_writers_error():
     loop = sch.get_loops(sch.get_block("D"))[0]
     with pytest.raises(ScheduleError, match=r"is not the only writer of 'C' \(also written by \['C_update'\]\)"):
         sch.compute_at(sch.get_block("C_init"), loop)
+
+
+@T.prim_func
+def gather(A: T.Buffer((16,), "float32"), Idx: T.Buffer((8,), "int32"), C: T.Buffer((8,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + T.float32(1)
+    for i in range(8):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = B[Idx[vi]]
+
+
+def test_compute_at_data_dependent_index():
+    sch = Schedule(gather)
+    (loop,) = sch.get_loops(sch.get_block("C"))
+    sch.compute_at(sch.get_block("B"), loop)
+    assert "T.where(Idx[i] >= 0 and Idx[i] < 16)" in sch.mod.script()
+    import numpy as np
+
+    from sched_helpers import _run
+
+    a = np.arange(16, dtype="float32")
+    idx = np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype="int32")
+    c = np.zeros(8, dtype="float32")
+    _run(sch.mod["main"], a, idx, c)
+    np.testing.assert_allclose(c, a[idx] + 1)
+
+
+def test_get_sref():
+    sch = Schedule(two_stage)
+    block = sch.get_block("C")
+    sref = sch.get_sref(block)
+    assert sref.stmt.name_hint == "C"
+    assert sref.parent.stmt.loop_var.name == "j"
+    assert sref.parent.parent.parent.stmt.name_hint == "root"
