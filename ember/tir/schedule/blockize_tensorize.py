@@ -203,7 +203,8 @@ def _fresh_impl(impl):
         fresh = [x for x in (buf.elem_offset, *buf.strides, *buf.shape) if isinstance(x, Var)]
         for v in fresh:
             vmap.setdefault(v, Var(v.name, v.dtype))
-        new = replace(buf, data=Var(buf.data.name, "handle", buf.data.type_annotation),
+        vmap[buf.data] = Var(buf.data.name, "handle", buf.data.type_annotation)
+        new = replace(buf, data=vmap[buf.data],
                       elem_offset=substitute(buf.elem_offset, vmap) if buf.elem_offset is not None else None,
                       strides=tuple(substitute(s, vmap) for s in buf.strides),
                       shape=tuple(substitute(s, vmap) for s in buf.shape))

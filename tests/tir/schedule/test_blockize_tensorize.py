@@ -5,6 +5,7 @@ from sched_helpers import check
 from sched_workloads import matmul, row_sum
 
 from ember.ir import Ramp
+from ember.script import tir as T
 from ember.tir import Schedule, ScheduleError, TensorIntrin
 from ember.tir.functor import collect
 
@@ -89,3 +90,53 @@ def test_tensor_intrin_registry():
         TensorIntrin.get("nope")
     with pytest.raises(TypeError, match="must be PrimFuncs"):
         TensorIntrin.register("bad", 1, 2)
+
+
+@T.prim_func
+def dot_product_4_desc(a: T.handle, b: T.handle, c: T.handle) -> None:
+    A = T.match_buffer(a, (4,), offset_factor=1)
+    B = T.match_buffer(b, (4,), offset_factor=1)
+    C = T.match_buffer(c, (1,), offset_factor=1)
+    with T.block("root"):
+        T.reads(C[0], A[0:4], B[0:4])
+        T.writes(C[0])
+        for i in range(4):
+            with T.block("update"):
+                vi = T.axis.remap("R", [i])
+                C[0] = C[0] + A[vi] * B[vi]
+
+
+@T.prim_func
+def dot_product_4_impl(a: T.handle, b: T.handle, c: T.handle) -> None:
+    A = T.match_buffer(a, (4,), offset_factor=1)
+    B = T.match_buffer(b, (4,), offset_factor=1)
+    C = T.match_buffer(c, (1,), offset_factor=1)
+    with T.block("root"):
+        T.reads(C[0], A[0:4], B[0:4])
+        T.writes(C[0])
+        C[0] = C[0] + T.call_extern("float32", "dot4", A.data, B.data)
+
+
+@T.prim_func
+def matvec(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 16):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk] * B[vk]
+
+
+def test_tensorize_with_tvmscript_intrinsic():
+    from sched_helpers import check_trace_roundtrip
+
+    TensorIntrin.register("test_dot_product_4", dot_product_4_desc, dot_product_4_impl, override=True)
+    sch = Schedule(matvec)
+    _, k = sch.get_loops(sch.get_block("C"))
+    k0, k1 = sch.split(k, [None, 4])
+    sch.decompose_reduction(sch.get_block("C"), k0)
+    sch.tensorize(k1, "test_dot_product_4")
+    text = sch.mod.script()
+    assert 'T.call_extern("float32", "dot4", A_1.data, B_1.data)' in text
+    assert "T.match_buffer(A[vi_o, vk_o * 4:vk_o * 4 + 4], (4,)" in text
+    check_trace_roundtrip(sch, matvec)
