@@ -390,8 +390,16 @@ def _cast(ev, e):
     if not (e.value.dtype.is_integer and e.dtype.is_integer):
         return IntSet.everything()
     a = ev.eval(e.value)
-    ends = [x if _infinite(x) else ev.simp(Cast(e.dtype, x)) for x in (a.min_value, a.max_value)]
-    return IntSet(*ends)
+    if not (a.has_lower_bound() and a.has_upper_bound()):
+        return IntSet.everything()
+    from .const_int_bound import dtype_range
+
+    lo_t, hi_t = dtype_range(e.dtype)
+    lo = ev.ana.const_int_bound(a.min_value).min_value
+    hi = ev.ana.const_int_bound(a.max_value).max_value
+    if lo < lo_t or hi > hi_t:
+        return IntSet.everything()  # a narrowing cast may wrap around
+    return IntSet(ev.simp(Cast(e.dtype, a.min_value)), ev.simp(Cast(e.dtype, a.max_value)))
 
 
 def _let(ev, e):

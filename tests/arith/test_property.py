@@ -36,7 +36,8 @@ _CMP = [lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a == b, lambda a, 
 I64, I8, I32 = DataType("int64"), DataType("int8"), DataType("int32")
 _CASTS = [
     lambda a, b: tir.Cast(I32, tir.Cast(I64, a) * tir.const(3, "int64") + tir.Cast(I64, b)),
-    lambda a, b: tir.Cast(I32, tir.Cast(I8, a) + tir.Cast(I8, b)),  # wraps when it overflows
+    # a narrowing cast wraps; arithmetic itself is assumed not to overflow (as in TVM)
+    lambda a, b: tir.Cast(I32, tir.Cast(I8, a)) + b,
     lambda a, b: tir.Cast(I32, tir.Cast(I64, a - b)) - tir.Cast(I32, tir.Cast(I64, a)),
 ]
 
