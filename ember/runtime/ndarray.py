@@ -18,12 +18,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import dlpack
+from .array_fields import C_CONTIGUOUS, DLTENSOR, DLTENSOR_SIZE, NUMPY_FIELDS_OK, dims_struct
+from .array_fields import numpy_data_address, numpy_fields
 from .device import Device, DeviceType, cpu, device as as_device
 from .device_api import get_device_api
 from .dtype import DataType
 
 ALIGNMENT = 64
 _HOST_TYPES = (DeviceType.CPU, DeviceType.CUDA_HOST, DeviceType.ROCM_HOST)
+_CPU0 = cpu(0)
 
 
 class NDArray:
@@ -193,14 +196,15 @@ def empty(
     shape: int | Sequence[int], dtype: str | DataType = "float32", device: Device | str = None, mem_scope=None
 ) -> NDArray:
     """An uninitialised array (64-byte aligned on cpu)."""
-    dev = cpu(0) if device is None else as_device(device)
-    shape = _check_shape(shape)
-    dtype = DataType(dtype)
-    if dtype.lanes != 1:
-        raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
+    try:
+        layout = _LAYOUTS[shape, dtype]
+    except (KeyError, TypeError):  # TypeError: an unhashable shape, reported by _check_shape
+        layout = _layout(_check_shape(shape), DataType(dtype))
+    if device is None:
+        return _empty_cpu(layout, _CPU0)
+    dev = as_device(device)
     if dev.device_type == DeviceType.CPU:
-        arr, address = _aligned_empty(shape, dtype.numpy())
-        return NDArray(address, shape, dtype, dev, np_view=arr)
+        return _empty_cpu(layout, dev)
     api = get_device_api(dev.device_type)
     if not dev.exist:
         raise RuntimeError(f"empty: device {dev} does not exist on this machine")
@@ -208,13 +212,18 @@ def empty(
         raise RuntimeError(
             f"empty: no memory back end is registered for {dev.type_name} (see ember.runtime.device_api)"
         )
-    nbytes = math.prod(shape) * dtype.itemsize
-    data, owner = api.alloc(dev.device_id, nbytes, ALIGNMENT)
-    return NDArray(data, shape, dtype, dev, owner=owner)
+    data, owner = api.alloc(dev.device_id, layout.nbytes, ALIGNMENT)
+    return NDArray(data, layout.shape, layout.dtype, dev, owner=owner)
 
 
 def array(arr: Any, device: Device | str = None, mem_scope=None) -> NDArray:
     """A new array holding a copy of ``arr`` (numpy array, nested list, NDArray, DLPack tensor)."""
+    if type(arr) is np.ndarray and device is None:
+        layout = _NUMPY_LAYOUTS.get((arr.shape, arr.dtype))
+        if layout is not None:
+            out = _empty_cpu(layout, _CPU0)
+            np.copyto(out._np, arr)
+            return out
     if isinstance(arr, NDArray):
         source = arr
     elif isinstance(arr, np.ndarray):
@@ -229,6 +238,8 @@ def array(arr: Any, device: Device | str = None, mem_scope=None) -> NDArray:
         dtype = DataType(source.dtype)
     except ValueError:
         raise TypeError(f"array: unsupported element type {source.dtype}") from None
+    if isinstance(source, np.ndarray) and type(source.shape) is tuple:
+        _remember_numpy_layout(source.shape, source.dtype, dtype)
     return empty(source.shape, dtype, device).copyfrom(source)
 
 
@@ -242,12 +253,104 @@ def from_dlpack(obj: Any) -> NDArray:
     if isinstance(obj, NDArray):
         return obj
     if isinstance(obj, np.ndarray):
-        return _wrap_numpy(obj, cpu(0))
+        return _wrap_numpy(obj, _CPU0)
     try:
         imported = dlpack.import_dlpack(obj)
     except TypeError as err:
         raise TypeError(f"from_dlpack: {err}") from None
     return _from_imported(imported)
+
+
+# -- layouts: what every array of one (shape, dtype) shares ------------------------------------
+
+_SMALL_BYTES = 16384  # arrays up to this size share one allocation with their descriptor
+_LAYOUT_CACHE_SIZE = 4096
+
+
+class _Layout:
+    """Shape, dtype and descriptor format of arrays of one (shape, dtype), computed once.
+
+    ``pack`` writes a DLTensor followed by its shape in one ``pack_into``; ``head_type``
+    is a ctypes buffer type for that, ``small_type`` one that also has room for the
+    64-byte aligned data (None for arrays above ``_SMALL_BYTES``)."""
+
+    __slots__ = ("shape", "dtype", "name", "np_dtype", "ndim", "nbytes", "code", "bits", "lanes",
+                 "pack", "head_size", "head_type", "small_type")
+
+    def __init__(self, shape: tuple[int, ...], dtype: DataType):
+        if dtype.lanes != 1:
+            raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
+        self.shape, self.dtype, self.name, self.ndim = shape, dtype, str(dtype), len(shape)
+        self.np_dtype = dtype.numpy()
+        self.nbytes = math.prod(shape) * dtype.itemsize
+        self.code, self.bits, self.lanes = dlpack.dl_dtype_of(dtype)
+        self.pack = struct.Struct(DLTENSOR.format + f"{self.ndim}q")
+        self.head_size = max(self.pack.size, DLTENSOR_SIZE + 8)
+        self.head_type = ctypes.c_char * self.head_size
+        small = self.nbytes <= _SMALL_BYTES
+        self.small_type = ctypes.c_char * (self.head_size + ALIGNMENT + self.nbytes) if small else None
+
+
+_LAYOUTS: dict[tuple, _Layout] = {}  # (shape, dtype as given: str or DataType) -> layout
+_NUMPY_LAYOUTS: dict[tuple, _Layout] = {}  # (shape, numpy dtype) -> layout
+
+
+def _layout(shape: tuple[int, ...], dtype: DataType) -> _Layout:
+    key = (shape, dtype._str)
+    found = _LAYOUTS.get(key)
+    if found is None:
+        if len(_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
+            _LAYOUTS.clear()
+        found = _LAYOUTS[key] = _Layout(shape, dtype)
+    return found
+
+
+def _remember_numpy_layout(shape: tuple, np_dtype: np.dtype, dtype: DataType) -> None:
+    """Let ``array``/``from_dlpack`` find the layout of numpy arrays like this one directly."""
+    if dtype.lanes != 1 or not np_dtype.isnative or np_dtype != dtype.numpy():
+        return
+    if len(_NUMPY_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
+        _NUMPY_LAYOUTS.clear()
+    _NUMPY_LAYOUTS[(shape, np_dtype)] = _layout(shape, dtype)
+
+
+_new_object = object.__new__
+
+
+def _assemble(layout: _Layout, device: Device, np_view, owner, dlbuf, address: int) -> NDArray:
+    """An NDArray from ready parts (no checks: the callers built the parts)."""
+    arr = _new_object(NDArray)
+    arr.shape = layout.shape
+    arr.dtype = layout.name
+    arr.device = device
+    arr._dtype = layout.dtype
+    arr._np = np_view
+    arr._owner = owner
+    arr._dlbuf = dlbuf
+    arr._dltensor_addr = address
+    return arr
+
+
+def _empty_cpu(layout: _Layout, dev: Device) -> NDArray:
+    """A fresh aligned cpu array: small ones share one ctypes buffer with their DLTensor."""
+    small = layout.small_type
+    if small is not None:
+        buf = small()
+        base = ctypes.addressof(buf)
+        offset = layout.head_size + (-(base + layout.head_size)) % ALIGNMENT
+        view = np.ndarray(layout.shape, layout.np_dtype, buf, offset)
+        data = base + offset
+    else:
+        raw = np.empty(layout.nbytes + ALIGNMENT, np.uint8)
+        address = numpy_data_address(raw)
+        start = (-address) % ALIGNMENT
+        view = np.ndarray(layout.shape, layout.np_dtype, raw, start)
+        data = address + start
+        buf = layout.head_type()
+        base = ctypes.addressof(buf)
+    layout.pack.pack_into(buf, 0, data, dev.device_type, dev.device_id, layout.ndim, layout.code, layout.bits,
+                          layout.lanes, base + DLTENSOR_SIZE, 0, 0, *layout.shape)
+    return _assemble(layout, dev, view, None, buf, base)
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -265,37 +368,21 @@ def _check_shape(shape) -> tuple[int, ...]:
     return dims
 
 
-def _aligned_empty(shape: tuple[int, ...], np_dtype: np.dtype) -> tuple[np.ndarray, int]:
-    """A fresh C-contiguous array aligned to ALIGNMENT bytes, and its data address."""
-    nbytes = math.prod(shape) * np_dtype.itemsize
-    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
-    address = raw.__array_interface__["data"][0]
-    start = (-address) % ALIGNMENT
-    return np.ndarray(shape, np_dtype, buffer=raw, offset=start), address + start
-
-
-# DLTensor: data, device type, device id, ndim, dtype code/bits/lanes, shape*, strides*, byte_offset
-_DLTENSOR = struct.Struct("<QiiiBBHQQQ")
-_DIMS: dict[int, struct.Struct] = {}
-
-
 def _pack_dltensor(data: int, shape: tuple, dtype: DataType, device: Device, strides) -> ctypes.Array:
     """One buffer holding a DLTensor followed by its shape (and strides) arrays."""
     ndim = len(shape)
-    dims = _DIMS.get(ndim)
-    if dims is None:
-        dims = _DIMS[ndim] = struct.Struct(f"<{ndim}q")
-    size = _DLTENSOR.size + dims.size * (1 if strides is None else 2)
-    buf = (ctypes.c_char * max(size, _DLTENSOR.size + 8))()
+    dims = dims_struct(ndim)
+    size = DLTENSOR_SIZE + dims.size * (1 if strides is None else 2)
+    buf = (ctypes.c_char * max(size, DLTENSOR_SIZE + 8))()
     base = ctypes.addressof(buf)
     code, bits, lanes = _dl_dtype(dtype)
-    shape_at = base + _DLTENSOR.size
+    shape_at = base + DLTENSOR_SIZE
     strides_at = 0 if strides is None else shape_at + dims.size
-    _DLTENSOR.pack_into(buf, 0, data or 0, device.device_type, device.device_id, ndim, code, bits,
-                        lanes, shape_at, strides_at, 0)
-    dims.pack_into(buf, _DLTENSOR.size, *shape)
+    DLTENSOR.pack_into(buf, 0, data or 0, device.device_type, device.device_id, ndim, code, bits,
+                       lanes, shape_at, strides_at, 0)
+    dims.pack_into(buf, DLTENSOR_SIZE, *shape)
     if strides is not None:
-        dims.pack_into(buf, _DLTENSOR.size + dims.size, *strides)
+        dims.pack_into(buf, DLTENSOR_SIZE + dims.size, *strides)
     return buf
 
 
@@ -306,16 +393,30 @@ def _dl_dtype(dtype: DataType) -> tuple[int, int, int]:
 
 def _wrap_numpy(arr: np.ndarray, dev: Device) -> NDArray:
     """An NDArray sharing ``arr``'s memory."""
-    dtype = _NUMPY_DTYPES.get(arr.dtype)
-    if dtype is None:
-        dtype = _numpy_dtype(arr.dtype)
+    layout = _NUMPY_LAYOUTS.get((arr.shape, arr.dtype))
+    if layout is None:
+        dtype = _NUMPY_DTYPES.get(arr.dtype) or _numpy_dtype(arr.dtype)
+        _remember_numpy_layout(arr.shape, arr.dtype, dtype)
+        layout = _NUMPY_LAYOUTS.get((arr.shape, arr.dtype))
+    if type(arr) is np.ndarray and NUMPY_FIELDS_OK:
+        data, _, _, _, flags = numpy_fields(arr)
+        contiguous = flags & C_CONTIGUOUS
+    else:
+        data, contiguous = arr.__array_interface__["data"][0], arr.flags.c_contiguous
+    if contiguous and layout is not None:
+        buf = layout.head_type()
+        base = ctypes.addressof(buf)
+        layout.pack.pack_into(buf, 0, data, dev.device_type, dev.device_id, layout.ndim, layout.code,
+                              layout.bits, layout.lanes, base + DLTENSOR_SIZE, 0, 0, *layout.shape)
+        return _assemble(layout, dev, arr, None, buf, base)
+    dtype = _NUMPY_DTYPES.get(arr.dtype) or _numpy_dtype(arr.dtype)
     strides = None
-    if not arr.flags.c_contiguous:
+    if not contiguous:
         itemsize = arr.dtype.itemsize
         if any(s % itemsize for s in arr.strides):
             raise BufferError(f"array strides {arr.strides} are not a multiple of the item size {itemsize}")
         strides = tuple(s // itemsize for s in arr.strides)
-    return NDArray(arr.ctypes.data, arr.shape, dtype, dev, strides, np_view=arr)
+    return NDArray(data, arr.shape, dtype, dev, strides, np_view=arr)
 
 
 _NUMPY_DTYPES: dict[np.dtype, DataType] = {}

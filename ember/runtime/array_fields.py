@@ -1,0 +1,187 @@
+"""Fast DLTensor descriptors for numpy arrays and PyTorch tensors, without an NDArray.
+
+Calling compiled code with a numpy array needs a ``DLTensor`` describing it.  The
+obvious ways to read a numpy array's address (``arr.ctypes.data``,
+``arr.__array_interface__``) cost microseconds each, more than the call itself; this
+module reads the array's C-level fields (``PyArrayObject``: data, nd, dimensions,
+strides, flags — a struct numpy documents as stable ABI) with one ``struct.unpack_from``
+over a memoryview of the process's memory, and writes the DLTensor with one
+``pack_into``.  The layout is verified against numpy's public answers at import; if it
+does not hold (another Python or numpy build), ``NUMPY_FIELDS_OK`` is False and callers
+use the public, slower path.
+
+Also here: the DLTensor byte layout shared with ``ndarray.py`` and the dtype tables
+(numpy dtype / torch dtype → DLPack code, bits, lanes).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import sys
+from typing import Any
+
+import numpy as np
+
+from . import dlpack
+from .dtype import DataType
+
+# DLTensor: data, device type, device id, ndim, dtype code/bits/lanes, shape*, strides*, byte_offset
+DLTENSOR = struct.Struct("<QiiiBBHQQQ")
+DLTENSOR_SIZE = DLTENSOR.size  # 48
+CPU = 1
+CUDA = 2
+C_CONTIGUOUS = 0x1  # NPY_ARRAY_C_CONTIGUOUS
+
+_DIMS: dict[int, struct.Struct] = {}
+
+
+def dims_struct(ndim: int) -> struct.Struct:
+    """The (cached) struct of ``ndim`` int64s."""
+    found = _DIMS.get(ndim)
+    if found is None:
+        found = _DIMS[ndim] = struct.Struct(f"<{ndim}q")
+    return found
+
+
+# -- dtype tables ------------------------------------------------------------------------------
+
+_NUMPY_DL: dict[np.dtype, tuple[int, int, int]] = {}  # native-order numpy dtype -> (code, bits, lanes)
+
+
+def numpy_dl_dtype(np_dtype: np.dtype) -> tuple[int, int, int] | None:
+    """(code, bits, lanes) of a numpy dtype, or None when DLPack cannot describe it."""
+    found = _NUMPY_DL.get(np_dtype)
+    if found is None:
+        if not np_dtype.isnative:
+            return None
+        try:
+            found = dlpack.dl_dtype_of(DataType(np_dtype))
+        except (ValueError, TypeError):
+            return None
+        _NUMPY_DL[np_dtype] = found
+    return found
+
+
+_TORCH_DL: dict[Any, tuple[int, int, int] | None] = {}
+
+
+def torch_dl_dtype(torch_dtype: Any) -> tuple[int, int, int] | None:
+    """(code, bits, lanes) of a torch dtype, or None for ones ember has no DataType for."""
+    try:
+        return _TORCH_DL[torch_dtype]
+    except KeyError:
+        pass
+    try:
+        found = dlpack.dl_dtype_of(DataType(str(torch_dtype).rsplit(".", 1)[-1]))
+    except (ValueError, TypeError):
+        found = None
+    _TORCH_DL[torch_dtype] = found
+    return found
+
+
+# -- reading numpy's PyArrayObject -----------------------------------------------------------
+
+# PyObject header (refcount, type) then: char *data; int nd; npy_intp *dimensions, *strides;
+# PyObject *base, *descr; int flags.
+_HEADER = 2 * ctypes.sizeof(ctypes.c_void_p)
+_ARRAY_FIELDS = struct.Struct(f"<{_HEADER}xQi4xQQ16xi")
+_MEMORY = memoryview((ctypes.c_char * (sys.maxsize // 2)).from_address(0)).cast("B")
+
+
+def numpy_fields(arr: np.ndarray) -> tuple[int, int, int, int, int]:
+    """(data address, ndim, address of the int64 dims, address of the byte strides, flags).
+
+    Only for exact ``np.ndarray`` instances (``type(arr) is np.ndarray``), which the
+    caller keeps alive while it uses the addresses."""
+    return _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))
+
+
+def numpy_data_address(arr: np.ndarray) -> int:
+    """Address of ``arr``'s first element."""
+    if NUMPY_FIELDS_OK:
+        return _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))[0]
+    return arr.__array_interface__["data"][0]
+
+
+def _layout_holds() -> bool:
+    """Whether numpy_fields reads what numpy's public API reports, on a few sample arrays."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or np.dtype(np.intp).itemsize != 8:
+        return False
+    base = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    samples = (base, base[:, 1:, ::2], np.zeros((), "int8"), np.ones(5, "float64")[::-1])
+    try:
+        for arr in samples:
+            data, nd, dims, strides, flags = _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))
+            if (data, nd) != (arr.__array_interface__["data"][0], arr.ndim):
+                return False
+            if nd and (dims_struct(nd).unpack_from(_MEMORY, dims) != arr.shape
+                       or dims_struct(nd).unpack_from(_MEMORY, strides) != arr.strides):
+                return False
+            if bool(flags & C_CONTIGUOUS) != arr.flags.c_contiguous:
+                return False
+    except Exception:
+        return False
+    return True
+
+
+NUMPY_FIELDS_OK = _layout_holds()
+
+
+# -- filling a DLTensor in place ---------------------------------------------------------------
+
+
+def fill_from_numpy(buf, offset: int, address: int, arr: np.ndarray, room: int) -> int | None:
+    """Describe ``arr`` in the DLTensor at ``buf[offset:]`` (``address`` = its address), whose
+    strides area (right after the 48-byte header) has ``room`` int64 slots.  The shape
+    pointer is numpy's own dims array.  Returns ``address``, or None when the fast path
+    does not apply (unsupported dtype, strides that need more room or are not whole
+    elements): the caller then takes the general path."""
+    dl = _NUMPY_DL.get(arr.dtype) or numpy_dl_dtype(arr.dtype)
+    if dl is None or not NUMPY_FIELDS_OK:
+        return None
+    data, nd, dims, strides, flags = _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))
+    if flags & C_CONTIGUOUS:
+        DLTENSOR.pack_into(buf, offset, data, CPU, 0, nd, dl[0], dl[1], dl[2], dims, 0, 0)
+        return address
+    if nd > room:
+        return None
+    itemsize = arr.dtype.itemsize
+    byte_strides = arr.strides
+    if any(s % itemsize for s in byte_strides):
+        return None
+    strides_at = offset + DLTENSOR_SIZE
+    dims_struct(nd).pack_into(buf, strides_at, *[s // itemsize for s in byte_strides])
+    DLTENSOR.pack_into(buf, offset, data, CPU, 0, nd, dl[0], dl[1], dl[2], dims, address + DLTENSOR_SIZE, 0)
+    return address
+
+
+def fill_from_torch(buf, offset: int, address: int, tensor: Any, room: int) -> int | None:
+    """Describe a cpu or cuda torch tensor like ``fill_from_numpy`` (shape and strides are
+    written into the area after the header, which needs ``2 * ndim <= room`` slots).
+    Returns None for tensors DLPack export would refuse or treat specially (requiring
+    grad, other devices, unknown dtypes), which then take the general DLPack path."""
+    dl = _TORCH_DL.get(tensor.dtype) or torch_dl_dtype(tensor.dtype)
+    if dl is None or tensor.requires_grad:
+        return None
+    if tensor.is_cpu:
+        device_type, device_id = CPU, 0
+    elif tensor.is_cuda:
+        device_type, device_id = CUDA, tensor.get_device()
+    else:
+        return None
+    shape = tensor.shape
+    nd = len(shape)
+    if 2 * nd > room:
+        return None
+    dims = dims_struct(nd)
+    shape_at = offset + DLTENSOR_SIZE
+    dims.pack_into(buf, shape_at, *shape)
+    if tensor.is_contiguous():
+        strides_ptr = 0
+    else:
+        dims.pack_into(buf, shape_at + 8 * nd, *tensor.stride())
+        strides_ptr = address + DLTENSOR_SIZE + 8 * nd
+    DLTENSOR.pack_into(buf, offset, tensor.data_ptr(), device_type, device_id, nd, dl[0], dl[1], dl[2],
+                       address + DLTENSOR_SIZE, strides_ptr, 0)
+    return address
