@@ -22,7 +22,7 @@ from .analysis import (
 from .compute_inline import subtree_root
 from .errors import ScheduleError
 
-__all__ = ["cache_read", "cache_write", "set_scope", "storage_align", "ReplaceBuffer"]
+__all__ = ["cache_read", "cache_write", "reindex", "set_scope", "storage_align", "ReplaceBuffer"]
 
 
 class ReplaceBuffer(IRMutator):
@@ -200,3 +200,71 @@ def storage_align(func, realize: BlockRealize, buffer_index: int, axis: int, fac
     new = replace(block, annotations={**block.annotations, "buffer_dim_align": entries})
     return replace_stmts(func, {block: new})
 
+
+
+def reindex(func, realize: BlockRealize, buffer):
+    """A copy of a buffer laid out by the iterators of the block accessing it.
+
+    ``buffer`` is ``("read", i)`` or ``("write", i)``.  The block's accesses (which must
+    all use the same indices) become ``<buf>_reindex[v...]`` over the block iterators
+    the indices use; a stage block ``<buf>_reindex`` copies in before (read) or out
+    after (write) the block's loop nest.
+    """
+    from ember.tir.buffer import BufferLoad
+    from ember.tir.functor import collect, substitute
+
+    from . import _arith
+    from .analysis import vars_in
+
+    block = realize.block
+    if not (isinstance(buffer, tuple | list) and len(buffer) == 2 and buffer[0] in ("read", "write")):
+        raise ScheduleError(f"reindex: buffer must be ('read' | 'write', index), got {buffer!r}", func,
+                            block=block)
+    kind, index = buffer
+    regions = block.reads if kind == "read" else block.writes
+    buf = _pick(func, block, regions, index, "reindex", kind)
+    scope = scope_of(func, realize)
+    if scope is None or scope is not func.body:
+        raise ScheduleError("reindex: only blocks directly in the function's root scope are supported",
+                            func, block=block)
+    accesses = [n.indices for part in (block.init, block.body) if part is not None
+                for n in collect(part, lambda x: isinstance(x, BufferLoad | BufferStore) and x.buffer is buf)]
+    keys = {tuple(_arith.expr_key(i) for i in idx) for idx in accesses}
+    if len(keys) != 1:
+        raise ScheduleError(f"reindex: block {block.name_hint!r} must access {buf.name!r} with one set of "
+                            "indices", func, block=block)
+    indices = accesses[0]
+    used_vars = {v for i in indices for v in vars_in(i)}
+    used = [iv for iv in block.iter_vars if iv.var in used_vars]
+    name = unique_name(func, buf.name + "_reindex")
+    new = decl_buffer(tuple(iv.dom.extent for iv in used), buf.dtype, name)
+    new_idx = tuple(iv.var for iv in used)
+
+    class _Swap(IRMutator):
+        def visit_BufferLoad(self, n):
+            return BufferLoad(new, new_idx) if n.buffer is buf else self.generic_visit(n)
+
+        def visit_BufferStore(self, n):
+            value = self.visit(n.value)
+            return BufferStore(new, value, new_idx) if n.buffer is buf else replace(n, value=value)
+
+    swap = _Swap()
+    new_block = replace(block, body=swap.visit(block.body),
+                        init=None if block.init is None else swap.visit(block.init))
+    reads, writes = infer_regions(new_block)
+    new_block = replace(new_block, reads=reads, writes=writes)
+    ivs = [IterVar(iv.dom, Var(f"v{k}", iv.var.dtype), IterVarType.DataPar) for k, iv in enumerate(used)]
+    vmap = {iv.var: n.var for iv, n in zip(used, ivs)}
+    src = BufferLoad(buf, tuple(substitute(i, vmap) for i in indices))
+    store = (BufferStore(new, src, tuple(n.var for n in ivs)) if kind == "read" else
+             BufferStore(buf, BufferLoad(new, tuple(n.var for n in ivs)), src.indices))
+    stage_block = Block(tuple(ivs), (), (), name, store)
+    r, w = infer_regions(stage_block)
+    loops = [Var(f"ax{k}", "int32") for k in range(len(ivs))]
+    stage = BlockRealize(tuple(loops), const(True), replace(stage_block, reads=r, writes=w))
+    for var, iv in reversed(list(zip(loops, ivs))):
+        stage = For(var, const(0, "int32"), iv.dom.extent, ForKind.SERIAL, stage)
+    top = _top_level(scope, realize)
+    moved = replace_stmts(top, {block: new_block})
+    func = replace_stmts(func, {top: seq(stage, moved) if kind == "read" else seq(moved, stage)})
+    return _add_alloc(func, scope.block.name_hint, new), name

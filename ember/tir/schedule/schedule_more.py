@@ -150,6 +150,15 @@ class MorePrimitives:
                      [write_buffer_index, storage_scope], [rv])
         return rv
 
+    def reindex(self, block: BlockRV, buffer) -> BlockRV:
+        from .cache import reindex
+
+        buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        fname, name = self._apply(block, reindex, self._block(block), buffer)
+        rv = self._new(BlockRV, (fname, name))
+        self._record("reindex", [block], [buffer], [rv])
+        return rv
+
     def set_scope(self, block: BlockRV, buffer_index: int, storage_scope: str) -> None:
         from .cache import set_scope
 

@@ -77,6 +77,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("rfactor", ("loop",), ("factor_axis",)),
     K("cache_read", ("block", "consumer_blocks"), ("read_buffer_index", "storage_scope")),
     K("cache_write", ("block", "consumer_blocks"), ("write_buffer_index", "storage_scope")),
+    K("reindex", ("block",), ("buffer",)),
     K("set_scope", ("block",), ("buffer_index", "storage_scope")),
     K("storage_align", ("block",), ("buffer_index", "axis", "factor", "offset")),
     K("transform_layout", ("block",), ("buffer", "index_map", "pad_value")),

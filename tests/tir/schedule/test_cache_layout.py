@@ -205,3 +205,48 @@ def test_cache_write_and_read_inside_fused_nest():
     stage = sch.cache_read(sch.get_block("D"), 0, "local")
     assert len(sch.get_loops(stage)) == 2
     check(sch, matmul_relu())
+
+
+@T.prim_func
+def transpose_2x(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8, 16), "float32")):
+    for i, j in T.grid(8, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vj, vi] * T.float32(2)
+
+
+@T.prim_func
+def transpose_2x_reindex(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8, 16), "float32")):
+    A_reindex = T.alloc_buffer((8, 16))
+    for ax0, ax1 in T.grid(8, 16):
+        with T.block("A_reindex"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            A_reindex[v0, v1] = A[v1, v0]
+    for i, j in T.grid(8, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A_reindex[vi, vj] * T.float32(2)
+
+
+def test_reindex_read():
+    sch = Schedule(transpose_2x)
+    stage = sch.reindex(sch.get_block("B"), ("read", 0))
+    assert sch.get(stage).name_hint == "A_reindex"
+    check(sch, transpose_2x, transpose_2x_reindex)
+
+
+def test_reindex_matmul_operands_and_output():
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    for spec in (("read", 1), ("read", 2), ("write", 0)):
+        sch.reindex(block, spec)
+    from ember.tir.buffer import BufferLoad
+    from ember.tir.functor import collect
+
+    body = sch.get(block).body
+    assert body.buffer.name == "C_reindex"
+    assert {n.buffer.name for n in collect(body, lambda x: isinstance(x, BufferLoad))} == {
+        "C_reindex", "A_reindex", "B_reindex"}
+    check(sch, matmul())
+    with pytest.raises(ScheduleError, match=r"reindex: buffer must be \('read' \| 'write', index\)"):
+        sch.reindex(block, "A")
