@@ -12,7 +12,7 @@ from ember import relax
 from ember.relax.frontend import nn
 from ember.script import relax as R
 
-CALLS = {"env.linear": 0}
+CALLS = {"tutorials_test.linear": 0}
 
 
 class MLP(nn.Module):
@@ -26,17 +26,17 @@ class MLP(nn.Module):
         return self.fc2(self.relu(self.fc1(x)))
 
 
-@tvm.register_func("env.linear", override=True)
+@tvm.register_func("tutorials_test.linear", override=True)
 def _linear(x, w, b, out):
     """out = x @ w + b, computed by "a vendor library" (numpy here) in place."""
-    CALLS["env.linear"] += 1
+    CALLS["tutorials_test.linear"] += 1
     res = np.from_dlpack(x) @ np.from_dlpack(w) + np.from_dlpack(b)
     np.copyto(np.from_dlpack(out), res)
 
 
 @relax.expr_functor.mutator
 class MatmulAddToLibrary(relax.PyExprMutator):
-    """Rewrite ``add(matmul(x, w), b)`` into ``call_dps_packed("env.linear", x, w, b)``."""
+    """Rewrite ``add(matmul(x, w), b)`` into ``call_dps_packed("tutorials_test.linear", x, w, b)``."""
 
     def __init__(self, mod: tvm.IRModule):
         super().__init__(mod)
@@ -51,7 +51,7 @@ class MatmulAddToLibrary(relax.PyExprMutator):
         if not (isinstance(matmul, relax.Call) and matmul.op.name == "relax.matmul"):
             return call
         x, w = matmul.args
-        return relax.call_dps_packed("env.linear", (x, w, call.args[1]), out_sinfo=call.struct_info)
+        return relax.call_dps_packed("tutorials_test.linear", (x, w, call.args[1]), out_sinfo=call.struct_info)
 
     def transform(self) -> tvm.IRModule:
         for gv, func in self.mod.functions_items():
@@ -95,13 +95,13 @@ def test_rewrite_pass_then_sequential_pipeline(model, capsys):
         mod = seq(mod)
     printed = capsys.readouterr().out
     assert "after library dispatch" in printed
-    assert printed.count('R.call_dps_packed("env.linear"') == 2
+    assert printed.count('R.call_dps_packed("tutorials_test.linear"') == 2
     assert "R.matmul" not in mod.script()
 
     vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
-    before = CALLS["env.linear"]
+    before = CALLS["tutorials_test.linear"]
     out = vm["forward"](tvm.nd.array(x), *[tvm.nd.array(p) for p in params])
-    assert CALLS["env.linear"] == before + 2
+    assert CALLS["tutorials_test.linear"] == before + 2
     tvm.testing.assert_allclose(out.numpy(), _reference(x, params), rtol=1e-4, atol=1e-5)
 
 
@@ -123,13 +123,13 @@ def test_function_pass_and_opt_level_gating(model):
 
 
 def test_call_dps_packed_in_tvmscript():
-    @tvm.register_func("env.add_one", override=True)
+    @tvm.register_func("tutorials_test.add_one", override=True)
     def _add_one(x, out):
         np.copyto(np.from_dlpack(out), np.from_dlpack(x) + 1)
 
     @R.function
     def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
-        y = R.call_dps_packed("env.add_one", (x,), out_sinfo=R.Tensor((3,), "float32"))
+        y = R.call_dps_packed("tutorials_test.add_one", (x,), out_sinfo=R.Tensor((3,), "float32"))
         return y
 
     mod = relax.get_pipeline("zero")(tvm.IRModule.from_expr(main))
@@ -141,10 +141,10 @@ def test_call_dps_packed_in_tvmscript():
 def test_unregistered_packed_function_is_reported():
     @R.function
     def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
-        y = R.call_dps_packed("env.not_registered", (x,), out_sinfo=R.Tensor((3,), "float32"))
+        y = R.call_dps_packed("tutorials_test.not_registered", (x,), out_sinfo=R.Tensor((3,), "float32"))
         return y
 
     mod = relax.get_pipeline("zero")(tvm.IRModule.from_expr(main))
-    with pytest.raises(Exception, match="env.not_registered"):
+    with pytest.raises(Exception, match="tutorials_test.not_registered"):
         vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
         vm["main"](tvm.nd.array(np.zeros(3, dtype="float32")))
