@@ -292,7 +292,7 @@ class BlockBuilder:
         """Normalise a nested scope (if branch, function body) into a SeqExpr of its own."""
         self.begin_scope()
         try:
-            body = self._normalize(e)
+            body = self._normalize(e) if isinstance(e, SeqExpr) else self._normalize_arg(e)
             self._close_block()
             blocks = self._blocks
         finally:
@@ -314,7 +314,7 @@ class BlockBuilder:
                     self._push(b if value is b.value else replace(b, value=value))
                 self._close_block()
             self._is_dataflow = False
-            body = self._normalize(seq.body)
+            body = self._normalize_arg(seq.body)  # a non-leaf body becomes a binding (A-normal form)
             self._close_block()
             blocks = self._blocks
         finally:

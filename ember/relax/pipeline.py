@@ -1,9 +1,7 @@
 """Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
 
 "zero" optimises a graph of high-level operators into kernels:
-LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.  Passes that
-have not landed in ``ember.relax.transform`` yet are skipped (``_available`` looks each
-one up by name), so each is enabled as soon as it is exported there.
+Normalize → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
 generator takes: ToNonDataflow → RemovePurityChecking → CallTIRRewrite →
@@ -37,31 +35,21 @@ LOWERABLE_OPS = frozenset({
 })
 
 
-def _available(name: str, module: str) -> list[Pass]:
-    """``[<name>()]`` when ``ember.relax.transform`` (or its submodule ``module``) has it, else ``[]``."""
-    import importlib
-
-    from . import transform
-
-    factory = getattr(transform, name, None)
-    if factory is None:
-        try:
-            factory = getattr(importlib.import_module(f"ember.relax.transform.{module}"), name, None)
-        except ImportError:
-            factory = None
-    return [] if factory is None else [factory()]
-
-
 def zero_pipeline() -> Pass:
-    """High-level graph → fused kernels (missing passes skipped, see module docstring)."""
-    from .transform import FoldConstant
+    """High-level graph → fused kernels."""
+    from .transform import (
+        AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, LegalizeOps, Normalize,
+    )
 
     return Sequential(
-        _available("LegalizeOps", "legalize_ops")  # high-level ops → call_tir of TE/topi PrimFuncs
-        + _available("AnnotateTIROpPattern", "annotate_tir_op_pattern")  # each PrimFunc's pattern kind
-        + [FoldConstant()]  # evaluate calls whose inputs are all constants
-        + _available("FuseOps", "fuse_ops")  # group injective ops into their producers/consumers
-        + _available("FuseTIR", "fuse_tir"),  # merge each group into one PrimFunc
+        [
+            Normalize(),  # A-normal form with struct info: nested calls become bindings
+            LegalizeOps(),  # high-level ops → call_tir of TE/topi PrimFuncs
+            AnnotateTIROpPattern(),  # each PrimFunc's pattern kind, for fusion
+            FoldConstant(),  # evaluate calls whose inputs are all constants
+            FuseOps(),  # group injective ops into their producers/consumers
+            FuseTIR(),  # merge each group into one PrimFunc
+        ],
         name="zero",
     )
 

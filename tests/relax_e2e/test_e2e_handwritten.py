@@ -71,9 +71,6 @@ def test_builds_and_runs():
     np.testing.assert_allclose(out, np.maximum(x @ w.T + b, 0), rtol=1e-5)
 
 
-@pytest.mark.xfail(reason="LegalizeOps leaves a SeqExpr body call_tir without struct info when the function "
-                          "body is a nested call (ExprMutator does not normalise visit results); see report",
-                   strict=False)
 def test_nested_call_body_builds():
     x = relax.Var("x", relax.TensorStructInfo((1, 784), F32))
     w = relax.Var("w", relax.TensorStructInfo((128, 784), F32))
