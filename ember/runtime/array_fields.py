@@ -33,6 +33,11 @@ CPU = 1
 CUDA = 2
 C_CONTIGUOUS = 0x1  # NPY_ARRAY_C_CONTIGUOUS
 
+# The same first 40 bytes as five words: data, device (type | id << 32), ndim | dtype << 32
+# (dtype = code | bits << 8 | lanes << 16), shape*, strides*; byte_offset stays 0.
+DLTENSOR_WORDS = struct.Struct("<QQQQQ")
+CPU_WORD = CPU
+
 _DIMS: dict[int, struct.Struct] = {}
 
 
@@ -63,6 +68,20 @@ def numpy_dl_dtype(np_dtype: np.dtype) -> tuple[int, int, int] | None:
     return found
 
 
+NUMPY_DTYPE_WORD: dict[np.dtype, int] = {}  # native numpy dtype -> its DLPack dtype << 32
+
+
+def numpy_dtype_word(np_dtype: np.dtype) -> int | None:
+    """The DLPack dtype of a numpy dtype as the high half of DLTENSOR_WORDS' third word."""
+    found = NUMPY_DTYPE_WORD.get(np_dtype)
+    if found is None:
+        dl = numpy_dl_dtype(np_dtype)
+        if dl is None:
+            return None
+        found = NUMPY_DTYPE_WORD[np_dtype] = (dl[0] | dl[1] << 8 | dl[2] << 16) << 32
+    return found
+
+
 _TORCH_DL: dict[Any, tuple[int, int, int] | None] = {}
 
 
@@ -85,8 +104,9 @@ def torch_dl_dtype(torch_dtype: Any) -> tuple[int, int, int] | None:
 # PyObject header (refcount, type) then: char *data; int nd; npy_intp *dimensions, *strides;
 # PyObject *base, *descr; int flags.
 _HEADER = 2 * ctypes.sizeof(ctypes.c_void_p)
-_ARRAY_FIELDS = struct.Struct(f"<{_HEADER}xQi4xQQ16xi")
-_MEMORY = memoryview((ctypes.c_char * (sys.maxsize // 2)).from_address(0)).cast("B")
+ARRAY_FIELDS = struct.Struct(f"<{_HEADER}xQi4xQQ16xi")
+_ARRAY_FIELDS = ARRAY_FIELDS
+MEMORY = memoryview((ctypes.c_char * (sys.maxsize // 2)).from_address(0)).cast("B")
 
 
 def numpy_fields(arr: np.ndarray) -> tuple[int, int, int, int, int]:
@@ -94,13 +114,13 @@ def numpy_fields(arr: np.ndarray) -> tuple[int, int, int, int, int]:
 
     Only for exact ``np.ndarray`` instances (``type(arr) is np.ndarray``), which the
     caller keeps alive while it uses the addresses."""
-    return _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))
+    return _ARRAY_FIELDS.unpack_from(MEMORY, id(arr))
 
 
 def numpy_data_address(arr: np.ndarray) -> int:
     """Address of ``arr``'s first element."""
     if NUMPY_FIELDS_OK:
-        return _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))[0]
+        return _ARRAY_FIELDS.unpack_from(MEMORY, id(arr))[0]
     return arr.__array_interface__["data"][0]
 
 
@@ -112,11 +132,11 @@ def _layout_holds() -> bool:
     samples = (base, base[:, 1:, ::2], np.zeros((), "int8"), np.ones(5, "float64")[::-1])
     try:
         for arr in samples:
-            data, nd, dims, strides, flags = _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))
+            data, nd, dims, strides, flags = _ARRAY_FIELDS.unpack_from(MEMORY, id(arr))
             if (data, nd) != (arr.__array_interface__["data"][0], arr.ndim):
                 return False
-            if nd and (dims_struct(nd).unpack_from(_MEMORY, dims) != arr.shape
-                       or dims_struct(nd).unpack_from(_MEMORY, strides) != arr.strides):
+            if nd and (dims_struct(nd).unpack_from(MEMORY, dims) != arr.shape
+                       or dims_struct(nd).unpack_from(MEMORY, strides) != arr.strides):
                 return False
             if bool(flags & C_CONTIGUOUS) != arr.flags.c_contiguous:
                 return False
@@ -137,12 +157,12 @@ def fill_from_numpy(buf, offset: int, address: int, arr: np.ndarray, room: int) 
     pointer is numpy's own dims array.  Returns ``address``, or None when the fast path
     does not apply (unsupported dtype, strides that need more room or are not whole
     elements): the caller then takes the general path."""
-    dl = _NUMPY_DL.get(arr.dtype) or numpy_dl_dtype(arr.dtype)
-    if dl is None or not NUMPY_FIELDS_OK:
+    word = NUMPY_DTYPE_WORD.get(arr.dtype) or numpy_dtype_word(arr.dtype)
+    if word is None or not NUMPY_FIELDS_OK:
         return None
-    data, nd, dims, strides, flags = _ARRAY_FIELDS.unpack_from(_MEMORY, id(arr))
+    data, nd, dims, strides, flags = _ARRAY_FIELDS.unpack_from(MEMORY, id(arr))
     if flags & C_CONTIGUOUS:
-        DLTENSOR.pack_into(buf, offset, data, CPU, 0, nd, dl[0], dl[1], dl[2], dims, 0, 0)
+        DLTENSOR_WORDS.pack_into(buf, offset, data, CPU_WORD, nd | word, dims, 0)
         return address
     if nd > room:
         return None
@@ -152,7 +172,7 @@ def fill_from_numpy(buf, offset: int, address: int, arr: np.ndarray, room: int) 
         return None
     strides_at = offset + DLTENSOR_SIZE
     dims_struct(nd).pack_into(buf, strides_at, *[s // itemsize for s in byte_strides])
-    DLTENSOR.pack_into(buf, offset, data, CPU, 0, nd, dl[0], dl[1], dl[2], dims, address + DLTENSOR_SIZE, 0)
+    DLTENSOR_WORDS.pack_into(buf, offset, data, CPU_WORD, nd | word, dims, address + DLTENSOR_SIZE)
     return address
 
 

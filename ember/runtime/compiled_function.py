@@ -5,17 +5,19 @@ holds, per parameter kind: ``buffer`` -> address of a DLTensor; ``int`` -> the i
 value; ``float`` -> the IEEE-754 bits of a double; ``handle`` -> a pointer.  The function
 checks its own arguments and returns 0, or k >= 1 when ``info.checks[k-1]`` failed.
 
-Python checks only the argument count and converts each argument through a per-parameter
-table keyed by exact type (NDArray -> its cached DLTensor address), falling back to a
-slower path for numpy arrays, DLPack tensors and numpy scalars.  Argument buffers are
-pooled, so concurrent and re-entrant calls each get their own.
+Python checks only the argument count; everything else is checked natively.  Each
+signature gets a generated straight-line ``__call__``: an NDArray passes its cached
+DLTensor, a numpy array or torch tensor is described in place in a DLTensor of the
+per-call buffer (``array_fields.py``, no NDArray built), scalars are written by one
+``struct.pack_into``.  Other arguments (DLPack producers, ctypes pointers, numpy
+scalars that struct refuses) take a slow path, which also writes the error messages.
+Per-call buffers are pooled, so concurrent and re-entrant calls each get their own.
 """
 
 from __future__ import annotations
 
 import ctypes
 import struct
-from operator import attrgetter
 from typing import Any
 from collections.abc import Callable
 
@@ -23,17 +25,24 @@ import numpy as np
 
 from . import dlpack
 from .arg_explain import TensorView, explain_failure
+from .array_fields import (
+    ARRAY_FIELDS, C_CONTIGUOUS, CPU_WORD, DLTENSOR_SIZE, DLTENSOR_WORDS, MEMORY, NUMPY_DTYPE_WORD,
+    NUMPY_FIELDS_OK, fill_from_numpy, fill_from_torch,
+)
 from .errors import ArgumentError, ArgumentTypeError
 from .function_info import FunctionInfo, ParamInfo
 from .device import cpu
 from .ndarray import NDArray, _wrap_numpy
 
-# int32_t fn(uint64_t* args, int32_t num_args); the args pointer is passed as an address.
-NATIVE_SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32)
+# int32_t fn(uint64_t* args, int32_t num_args).  Declared without argtypes: the call passes
+# the args buffer (a ctypes array, i.e. a pointer) and a small int, which ctypes converts
+# without the per-argument conversion objects that argtypes cost.
+NATIVE_SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int32)
 
 _INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
 _DOUBLE = struct.Struct("<d")
 _UINT64 = struct.Struct("<Q")
+_INT64 = struct.Struct("<q")
 
 
 def _int_bits(value: int) -> int:
@@ -50,29 +59,27 @@ def _handle_bits(value: Any) -> int:
     return 0 if value is None else _int_bits(value)
 
 
-# Exact-type fast paths per parameter kind; anything else goes through _convert_slow.
-_FAST = {
-    "buffer": {NDArray: attrgetter("_dltensor_addr")},
-    "int": {int: _int_bits, bool: int},
-    "float": {float: _float_bits, int: lambda v: _float_bits(float(v))},
-    "handle": {int: _int_bits, type(None): _handle_bits},
-}
+# How each parameter kind's value is written into the args array: the struct code, which
+# also checks the Python value (a mismatch takes the slow path, which explains it).
+_PACK_CODE = {"buffer": "Q", "int": "q", "float": "d", "handle": "Q"}
+# Exact array types described in place (the per-call DLTensor), see array_fields.py.
+_FILLERS: dict[type, Callable] = {np.ndarray: fill_from_numpy}
+_MIN_ROOM = 8  # int64 slots after each pooled DLTensor (shape and strides of foreign arrays)
 
 
 class CompiledFunction:
-    """A native function at ``address`` described by ``info``; ``keepalive`` owns its code."""
+    """A native function at ``address`` described by ``info``; ``keepalive`` owns its code.
+
+    Calls run through a ``__call__`` generated for the parameter kinds (see
+    ``_call_source``): NDArrays pass their cached DLTensor, numpy arrays and torch
+    tensors are described in a DLTensor of a pooled per-call buffer, scalars are written
+    by one ``struct.pack_into``.  Anything else takes the slow path, which also
+    produces the error messages."""
 
     __slots__ = (
-        "address",
-        "info",
-        "keepalive",
-        "_fn",
-        "_nargs",
-        "_tables",
-        "_pool",
-        "_args_type",
-        "__weakref__",
-    )
+        "address", "info", "keepalive", "_fn", "_nargs", "_pool", "_pack", "_slot_type",
+        "_tensor_at", "_room", "__weakref__",
+    )  # fmt: skip
 
     def __init__(self, address: int, info: FunctionInfo, keepalive: Any = None):
         if not address:
@@ -82,53 +89,72 @@ class CompiledFunction:
         self.keepalive = keepalive
         self._fn = NATIVE_SIGNATURE(self.address)
         self._nargs = len(info.params)
-        self._tables = tuple(_FAST[p.kind] for p in info.params)
-        self._args_type = ctypes.c_uint64 * max(self._nargs, 1)
+        self._pack = struct.Struct("<" + "".join(_PACK_CODE[p.kind] for p in info.params))
+        # per-call buffer: the args array, then per buffer parameter a DLTensor and its room
+        self._tensor_at: list[int] = []
+        self._room: list[int] = []
+        size = max(8 * self._nargs, 8)
+        for p in info.params:
+            room = max(2 * len(p.shape), _MIN_ROOM) if p.kind == "buffer" else 0
+            self._tensor_at.append(size if room else -1)
+            self._room.append(room)
+            size += DLTENSOR_SIZE + 8 * room if room else 0
+        self._slot_type = ctypes.c_char * size
         self._pool: list = []
+        self.__class__ = _call_class(tuple(p.kind for p in info.params), tuple(self._tensor_at),
+                                     tuple(self._room))
 
     @property
     def name(self) -> str:
         return self.info.name
 
-    def __call__(self, *args: Any) -> None:
-        nargs = self._nargs
-        if len(args) != nargs:
-            raise ArgumentError(
-                f"{self.info.name} expects {nargs} arguments ({', '.join(self.info.param_names)}), got {len(args)}"
-            )
-        pool = self._pool
-        buf, address = pool.pop() if pool else self._new_buffer()
-        keep = None  # temporaries (DLTensors for numpy / DLPack args) alive until the call returns
-        try:
-            i = 0
-            try:
-                for table, arg in zip(self._tables, args):
-                    convert = table.get(type(arg))
-                    if convert is None:
-                        if keep is None:
-                            keep = []
-                        buf[i] = self._convert_slow(i, arg, keep)
-                    else:
-                        buf[i] = convert(arg)
-                    i += 1
-            except ArgumentError:
-                raise
-            except Exception as err:  # e.g. an int too large, a producer refusing DLPack export
-                raise ArgumentTypeError(f"{self.info.name}: {_where(self.info.params[i], i)}: {err}") from err
-            status = self._fn(address, nargs)
-            if status:
-                raise self._explain(status, args, buf)
-        finally:
-            pool.append((buf, address))
+    def __call__(self, *args: Any) -> None:  # replaced per instance by a generated __call__
+        raise NotImplementedError
 
-    def _new_buffer(self) -> tuple[ctypes.Array, int]:
-        buf = self._args_type()
-        return buf, ctypes.addressof(buf)
+    def _new_slot(self) -> list:
+        """A per-call buffer: [ctypes buffer, its address, temporaries kept alive by the call]."""
+        buf = self._slot_type()
+        return [buf, ctypes.addressof(buf), []]
 
     # -- slow paths --------------------------------------------------------------------------
+    def _count_error(self, args: tuple) -> ArgumentError:
+        return ArgumentError(
+            f"{self.info.name} expects {self._nargs} arguments ({', '.join(self.info.param_names)}), "
+            f"got {len(args)}"
+        )
+
+    def _buffer_slow(self, slot: list, index: int, arg: Any) -> int:
+        """The DLTensor address for a buffer argument the generated fast path did not handle."""
+        filler = _filler_for(type(arg))
+        if filler is not None:
+            at = self._tensor_at[index]
+            address = filler(slot[0], at, slot[1] + at, arg, self._room[index])
+            if address is not None:
+                return address
+        return self._convert_slow(index, arg, slot[2])
+
+    def _pack_slow(self, slot: list, args: tuple, values: list) -> None:
+        """Pack after the fast pack refused a scalar: convert each one, naming the bad argument."""
+        for i, (param, arg) in enumerate(zip(self.info.params, args)):
+            if param.kind != "buffer":
+                bits = self._convert_slow(i, arg, slot[2])
+                if param.kind == "int" and bits >= 1 << 63:
+                    bits -= 1 << 64  # uint64 range, written as the same bits
+                elif param.kind == "handle" and bits < 0:
+                    bits += 1 << 64
+                elif param.kind == "float":
+                    bits = _DOUBLE.unpack(_UINT64.pack(bits))[0]
+                values[i] = bits
+        self._pack.pack_into(slot[0], 0, *values)
+
     def _convert_slow(self, index: int, arg: Any, keep: list) -> int:
         param = self.info.params[index]
-        value = _CONVERTERS[param.kind](arg, keep)
+        try:
+            value = _CONVERTERS[param.kind](arg, keep)
+        except ArgumentError:
+            raise
+        except Exception as err:  # e.g. an int too large, a producer refusing DLPack export
+            raise ArgumentTypeError(f"{self.info.name}: {_where(param, index)}: {err}") from err
         if value is None:
             raise ArgumentTypeError(
                 f"{self.info.name}: {_where(param, index)}: expected {_EXPECTED[param.kind]}, got {type(arg).__name__}"
@@ -137,7 +163,7 @@ class CompiledFunction:
 
     def _explain(self, status: int, args: tuple, buf) -> ArgumentError:
         values = [
-            TensorView.read(buf[i]) if p.kind == "buffer" else arg
+            TensorView.read(_UINT64.unpack_from(buf, 8 * i)[0]) if p.kind == "buffer" else arg
             for i, (p, arg) in enumerate(zip(self.info.params, args))
         ]
         try:
@@ -157,6 +183,100 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<CompiledFunction {self.info.signature()} at {self.address:#x}>"
+
+
+# -- the generated __call__ ----------------------------------------------------------------------
+
+_CALL_CLASSES: dict[tuple, type] = {}
+
+
+def _call_source(kinds: tuple, tensor_at: tuple, room: tuple) -> str:
+    """Straight-line Python for calling a function with these parameter kinds."""
+    n = len(kinds)
+    names = [f"a{i}" for i in range(n)]
+    lines = [
+        "def __call__(self, *args):",
+        f"    if len(args) != {n}:",
+        "        raise self._count_error(args)",
+    ]
+    if n:
+        lines.append(f"    {', '.join(names)}, = args")
+    lines += [
+        "    pool = self._pool",
+        "    slot = pool.pop() if pool else self._new_slot()",
+        "    buf, base, keep = slot",
+        "    try:",
+    ]
+    values = []
+    for i, kind in enumerate(kinds):
+        if kind != "buffer":
+            values.append(names[i])
+            continue
+        at, r = tensor_at[i], room[i]
+        lines += [
+            f"        t = type(a{i})",
+            "        if t is NDArray:",
+            f"            v{i} = a{i}._dltensor_addr",
+        ]
+        if NUMPY_FIELDS_OK:  # contiguous numpy arrays inline (fill_from_numpy, unrolled)
+            lines += [
+                f"        elif t is ndarray and (w := DTYPE_WORD.get(a{i}.dtype)) is not None and "
+                f"(f := UNPACK(MEMORY, id(a{i})))[4] & C_CONTIGUOUS:",
+                f"            PACK(buf, {at}, f[0], CPU_WORD, f[1] | w, f[2], 0)",
+                f"            v{i} = base + {at}",
+            ]
+        lines += [
+            "        else:",
+            "            fill = FILLERS.get(t)",
+            f"            v{i} = fill and fill(buf, {at}, base + {at}, a{i}, {r}) or self._buffer_slow(slot, {i}, a{i})",
+        ]
+        values.append(f"v{i}")
+    lines += [
+        "        try:",
+        f"            self._pack.pack_into(buf, 0, {', '.join(values)})",
+        "        except Exception:  # a scalar struct refused: convert (or explain) one by one",
+        f"            self._pack_slow(slot, args, [{', '.join(values)}])",
+        f"        status = self._fn(buf, {n})",
+        "        if status:",
+        "            raise self._explain(status, args, buf)",
+        "    finally:",
+        "        if keep:",
+        "            keep.clear()",
+        "        pool.append(slot)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _call_class(kinds: tuple, tensor_at: tuple, room: tuple) -> type:
+    """A CompiledFunction subclass whose ``__call__`` is generated for this signature (cached)."""
+    key = (kinds, tensor_at, room)
+    cls = _CALL_CLASSES.get(key)
+    if cls is None:
+        namespace = {
+            "NDArray": NDArray, "FILLERS": _FILLERS, "ndarray": np.ndarray, "DTYPE_WORD": NUMPY_DTYPE_WORD,
+            "UNPACK": ARRAY_FIELDS.unpack_from, "MEMORY": MEMORY, "C_CONTIGUOUS": C_CONTIGUOUS,
+            "PACK": DLTENSOR_WORDS.pack_into, "CPU_WORD": CPU_WORD,
+        }
+        source = _call_source(kinds, tensor_at, room)
+        exec(compile(source, f"<CompiledFunction call {kinds}>", "exec"), namespace)  # noqa: S102 - ours
+        call = namespace["__call__"]
+        call.__doc__ = "Call the native function (generated for this signature; see _call_source)."
+        cls = _CALL_CLASSES[key] = type("CompiledFunction", (CompiledFunction,), {"__slots__": (), "__call__": call})
+        cls.__module__ = __name__
+        cls.__qualname__ = "CompiledFunction"
+    return cls
+
+
+def _filler_for(cls: type) -> Callable | None:
+    """The in-place DLTensor filler for an array type, registering torch.Tensor on first sight."""
+    found = _FILLERS.get(cls)
+    if found is None and cls.__module__.startswith("torch"):
+        import sys
+
+        torch = sys.modules.get("torch")
+        if torch is not None and cls is torch.Tensor:
+            found = _FILLERS[cls] = fill_from_torch
+    return found
 
 
 def _where(param: ParamInfo, index: int) -> str:

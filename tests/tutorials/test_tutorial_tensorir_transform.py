@@ -111,3 +111,55 @@ def test_sampling_and_trace_replay(mm_data):
     insts, decisions = sch.trace.as_json()
     assert insts[0][0] == "GetBlock" and decisions
     _check_mm(replay.mod, mm_data)
+
+
+@T.prim_func
+def dot4_desc(a: T.handle, b: T.handle, c: T.handle):
+    A = T.match_buffer(a, (4,), "float32", offset_factor=1)
+    B = T.match_buffer(b, (4,), "float32", offset_factor=1)
+    C = T.match_buffer(c, (1,), "float32", offset_factor=1)
+    with T.block("root"):
+        T.reads(C[0], A[0:4], B[0:4])
+        T.writes(C[0])
+        for k in range(4):
+            with T.block("update"):
+                vk = T.axis.remap("R", [k])
+                C[0] = C[0] + A[vk] * B[vk]
+
+
+@T.prim_func
+def dot4_impl(a: T.handle, b: T.handle, c: T.handle):
+    A = T.match_buffer(a, (4,), "float32", offset_factor=1)
+    B = T.match_buffer(b, (4,), "float32", offset_factor=1)
+    C = T.match_buffer(c, (1,), "float32", offset_factor=1)
+    with T.block("root"):
+        T.reads(C[0], A[0:4], B[0:4])
+        T.writes(C[0])
+        C[0] = C[0] + A[0] * B[0] + A[1] * B[1] + A[2] * B[2] + A[3] * B[3]
+
+
+@T.prim_func
+def matvec(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 16):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk] * B[vk]
+
+
+def test_tensorize_with_registered_intrinsic():
+    tvm.tir.TensorIntrin.register("tutorial_dot4", dot4_desc, dot4_impl, override=True)
+    sch = tvm.tir.Schedule(matvec)
+    block = sch.get_block("C")
+    _, k = sch.get_loops(block)
+    ko, ki = sch.split(k, [None, 4])
+    sch.decompose_reduction(block, ko)
+    sch.tensorize(ki, "tutorial_dot4")
+    assert "A_1[3] * B_1[3]" in sch.mod.script()
+    rng = np.random.default_rng(3)
+    a = rng.random((16, 16), dtype="float32")
+    b = rng.random(16, dtype="float32")
+    c = tvm.nd.empty((16,), "float32")
+    tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), tvm.nd.array(b), c)
+    tvm.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5)

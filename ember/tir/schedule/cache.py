@@ -223,6 +223,9 @@ def reindex(func, realize: BlockRealize, buffer):
     kind, index = buffer
     regions = block.reads if kind == "read" else block.writes
     buf = _pick(func, block, regions, index, "reindex", kind)
+    if kind == "read" and any(w.buffer is buf for w in block.writes):
+        raise ScheduleError(f"reindex: block {block.name_hint!r} also writes {buf.name!r}; reindex it as "
+                            "('write', i)", func, block=block)
     scope = scope_of(func, realize)
     if scope is None or scope is not func.body:
         raise ScheduleError("reindex: only blocks directly in the function's root scope are supported",
@@ -234,6 +237,18 @@ def reindex(func, realize: BlockRealize, buffer):
         raise ScheduleError(f"reindex: block {block.name_hint!r} must access {buf.name!r} with one set of "
                             "indices", func, block=block)
     indices = accesses[0]
+    bounds = {}
+    for iv in block.iter_vars:
+        lo, ext = _arith.as_int(iv.dom.min), _arith.as_int(iv.dom.extent)
+        if lo is not None and ext is not None:
+            bounds[iv.var] = (lo, lo + ext - 1)
+    for d, i in enumerate(indices):
+        lo, hi = _arith.const_bound(i, bounds)
+        dim = _arith.as_int(buf.shape[d])
+        if lo is None or hi is None or dim is None or lo < 0 or hi >= dim:
+            raise ScheduleError(f"reindex: the access {buf.name}[{', '.join(map(repr, indices))}] of block "
+                                f"{block.name_hint!r} may fall outside the buffer (a guarded access)",
+                                func, block=block)
     used_vars = {v for i in indices for v in vars_in(i)}
     used = [iv for iv in block.iter_vars if iv.var in used_vars]
     name = unique_name(func, buf.name + "_reindex")

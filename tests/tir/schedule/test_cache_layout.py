@@ -250,3 +250,5 @@ def test_reindex_matmul_operands_and_output():
     check(sch, matmul())
     with pytest.raises(ScheduleError, match=r"reindex: buffer must be \('read' \| 'write', index\)"):
         sch.reindex(block, "A")
+    with pytest.raises(ScheduleError, match="also writes 'C_reindex'"):
+        sch.reindex(block, ("read", 0))

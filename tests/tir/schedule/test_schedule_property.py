@@ -35,9 +35,10 @@ def _step(sch, data):
     op = data.draw(st.sampled_from([
         "split", "split", "fuse", "reorder", "compute_at", "reverse_compute_at", "inline",
         "reverse_inline", "parallel", "decompose", "rfactor", "cache_read", "cache_write",
-        "blockize", "relayout", "unroll",
+        "blockize", "relayout", "unroll", "reindex",
     ]))
-    if not loops and op not in ("inline", "reverse_inline", "cache_read", "cache_write", "relayout"):
+    if not loops and op not in ("inline", "reverse_inline", "cache_read", "cache_write", "relayout",
+                                "reindex"):
         return
     pick = (lambda: data.draw(st.sampled_from(loops))) if loops else None
     if op == "split":
@@ -71,6 +72,8 @@ def _step(sch, data):
             sch.cache_read(block, 0, "local")
     elif op == "cache_write":
         sch.cache_write(block, 0, "local")
+    elif op == "reindex":
+        sch.reindex(block, (data.draw(st.sampled_from(["read", "write"])), 0))
     elif op == "blockize":
         sch.blockize(pick())
     elif op == "unroll":
