@@ -112,8 +112,6 @@ def test_from_expr_of_a_built_function_is_named_main():
     np.testing.assert_allclose(_run(mod, "main", a), a * 3)
 
 
-@pytest.mark.skip(reason="gap: a Relax function whose body is a bare call (not bound to a var) "
-                         "is not put in TVM's normal form, so CallTIRRewrite misses the call_tir")
 def test_from_expr_with_unbound_body_call():
     x = relax.Var("x", relax.TensorStructInfo((3, 4), "float32"))
     body = relax.BlockBuilder().normalize(relax.op.add(x, x))
