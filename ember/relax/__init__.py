@@ -20,7 +20,7 @@ from .struct_info import (
 _LAZY_NAMES = {
     "build": "ember.relax.vm_build", "VirtualMachine": "ember.relax.vm_build",
     "Executable": "ember.relax.vm_build", "get_pipeline": "ember.relax.pipeline",
-    "load_executable": "ember.relax.vm_build",
+    "load_executable": "ember.relax.vm_build", "get_default_pipeline": "ember.relax.pipeline",
 }
 _LAZY_SUBMODULES = {
     "transform", "analysis", "expr_functor", "testing", "frontend", "vm", "pipeline", "reference",

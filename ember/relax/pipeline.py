@@ -22,7 +22,7 @@ from .transform.static_plan_block_memory import StaticPlanBlockMemory
 from .transform.to_non_dataflow_if_needed import ToNonDataflowIfNeeded
 from .transform.vm_shape_lower import VMShapeLower
 
-__all__ = ["get_pipeline", "zero_pipeline", "default_build_pipeline", "check_legalized",
+__all__ = ["get_default_pipeline", "get_pipeline", "zero_pipeline", "default_build_pipeline", "check_legalized",
            "register_pipeline"]
 
 # ops the VM lowering understands; any other relax.* op must be legalized first
@@ -113,6 +113,15 @@ _PIPELINES = {"zero": zero_pipeline, "default_build": default_build_pipeline}
 def register_pipeline(name: str, factory) -> None:
     """Make ``get_pipeline(name)`` return ``factory()``."""
     _PIPELINES[name] = factory
+
+
+def get_default_pipeline(target=None) -> Pass:
+    """TVM's ``relax.get_default_pipeline(target)``: the graph-level passes a target gets by
+    default.  For the CPU that is the "zero" pipeline (legalize, fold, fuse); ``relax.build``
+    always finishes with "default_build", so ``relax.build(mod, target,
+    relax_pipeline=relax.get_default_pipeline(target))`` compiles an un-legalized module."""
+    del target  # one default for every CPU target for now
+    return zero_pipeline()
 
 
 def get_pipeline(name: str = "zero", **kwargs) -> Pass:
