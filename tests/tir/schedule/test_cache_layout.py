@@ -252,3 +252,11 @@ def test_reindex_matmul_operands_and_output():
         sch.reindex(block, "A")
     with pytest.raises(ScheduleError, match="also writes 'C_reindex'"):
         sch.reindex(block, ("read", 0))
+
+
+def test_reindex_guarded_access_error():
+    from sched_workloads import conv2d
+
+    sch = Schedule(conv2d())
+    with pytest.raises(ScheduleError, match="may fall outside the buffer"):
+        sch.reindex(sch.get_block("Apad"), ("read", 0))
