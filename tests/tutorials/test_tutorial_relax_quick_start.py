@@ -84,3 +84,21 @@ def test_export_executable_and_load_module(exported, tmp_path):
     params = [(rng.random(tuple(p.shape)).astype("float32") - 0.5) / 10 for _, p in param_spec]
     out = vm["forward"](tvm.nd.array(data), *[tvm.nd.array(p) for p in params])
     tvm.testing.assert_allclose(out.numpy(), _reference(data, params), rtol=1e-4, atol=1e-5)
+
+
+def test_default_pipeline_as_relax_pipeline(exported):
+    mod, param_spec = exported
+    target = tvm.target.Target("llvm")
+    ex = relax.build(mod, target, relax_pipeline=relax.get_default_pipeline(target))
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    rng = np.random.default_rng(3)
+    data = rng.random((1, 784)).astype("float32")
+    params = [(rng.random(tuple(p.shape)).astype("float32") - 0.5) / 10 for _, p in param_spec]
+    out = vm["forward"](tvm.nd.array(data), *[tvm.nd.array(p) for p in params])
+    tvm.testing.assert_allclose(out.numpy(), _reference(data, params), rtol=1e-4, atol=1e-5)
+
+
+def test_build_without_legalizing_names_the_ops(exported):
+    mod, _ = exported
+    with pytest.raises(ValueError, match="relax.matmul.*get_pipeline"):
+        relax.build(mod, target="llvm")
