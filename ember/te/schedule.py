@@ -11,7 +11,7 @@ parameters as ``args`` — what ``ember.build(s, [A, B, C])`` and ``ember.lower`
 
 from __future__ import annotations
 
-from ember.ir import DataType, Var, node
+from ember.ir import DataType, Var, node, replace
 from ember.tir import IterVarType, PrimFunc
 
 from .create_prim_func import _topo_ops, lower_te
@@ -316,14 +316,25 @@ class Schedule:
                     f"expected some of {[t.name for t in self._tensors]}"
                 )
             params.append(func.params[index[arg]])
-        missing = [t.name for t in self._tensors if func.params[index[t]] not in params]
+        left_out = [t for t in self._tensors if func.params[index[t]] not in params]
+        missing = [t.name for t in left_out if isinstance(t.op, PlaceholderOp)]
         if missing:
-            raise ValueError(f"args must list every input and output tensor; missing {missing}")
+            raise ValueError(f"args must list every input tensor; missing {missing}")
         params.extend(p for p in func.params[n_buffers:] if p not in params)
         buffer_map = {p: func.buffer_map[p] for p in params if p in func.buffer_map}
         attrs = dict(func.attrs)
         attrs["global_symbol"] = name
-        return PrimFunc(tuple(params), func.body, func.ret_type, buffer_map, attrs)
+        # outputs left out of args (TVM allows it, e.g. to print the loops) become allocations
+        body = _allocate_in_root(func.body, [func.buffer_map[func.params[index[t]]] for t in left_out])
+        return PrimFunc(tuple(params), body, func.ret_type, buffer_map, attrs)
+
+
+def _allocate_in_root(body, buffers: list):
+    """``body`` (the root BlockRealize) with ``buffers`` allocated by the root block."""
+    if not buffers:
+        return body
+    root = body.block
+    return replace(body, block=replace(root, alloc_buffers=tuple(root.alloc_buffers) + tuple(buffers)))
 
 
 def create_schedule(ops) -> Schedule:
