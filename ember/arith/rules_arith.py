@@ -46,10 +46,27 @@ def mul_products(s, e) -> PrimExpr | None:
     return Mul(Mul(xa, xb), IntImm(e.dtype, ca * cb))
 
 
+def _exact_multiples(s, lin: Linear) -> Linear:
+    """``k*c*(x // c)`` → ``k*x`` when x is a known multiple of c (``(i*8) // 4 * 4``)."""
+    from .modular_set import modular_of
+
+    for key, (atom, coeff) in list(lin.terms.items()):
+        if type(atom) not in (FloorDiv, Div) or type(atom.b) is not IntImm or atom.b.value <= 0:
+            continue
+        c = atom.b.value
+        if coeff % c:
+            continue
+        m = modular_of(s.ana, atom.a)
+        if m.coeff % c == 0 and m.base % c == 0:
+            lin = lin.plus(Linear({key: (atom, coeff)}), -1).plus(s.linear(atom.a), coeff // c)
+    return lin
+
+
 def _recombine_div_mod(s, lin: Linear, dtype) -> Linear:
     """``k*c*(x // c) + k*(x % c)`` → ``k*x``; ``k*x - k*c*(x // c)`` → ``k*(x % c)``."""
     if not any(type(a) in (FloorDiv, Div, FloorMod, Mod) for a, _ in lin.terms.values()):
         return lin
+    lin = _exact_multiples(s, lin)
     changed = True
     while changed:
         changed = False

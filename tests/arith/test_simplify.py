@@ -356,3 +356,13 @@ def test_casts_of_sums_distribute_when_they_fit():
     k = tir.Var("k", "int64")
     r = Analyzer().simplify(tir.Cast(i32, k * 2 + 1))  # k may not fit int32: left alone
     assert isinstance(r, tir.Cast) and r.value.dtype == "int64"
+
+
+def test_division_of_known_multiples_cancels():
+    check((x * 8) // 4 * 4, x * 8)
+    ana = Analyzer()
+    from ember.arith import ModularSet
+
+    ana.update(y, ModularSet(4, 0))
+    check(y // 4 * 4, y, ana)
+    check(tir.truncdiv(y, 4) * 4 + 1, y + 1, ana)
