@@ -14,7 +14,7 @@ from .utils import as_shape, compute_ax
 
 __all__ = [
     "negative", "sign", "identity", "logical_not", "bitwise_not", "clip", "cast", "full",
-    "full_like", "zeros", "ones", "reinterpret", "fast_exp", "fast_tanh", "fast_erf",
+    "full_like", "zeros", "ones", "reinterpret", "fast_exp", "fast_tanh", "fast_erf", "elemwise_sum",
 ]
 
 _INTRINSICS = (
@@ -78,6 +78,26 @@ def cast(x, dtype) -> te.Tensor:
     if dtype.is_bool:
         return compute_ax(x.shape, lambda *i: x(*i) != const(0, x.dtype), "T_cast", tag="elemwise")
     return compute_ax(x.shape, lambda *i: tir_op.cast(x(*i), dtype), "T_cast", tag="elemwise")
+
+
+def elemwise_sum(xs) -> te.Tensor:
+    """The elementwise sum of tensors of one shape (TVM's ``topi.elemwise_sum``)."""
+    xs = list(xs)
+    if not xs or any(not isinstance(x, te.Tensor) for x in xs):
+        raise ValueError(f"topi.elemwise_sum: xs must be a non-empty list of tensors, got {xs!r}")
+    shape = tuple(xs[0].shape)
+    for pos, x in enumerate(xs[1:], 1):
+        if len(x.shape) != len(shape):
+            raise ValueError(f"topi.elemwise_sum: xs[{pos}] has {len(x.shape)} dims, expected {len(shape)} "
+                             "like xs[0]")
+
+    def f(*i):
+        total = xs[0](*i)
+        for x in xs[1:]:
+            total = total + x(*i)
+        return total
+
+    return compute_ax(xs[0].shape, f, "T_elemwise_sum", tag="elemwise")
 
 
 def reinterpret(x, dtype) -> te.Tensor:
