@@ -16,11 +16,12 @@ from .iter_map import (
 from .iter_map_nodes import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 from .linear_equation import ProofStrength, detect_linear_equation
 from .modular_set import ModularSet
+from .subspace import subspace_divide
 
 __all__ = [
     "Analyzer", "ConstIntBound", "ModularSet", "evaluate",
     "IntSet", "IntervalSet", "eval_set", "union", "intersect", "pos_inf", "neg_inf",
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",
-    "detect_linear_equation", "ProofStrength",
+    "detect_linear_equation", "ProofStrength", "subspace_divide",
 ]
