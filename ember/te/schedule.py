@@ -305,9 +305,16 @@ class Schedule:
         n_buffers = len(self._tensors)
         index = {t: i for i, t in enumerate(self._tensors)}
         params = []
+        promoted = []  # intermediate tensors listed in args: their buffers become parameters
         for pos, arg in enumerate(args):
             if isinstance(arg, Var):
                 params.append(arg)
+                continue
+            if isinstance(arg, Tensor) and arg not in index and arg.op in self._stage_of:
+                buffer = self._intermediate_buffer(func, arg, pos)
+                param = Var(f"var_{buffer.name}", "handle")
+                promoted.append((param, buffer))
+                params.append(param)
                 continue
             if not isinstance(arg, Tensor) or arg not in index:
                 what = getattr(arg, "name", repr(arg))
@@ -322,19 +329,32 @@ class Schedule:
             raise ValueError(f"args must list every input tensor; missing {missing}")
         params.extend(p for p in func.params[n_buffers:] if p not in params)
         buffer_map = {p: func.buffer_map[p] for p in params if p in func.buffer_map}
+        buffer_map.update(promoted)
         attrs = dict(func.attrs)
         attrs["global_symbol"] = name
         # outputs left out of args (TVM allows it, e.g. to print the loops) become allocations
-        body = _allocate_in_root(func.body, [func.buffer_map[func.params[index[t]]] for t in left_out])
+        body = _allocate_in_root(func.body, [func.buffer_map[func.params[index[t]]] for t in left_out],
+                                 [b for _, b in promoted])
         return PrimFunc(tuple(params), body, func.ret_type, buffer_map, attrs)
 
+    def _intermediate_buffer(self, func: PrimFunc, tensor: Tensor, pos: int):
+        """The root-allocated buffer holding the intermediate ``tensor`` (for ``args[pos]``)."""
+        root = func.body.block
+        found = [b for b in root.alloc_buffers if b.name == tensor.name]
+        if len(found) != 1:
+            raise ValueError(f"args[{pos}] ({tensor.name}): this intermediate tensor is no longer a buffer "
+                             "of the function (inlined or cached?); leave it out of args")
+        return found[0]
 
-def _allocate_in_root(body, buffers: list):
-    """``body`` (the root BlockRealize) with ``buffers`` allocated by the root block."""
-    if not buffers:
+
+def _allocate_in_root(body, buffers: list, released: list = ()):
+    """``body`` (the root BlockRealize) with ``buffers`` allocated by the root block and
+    ``released`` no longer allocated there (they became parameters)."""
+    if not buffers and not released:
         return body
     root = body.block
-    return replace(body, block=replace(root, alloc_buffers=tuple(root.alloc_buffers) + tuple(buffers)))
+    kept = tuple(b for b in root.alloc_buffers if not any(b is r for r in released))
+    return replace(body, block=replace(root, alloc_buffers=kept + tuple(buffers)))
 
 
 def create_schedule(ops) -> Schedule:
