@@ -77,8 +77,7 @@ def _level(check_level) -> IterMapLevel:
 
 
 def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="surjective",
-                    simplify_trivial_iterators: bool = True, analyzer: Analyzer | None = None
-                    ) -> IterMapResult:
+                    simplify_trivial_iterators: bool = True) -> IterMapResult:
     """Detect ``indices`` (PrimExprs over ``input_iters``: Var → Range) as affine iterator maps."""
     level = _level(check_level)
     for var, rng in input_iters.items():
@@ -92,7 +91,7 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
     # as written first (keeps fused sums whole), then simplified (cancels terms, folds
     # divisions the bounds decide)
     for presimplify in (False, True):
-        rw = _Rewriter(input_iters, analyzer, simplify_trivial_iterators)
+        rw = _Rewriter(input_iters, simplify_trivial_iterators)
         try:
             rw.apply_predicate(as_expr(predicate))
             todo = [rw.ana.simplify(e) for e in indices] if presimplify else indices
@@ -107,13 +106,11 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
 
 
 class _Rewriter:
-    def __init__(self, input_iters: dict, analyzer, simplify_trivial: bool):
+    def __init__(self, input_iters: dict, simplify_trivial: bool):
         self.ana = Analyzer()
-        self.user_ana = analyzer
         self.var_map: dict[Var, IterSumExpr] = {}
         self.input_marks: dict[Var, IterMark] = {}
         self.fused: dict[tuple, IterMark] = {}
-        self.constrained: set[int] = set()
         for var, rng in input_iters.items():
             if type(rng.extent) is not IntImm:
                 self.ana._assume(rng.extent >= 1)  # a loop that runs has a positive extent
@@ -268,9 +265,8 @@ class _Rewriter:
         return tuple((id(a.source), keys.key(a.lower_factor), keys.key(a.extent), keys.key(a.scale))
                      for a in args)
 
-    def _single(self, s: IterSumExpr, e) -> IterSplitExpr:
-        s = self.fuse(s)
-        return s.args[0]
+    def _single(self, s: IterSumExpr) -> IterSplitExpr:
+        return self.fuse(s).args[0]
 
     def split_div(self, s: IterSumExpr, d: PrimExpr, e) -> IterSumExpr:
         if not s.args:
@@ -278,7 +274,7 @@ class _Rewriter:
         q_base = self.divide(s.base, d)
         if q_base is None:
             raise _Fail(f"cannot divide {e!r}: the offset {s.base!r} is not a multiple of {d!r}")
-        a = self._single(s, e)
+        a = self._single(s)
         scaled = self.divide(a.scale, d)
         if scaled is not None:
             out = IterSplitExpr(a.source, a.lower_factor, a.extent, scaled)
@@ -301,7 +297,7 @@ class _Rewriter:
             return IterSumExpr((), self.ana.simplify(FloorMod(*_promote(s.base, d))))
         if self.divide(s.base, d) is None:
             raise _Fail(f"cannot take {e!r}: the offset {s.base!r} is not a multiple of {d!r}")
-        a = self._single(s, e)
+        a = self._single(s)
         if self.divide(a.scale, d) is not None:
             return IterSumExpr((), zero)
         d2 = self.divide(d, a.scale)
@@ -349,7 +345,6 @@ class _Rewriter:
         old = fused.source
         mark = IterMark(old.source, extent)
         self.fused[self.sum_key(old.source.args)] = mark
-        self.constrained.add(id(mark))
 
     # -- checking ------------------------------------------------------------------------
     def check_mapping(self, sums: list, level: IterMapLevel) -> None:
