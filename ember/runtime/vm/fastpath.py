@@ -1,0 +1,175 @@
+"""Cheaper straight-line code for VM builtins whose arguments are known when compiling.
+
+The VM writes each instruction-list function out as Python (``vm.py``).  For a few
+builtins, a call whose operands are immediates can be replaced by something cheaper;
+the rules are a table, builtin → ``rule(ctx, instr) -> line | None`` (None: emit the
+ordinary call):
+
+- ``alloc_storage`` / ``alloc_tensor`` with constant sizes become slots of a *frame*:
+  a list of storages and tensor views built once per function and reused by every later
+  invocation (taken from a per-function free list on entry, given back on exit, so
+  concurrent and recursive calls get their own).  This is the static memory plan paid
+  once instead of per call; the allocator's ``stats.reused`` still counts each storage
+  taken again.
+- ``alloc_output`` with a constant cpu shape allocates through the array layout cache.
+- ``check_tensor_info`` / ``match_shape`` with only constant dims become one inline
+  comparison; the builtin runs only when it fails, so its error message is unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..device import DeviceType
+from ..ndarray import _empty_cpu, _layout, _check_shape
+from ..dtype import DataType
+from . import builtins as _builtins
+from .executable import Arg, Call
+
+__all__ = ["StraightLineContext", "RULES"]
+
+
+class StraightLineContext:
+    """What the rules share while one function is written out: the VM, the namespace
+    binder, and the frame being planned (``specs``; ``storage_of`` maps a register that
+    holds a frame storage to its slot)."""
+
+    def __init__(self, vm, bind: Callable[[str, Any, Any], str]):
+        self.vm = vm
+        self.bind = bind
+        self.specs: list[tuple] = []
+        self.storage_of: dict[int, int] = {}
+
+    def written(self, reg: int | None) -> None:
+        """``reg`` was assigned by an instruction the rules did not turn into a frame slot."""
+        self.storage_of.pop(reg, None)
+
+    def slot(self, spec: tuple) -> int:
+        self.specs.append(spec)
+        return len(self.specs) - 1
+
+    def frame_source(self) -> Callable[[], list]:
+        """``take()``: a frame for one invocation (a reused one when available)."""
+        specs, vm = tuple(self.specs), self.vm
+        storages = sum(1 for s in specs if s[0] == "storage")
+        free: list[list] = []
+
+        def new_frame() -> list:
+            frame: list = []
+            for spec in specs:
+                if spec[0] == "storage":
+                    frame.append(vm.allocator.alloc(spec[1], vm.devices[spec[2]]))
+                else:
+                    _, storage, offset, shape, dtype = spec
+                    frame.append(frame[storage].alloc_tensor(offset, shape, dtype))
+            return frame
+
+        def take() -> list:
+            try:
+                frame = free.pop()
+            except IndexError:
+                return new_frame()
+            vm.allocator.stats.reused += storages
+            return frame
+
+        take.give_back = free.append
+        return take
+
+
+def _imm(arg: Arg) -> bool:
+    return arg.kind == "imm"
+
+
+def _storage(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if instr.dst is None or len(args) < 2 or not all(_imm(a) for a in args[1:]):
+        return None
+    nbytes = args[1].value
+    if isinstance(nbytes, tuple):
+        if len(nbytes) != 1:
+            return None
+        (nbytes,) = nbytes
+    device = args[2].value if len(args) > 2 else 0
+    if not isinstance(nbytes, int) or not isinstance(device, int) or device >= len(ctx.vm.devices):
+        return None
+    slot = ctx.slot(("storage", nbytes, device))
+    ctx.storage_of[instr.dst] = slot
+    return f"r{instr.dst} = FR[{slot}]"
+
+
+def _tensor(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if instr.dst is None or len(args) != 4 or args[0].kind != "reg" or not all(_imm(a) for a in args[1:]):
+        return None
+    storage = ctx.storage_of.get(args[0].value)
+    offset, shape, dtype = args[1].value, args[2].value, args[3].value
+    if storage is None or not isinstance(offset, int) or not _int_tuple(shape) or not isinstance(dtype, str):
+        return None
+    slot = ctx.slot(("tensor", storage, offset, shape, dtype))
+    return f"r{instr.dst} = FR[{slot}]"
+
+
+def _output(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if instr.dst is None or len(args) < 3 or not all(_imm(a) for a in args[1:]):
+        return None
+    shape, dtype = args[1].value, args[2].value
+    device = args[3].value if len(args) > 3 else 0
+    if not _int_tuple(shape) or not isinstance(dtype, str) or not isinstance(device, int):
+        return None
+    if device >= len(ctx.vm.devices) or ctx.vm.devices[device].device_type != DeviceType.CPU:
+        return None
+    try:
+        layout = _layout(_check_shape(shape), DataType(dtype))
+    except (TypeError, ValueError):
+        return None  # the builtin reports it when the instruction runs
+    new = functools.partial(_empty_cpu, layout, ctx.vm.devices[device])
+    return f"r{instr.dst} = {ctx.bind('O', (shape, dtype, device), new)}()"
+
+
+def _tensor_info(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if len(args) != 4 or args[0].kind != "reg" or not all(_imm(a) for a in args[1:]):
+        return None
+    reg, ndim, dtype, what = f"r{args[0].value}", args[1].value, args[2].value, args[3].value
+    if not isinstance(ndim, int) or not isinstance(dtype, str) or not isinstance(what, str):
+        return None
+    failed = [f"type({reg}) is not NDARRAY"]
+    if dtype:
+        failed.append(f"{reg}.dtype != {dtype!r}")
+    if ndim >= 0:
+        failed.append(f"len({reg}.shape) != {ndim}")
+    check = ctx.bind("F", instr.func, _builtins.check_tensor_info)
+    return f"if {' or '.join(failed)}: {check}({reg}, {ndim!r}, {dtype!r}, {ctx.bind('S', what, what)})"
+
+
+def _match_shape(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if len(args) < 3 or args[0].kind != "reg" or not all(_imm(a) for a in args[1:]):
+        return None
+    spec = [a.value for a in args[3:]]
+    if len(spec) % 3 or any(spec[i] != _builtins.IMM for i in range(0, len(spec), 3)):
+        return None
+    dims = tuple(spec[i + 1] for i in range(0, len(spec), 3))
+    if not _int_tuple(dims):
+        return None
+    reg = f"r{args[0].value}"
+    match = ctx.bind("F", instr.func, _builtins.match_shape)
+    call_args = ", ".join([reg] + [ctx.bind("I", (type(a.value), repr(a.value)), a.value) for a in args[1:]])
+    return f"if type({reg}) is not NDARRAY or {reg}.shape != {dims!r}: {match}({call_args})"
+
+
+def _int_tuple(value) -> bool:
+    return isinstance(value, tuple) and all(type(v) is int and v >= 0 for v in value)
+
+
+# builtin name → (the registered function the rule stands for, rule)
+RULES: dict[str, tuple[Callable, Callable[[StraightLineContext, Call], str | None]]] = {
+    "vm.builtin.alloc_storage": (_builtins.alloc_storage, _storage),
+    "vm.builtin.alloc_tensor": (_builtins.alloc_tensor, _tensor),
+    "vm.builtin.alloc_output": (_builtins.alloc_output, _output),
+    "vm.builtin.check_tensor_info": (_builtins.check_tensor_info, _tensor_info),
+    "vm.builtin.match_shape": (_builtins.match_shape, _match_shape),
+}
