@@ -22,7 +22,7 @@ from .compute_inline import subtree_root
 from .errors import ScheduleError
 from .index_map import IndexMap
 
-__all__ = ["transform_layout", "transform_block_layout", "resolve_buffer"]
+__all__ = ["transform_layout", "transform_block_layout", "resolve_buffer", "set_axis_separator"]
 
 
 def resolve_buffer(func, block: Block, buffer):
@@ -169,3 +169,19 @@ def transform_block_layout(func, realize: BlockRealize, index_map):
     return replace_stmts(func, {top: body})
 
 
+
+
+def set_axis_separator(func, realize: BlockRealize, buffer, axis_separators):
+    """Record where a buffer's flattened axes split (``axis_separators``) on the buffer."""
+    block = realize.block
+    buf = resolve_buffer(func, block, buffer)
+    seps = tuple(int(x) for x in (axis_separators or ()))
+    if any(not 0 < s < len(buf.shape) for s in seps) or list(seps) != sorted(set(seps)):
+        raise ScheduleError(f"set_axis_separator: axis_separators must be increasing positions in "
+                            f"(0, {len(buf.shape)}), got {list(seps)}", func, block=block)
+    from .cache import ReplaceBuffer
+
+    new = replace(buf, axis_separators=seps)
+    body = ReplaceBuffer({buf: new}).visit(func.body)
+    buffer_map = {p: (new if b is buf else b) for p, b in func.buffer_map.items()}
+    return replace(func, body=body, buffer_map=buffer_map)

@@ -220,6 +220,17 @@ class Schedule(MorePrimitives):
         self._record("get_consumers", [block], [], rvs)
         return rvs
 
+    def get_output_blocks(self, scope_block: BlockRV) -> list[BlockRV]:
+        """Child blocks of ``scope_block`` that write a function parameter buffer."""
+        fname = self._fname(scope_block)
+        func = self._func(fname)
+        params = {id(b) for b in func.buffer_map.values()}
+        outs = [r for r in A.child_blocks(self._block(scope_block))
+                if any(id(w.buffer) in params for w in r.block.writes)]
+        rvs = self._blocks_rvs(fname, outs)
+        self._record("get_output_blocks", [scope_block], [], rvs)
+        return rvs
+
     def _apply(self, rv, fn, *args):
         """Run primitive ``fn(func, *args)`` on the function of ``rv``; commit; return extra."""
         fname = self._fname(rv)

@@ -189,6 +189,13 @@ class MorePrimitives:
         self._apply(block, transform_layout, realize, buffer, index_map, pad_value)
         self._record("transform_layout", [block], [buffer, index_map, pad_value], [])
 
+    def set_axis_separator(self, block: BlockRV, buffer, axis_separators) -> None:
+        from .layout import set_axis_separator
+
+        buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        self._apply(block, set_axis_separator, self._block(block), buffer, list(axis_separators or []))
+        self._record("set_axis_separator", [block], [buffer, list(axis_separators or [])], [])
+
     def transform_block_layout(self, block: BlockRV, index_map) -> None:
         from .index_map import IndexMap
         from .layout import transform_block_layout

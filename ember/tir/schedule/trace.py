@@ -82,6 +82,8 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("storage_align", ("block",), ("buffer_index", "axis", "factor", "offset")),
     K("transform_layout", ("block",), ("buffer", "index_map", "pad_value")),
     K("transform_block_layout", ("block",), ("index_map",)),
+    K("set_axis_separator", ("block",), ("buffer", "axis_separators")),
+    K("get_output_blocks", ("scope_block",), (), returns_list=True),
     K("blockize", ("target",), ("preserve_unit_iters",)),
     K("tensorize", ("block_or_loop",), ("tensor_intrin", "preserve_unit_iters")),
     K("sample_perfect_tile", ("loop",), ("n", "max_innermost_factor"), returns_list=True,

@@ -260,3 +260,12 @@ def test_reindex_guarded_access_error():
     sch = Schedule(conv2d())
     with pytest.raises(ScheduleError, match="may fall outside the buffer"):
         sch.reindex(sch.get_block("Apad"), ("read", 0))
+
+
+def test_set_axis_separator():
+    sch = Schedule(elementwise())
+    sch.set_axis_separator(sch.get_block("B"), ("write", 0), [1])
+    assert sch.get(sch.get_block("B")).writes[0].buffer.axis_separators == (1,)
+    check(sch, elementwise())
+    with pytest.raises(ScheduleError, match=r"axis_separators must be increasing positions in \(0, 2\)"):
+        sch.set_axis_separator(sch.get_block("B"), ("write", 0), [2])

@@ -164,3 +164,9 @@ def test_instruction_kinds_and_simplified_trace():
     sch.parallel(i)
     kinds = [x.kind.name for x in sch.trace.simplified(remove_postproc=True).insts]
     assert kinds == ["GetBlock", "GetLoops", "Parallel"]
+
+
+def test_get_output_blocks():
+    sch = Schedule(matmul_relu())
+    outs = sch.get_output_blocks(sch.get_block("root"))
+    assert [sch.get(b).name_hint for b in outs] == ["D"]
