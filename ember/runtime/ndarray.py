@@ -254,11 +254,29 @@ def from_dlpack(obj: Any) -> NDArray:
         return obj
     if isinstance(obj, np.ndarray):
         return _wrap_numpy(obj, _CPU0)
+    view = _torch_cpu_view(obj)
+    if view is not None:
+        return _wrap_numpy(view, _CPU0)
     try:
         imported = dlpack.import_dlpack(obj)
     except TypeError as err:
         raise TypeError(f"from_dlpack: {err}") from None
     return _from_imported(imported)
+
+
+def _torch_cpu_view(obj: Any) -> np.ndarray | None:
+    """A numpy view sharing a plain cpu torch tensor's memory (``Tensor.numpy()``, which keeps
+    the tensor alive), or None where DLPack must decide (other devices, tensors requiring
+    grad, conjugated or with a dtype numpy lacks)."""
+    cls = type(obj)
+    if cls.__name__ != "Tensor" or cls.__module__ != "torch":
+        return None
+    if not obj.is_cpu or obj.requires_grad:
+        return None
+    try:
+        return obj.numpy()
+    except (TypeError, RuntimeError):
+        return None
 
 
 # -- layouts: what every array of one (shape, dtype) shares ------------------------------------
