@@ -1,0 +1,147 @@
+"""The VM's straight-line fast paths (fastpath.py): frames for planned storages, constant
+outputs, inline input checks — same results and the same error messages as the builtins."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import ember.runtime as rt
+from ember.runtime.vm import Arg, Call, Executable, PooledAllocator, Ret, VirtualMachine, VMFunction
+
+
+def reg(i):
+    return Arg("reg", i)
+
+
+def imm(v):
+    return Arg("imm", v)
+
+
+@rt.register_func("test.vm_fast.scale", override=True)
+def _scale(a, out):
+    out.copyfrom(a.numpy() * 2)
+
+
+@rt.register_func("test.vm_fast.add", override=True)
+def _add(a, b, out):
+    out.copyfrom(a.numpy() + b.numpy())
+
+
+@rt.register_func("test.vm_fast.fail_if_negative", override=True)
+def _fail_if_negative(a):
+    if (a.numpy() < 0).any():
+        raise ValueError("negative input")
+
+
+def double_then_add(n=4):
+    """main(x: (n,) float32) = 2x + x, through a planned intermediate and a fresh output."""
+    what = "main: argument 'x' (#1)"
+    instrs = (
+        Call(None, "vm.builtin.check_tensor_info", (reg(0), imm(1), imm("float32"), imm(what))),
+        Call(None, "vm.builtin.match_shape", (reg(0), imm(0), imm(what), imm(0), imm(n), imm(""))),
+        Call(None, "test.vm_fast.fail_if_negative", (reg(0),)),
+        Call(1, "vm.builtin.alloc_storage", (Arg("vm", None), imm((4 * n,)), imm(0), imm("float32"))),
+        Call(2, "vm.builtin.alloc_tensor", (reg(1), imm(0), imm((n,)), imm("float32"))),
+        Call(None, "test.vm_fast.scale", (reg(0), reg(2))),
+        Call(3, "vm.builtin.alloc_output", (Arg("vm", None), imm((n,)), imm("float32"), imm(0))),
+        Call(None, "test.vm_fast.add", (reg(2), reg(0), reg(3))),
+        Ret(3),
+    )
+    return Executable({"main": VMFunction("main", ("x",), instrs, 4)}, constants=[])
+
+
+def test_source_uses_a_frame_and_inline_checks():
+    source = VirtualMachine(double_then_add()).source("main")
+    assert "FR = TAKE()" in source and "GIVE_BACK(FR)" in source
+    assert "r1 = FR[0]" in source and "r2 = FR[1]" in source
+    assert "r0.shape != (4,)" in source and "r0.dtype != 'float32'" in source
+    assert "r3 = O" in source and source.count("()") == 2  # TAKE() and the output constructor
+
+
+def test_results_and_fresh_outputs():
+    vm = VirtualMachine(double_then_add(), rt.cpu(), allocator=PooledAllocator())
+    x = np.arange(4, dtype="float32")
+    y1 = vm["main"](x)
+    y2 = vm["main"](rt.array(x + 1))
+    assert y1.data_ptr != y2.data_ptr  # outputs outlive the call: never shared
+    np.testing.assert_array_equal(y1.numpy(), 3 * x)
+    np.testing.assert_array_equal(y2.numpy(), 3 * (x + 1))
+
+
+def test_frames_count_as_reuse_and_survive_errors():
+    pool = PooledAllocator()
+    vm = VirtualMachine(double_then_add(), rt.cpu(), allocator=pool)
+    vm["main"](np.ones(4, "float32"))
+    assert (pool.stats.fresh_allocations, pool.stats.reused) == (1, 0)
+    with pytest.raises(ValueError, match="negative input"):
+        vm["main"](-np.ones(4, "float32"))  # raises inside the frame: it is given back
+    vm["main"](np.ones(4, "float32"))
+    assert (pool.stats.fresh_allocations, pool.stats.reused) == (1, 2)
+
+
+def test_wrong_inputs_get_the_builtins_messages():
+    vm = VirtualMachine(double_then_add())
+    what = r"main: argument 'x' \(#1\)"
+    with pytest.raises(rt.ArgumentError, match=what + ": expected dtype float32, got float64"):
+        vm["main"](np.ones(4))
+    with pytest.raises(rt.ArgumentError, match=what + ": expected a 1-d tensor, got ndim 2"):
+        vm["main"](np.ones((4, 1), "float32"))
+    with pytest.raises(rt.ArgumentError, match=what + r": expected shape\[0\] == 4, got 5 \(shape \(5,\)\)"):
+        vm["main"](np.ones(5, "float32"))
+    with pytest.raises(rt.ArgumentError, match=what + ": expected a tensor, got str"):
+        vm["main"]("x")
+
+
+def test_concurrent_invocations_use_separate_frames():
+    vm = VirtualMachine(double_then_add(64), rt.cpu(), allocator=PooledAllocator())
+    errors = []
+
+    def worker(seed):
+        try:
+            for i in range(100):
+                x = np.full(64, seed * 1000 + i, "float32")
+                np.testing.assert_array_equal(vm["main"](x).numpy(), 3 * x)
+        except Exception as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_register_operands_keep_the_builtins():
+    # a shape computed at run time: alloc_output and alloc_tensor stay builtin calls
+    instrs = (
+        Call(1, "vm.builtin.shape_of", (reg(0),)),
+        Call(2, "vm.builtin.alloc_storage", (Arg("vm", None), imm(64))),
+        Call(3, "vm.builtin.alloc_tensor", (reg(2), imm(0), reg(1), imm("float32"))),
+        Call(None, "test.vm_fast.scale", (reg(0), reg(3))),
+        Call(4, "vm.builtin.alloc_output", (Arg("vm", None), reg(1), imm("float32"))),
+        Call(None, "test.vm_fast.add", (reg(3), reg(3), reg(4))),
+        Ret(4),
+    )
+    vm = VirtualMachine(Executable({"main": VMFunction("main", ("x",), instrs, 5)}, constants=[]))
+    np.testing.assert_array_equal(vm["main"](np.ones(3, "float32")).numpy(), [4, 4, 4])
+    source = vm.source("main")
+    assert "r2 = FR[0]" in source and "r3 = FR" not in source and "r4 = FR" not in source
+
+
+def test_an_overridden_builtin_is_called_not_inlined():
+    original = rt.get_global_func("vm.builtin.alloc_output")
+    calls = []
+
+    def counting(vm, shape, dtype, device_index=0):
+        calls.append(shape)
+        return original(vm, shape, dtype, device_index)
+
+    rt.register_func("vm.builtin.alloc_output", counting, override=True)
+    try:
+        vm = VirtualMachine(double_then_add())
+        vm["main"](np.ones(4, "float32"))
+    finally:
+        rt.register_func("vm.builtin.alloc_output", original, override=True)
+    assert calls == [(4,)]
