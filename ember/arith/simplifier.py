@@ -11,7 +11,8 @@ dropped whenever the analyzer learns something new (bind, update, constraint sco
 from __future__ import annotations
 
 from ember.ir import (
-    Broadcast, Call, Cast, IntImm, Let, Node, Not, PrimExpr, Ramp, Select, Var, fields_of, replace,
+    Broadcast, Call, Cast, IntImm, Let, Max, Min, Node, Not, PrimExpr, Ramp, Select, Var, fields_of,
+    replace,
 )
 from ember.ir.expr import BinaryOp
 
@@ -48,7 +49,7 @@ class Simplifier:
         if isinstance(e, BinaryOp):
             _walk_spine(e, cache, self.visit)
         r = self._rewrite(e, 0)
-        if self.ana._opaque_facts and type(r) is not IntImm and r.dtype.is_bool:
+        if self.ana._opaque_facts and isinstance(r, PrimExpr) and type(r) is not IntImm and r.dtype.is_bool:
             r = self._known(r)
         cache[id(e)] = (e, r)
         if r is not e and id(r) not in cache:
@@ -75,14 +76,23 @@ class Simplifier:
                 lo, hi = lo + _mul(c, a_hi), hi + _mul(c, a_lo)
         return lo, hi
 
-    def prove_le0(self, lin: Linear) -> bool:
-        """True when ``lin <= 0`` follows from bounds or from the analyzer's facts."""
+    def prove_le0(self, lin: Linear, depth: int = 2) -> bool:
+        """True when ``lin <= 0`` follows from bounds, the analyzer's facts, or from
+        relaxing ``min``/``max`` terms (``min(a, b) <= a``, ``max(a, b) >= a``)."""
         if self.lin_bound(lin)[1] <= 0:
             return True
         for fact in self.ana._facts.sharing(lin):
             k = _fact_scale(lin, fact)
             if k and self.lin_bound(lin.plus(fact, -k))[1] <= 0:
                 return True
+        if depth:
+            for key, (atom, c) in lin.terms.items():
+                cls = type(atom)
+                if (cls is Min and c > 0) or (cls is Max and c < 0):
+                    rest = lin.plus(Linear({key: (atom, c)}), -1)
+                    for side in (atom.a, atom.b):
+                        if self.prove_le0(rest.plus(self.linear(side), c), depth - 1):
+                            return True
         return False
 
     # -- driver --------------------------------------------------------------------

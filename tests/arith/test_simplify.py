@@ -366,3 +366,15 @@ def test_division_of_known_multiples_cancels():
     ana.update(y, ModularSet(4, 0))
     check(y // 4 * 4, y, ana)
     check(tir.truncdiv(y, 4) * 4 + 1, y + 1, ana)
+
+
+@pytest.mark.parametrize("before, expected", [
+    (tir.min(x, y) <= x, True),
+    (tir.min(x, y) <= y + 1, True),
+    (x <= tir.max(x, y), True),
+    (tir.max(x, y) < y, False),
+    (tir.min(x, y) - x <= 0, True),
+    (tir.min(x * 2, y) <= x * 2, True),
+])
+def test_comparisons_relax_min_max(before, expected):
+    check(before, expected)
