@@ -71,6 +71,11 @@ def test_import_from_pytorch_exported_program():
     from ember.relax.frontend.torch import from_exported_program  # noqa: F401
 
 
+@pytest.mark.skip(reason="not implemented yet: relax.frontend.onnx (from_onnx)")
+def test_import_from_onnx():
+    from ember.relax.frontend.onnx import from_onnx  # noqa: F401
+
+
 @pytest.mark.skip(reason="not implemented yet: MetaSchedule tuning "
                          "(relax.get_pipeline('static_shape_tuning'), meta_schedule.tune_tir)")
 def test_static_shape_tuning_pipeline():
