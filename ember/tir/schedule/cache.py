@@ -223,6 +223,12 @@ def reindex(func, realize: BlockRealize, buffer):
     kind, index = buffer
     regions = block.reads if kind == "read" else block.writes
     buf = _pick(func, block, regions, index, "reindex", kind)
+    others = [r.block.name_hint for r in blocks_under(func.body) if r is not realize
+              and any(w.buffer is buf for w in r.block.writes) and r.block.name_hint != "root"
+              and path_to(r, realize) is None and path_to(realize, r) is None]
+    if kind == "write" and others:
+        raise ScheduleError(f"reindex: buffer {buf.name!r} is also written by block(s) {others}; a write "
+                            "reindex needs the block to be its only writer", func, block=block)
     if kind == "read" and any(w.buffer is buf for w in block.writes):
         raise ScheduleError(f"reindex: block {block.name_hint!r} also writes {buf.name!r}; reindex it as "
                             "('write', i)", func, block=block)
@@ -280,6 +286,18 @@ def reindex(func, realize: BlockRealize, buffer):
     for var, iv in reversed(list(zip(loops, ivs))):
         stage = For(var, const(0, "int32"), iv.dom.extent, ForKind.SERIAL, stage)
     top = _top_level(scope, realize)
+    role = (lambda r: any(w.buffer is buf for w in r.block.writes)) if kind == "read" else \
+        (lambda r: any(x.buffer is buf for x in r.block.reads))
+    entangled = any(role(r) for r in blocks_under(top) if r is not realize)
     moved = replace_stmts(top, {block: new_block})
     func = replace_stmts(func, {top: seq(stage, moved) if kind == "read" else seq(moved, stage)})
-    return _add_alloc(func, scope.block.name_hint, new), name
+    func = _add_alloc(func, scope.block.name_hint, new)
+    if entangled:  # the buffer is produced / consumed in the same loop nest: move the stage in
+        from .compute_location import compute_at, reverse_compute_at
+
+        loop, index = _enclosing_loop(func, block.name_hint, "reindex")
+        if kind == "read":
+            func = compute_at(func, find_block(func, name), loop, False, index)
+        else:
+            func = reverse_compute_at(func, find_block(func, name), loop, False, index + 1)
+    return func, name

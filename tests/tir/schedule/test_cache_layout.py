@@ -269,3 +269,11 @@ def test_set_axis_separator():
     check(sch, elementwise())
     with pytest.raises(ScheduleError, match=r"axis_separators must be increasing positions in \(0, 2\)"):
         sch.set_axis_separator(sch.get_block("B"), ("write", 0), [2])
+
+
+def test_reindex_write_after_decompose_error():
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    sch.decompose_reduction(block, sch.get_loops(block)[0])
+    with pytest.raises(ScheduleError, match="a write reindex needs the block to be its only writer"):
+        sch.reindex(block, ("write", 0))
