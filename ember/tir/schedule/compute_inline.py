@@ -63,12 +63,12 @@ def _simple_store(func, realize: BlockRealize, what: str) -> BufferStore:
     if is_reduction(block):
         raise ScheduleError(f"{what}: block {block.name_hint!r} is a reduction block; only blocks "
                             "with spatial iterators and no init can be inlined", func, block=block)
-    if not isinstance(block.body, BufferStore):
-        raise ScheduleError(f"{what}: the body of block {block.name_hint!r} must be a single "
-                            "BufferStore", func, block=block)
     if len(block.writes) != 1:
         raise ScheduleError(f"{what}: block {block.name_hint!r} writes {len(block.writes)} buffers; "
                             "it must write exactly one", func, block=block)
+    if not isinstance(block.body, BufferStore):
+        raise ScheduleError(f"{what}: the body of block {block.name_hint!r} must be a single "
+                            "BufferStore", func, block=block)
     return block.body
 
 

@@ -140,3 +140,35 @@ def test_tensorize_with_tvmscript_intrinsic():
     assert 'T.call_extern("float32", "dot4", A_1.data, B_1.data)' in text
     assert "T.match_buffer(A[vi_o, vk_o * 4:vk_o * 4 + 4], (4,)" in text
     check_trace_roundtrip(sch, matvec)
+
+
+@T.prim_func
+def add_one(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] + T.float32(1)
+
+
+@T.prim_func
+def add_one_blockized(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j_0 in T.grid(16, 4):
+        with T.block("B_o"):
+            vi_o, vj_o = T.axis.remap("SS", [i, j_0])
+            T.reads(A[vi_o, vj_o * 4:vj_o * 4 + 4])
+            T.writes(B[vi_o, vj_o * 4:vj_o * 4 + 4])
+            for j_1 in range(4):
+                with T.block("B"):
+                    vi = T.axis.spatial(16, vi_o)
+                    vj = T.axis.spatial(16, vj_o * 4 + j_1)
+                    B[vi, vj] = A[vi, vj] + T.float32(1)
+
+
+def test_blockize_expected_ir():
+    from sched_helpers import check as check_all
+
+    sch = Schedule(add_one)
+    _, j = sch.get_loops(sch.get_block("B"))
+    _, j1 = sch.split(j, [None, 4])
+    sch.blockize(j1)
+    check_all(sch, add_one, add_one_blockized)

@@ -266,3 +266,24 @@ def test_get_sref():
     assert sref.stmt.name_hint == "C"
     assert sref.parent.stmt.loop_var.name == "j"
     assert sref.parent.parent.parent.stmt.name_hint == "root"
+
+
+@T.prim_func
+def two_outputs(A: T.Buffer((8,), "float32"), D: T.Buffer((8,), "float32")):
+    B = T.alloc_buffer((8,))
+    C = T.alloc_buffer((8,))
+    for i in range(8):
+        with T.block("BC"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + T.float32(1)
+            C[vi] = A[vi] * T.float32(2)
+    for i in range(8):
+        with T.block("D"):
+            vi = T.axis.remap("S", [i])
+            D[vi] = B[vi] + C[vi]
+
+
+def test_compute_inline_several_writes_error():
+    sch = Schedule(two_outputs)
+    with pytest.raises(ScheduleError, match="block 'BC' writes 2 buffers; it must write exactly one"):
+        sch.compute_inline(sch.get_block("BC"))
