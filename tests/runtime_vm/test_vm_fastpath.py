@@ -145,3 +145,47 @@ def test_an_overridden_builtin_is_called_not_inlined():
     finally:
         rt.register_func("vm.builtin.alloc_output", original, override=True)
     assert calls == [(4,)]
+
+
+def _native_kernels():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "runtime"))
+    import native_kernels
+
+    return native_kernels
+
+
+def add_one_twice(const=None):
+    """main(x: (4,) float32) = (x + 1) + 1 with the compiled add_one kernel; ``const`` (an
+    NDArray) replaces the first kernel's input when given."""
+    what = "main: argument 'x' (#1)"
+    first_input = Arg("const", 0) if const is not None else reg(0)
+    instrs = (
+        Call(None, "vm.builtin.check_tensor_info", (reg(0), imm(1), imm("float32"), imm(what))),
+        Call(None, "vm.builtin.match_shape", (reg(0), imm(0), imm(what), imm(0), imm(4), imm(""))),
+        Call(1, "vm.builtin.alloc_storage", (Arg("vm", None), imm(16))),
+        Call(2, "vm.builtin.alloc_tensor", (reg(1), imm(0), imm((4,)), imm("float32"))),
+        Call(None, "add_one", (first_input, reg(2))),
+        Call(3, "vm.builtin.alloc_output", (Arg("vm", None), imm((4,)), imm("float32"))),
+        Call(None, "add_one", (reg(2), reg(3))),
+        Ret(3),
+    )
+    kernels = rt.Module({"add_one": _native_kernels().add_one()})
+    constants = [const] if const is not None else []
+    return Executable({"main": VMFunction("main", ("x",), instrs, 4)}, constants=constants, kernels=kernels)
+
+
+def test_kernels_on_known_tensors_are_called_natively():
+    vm = VirtualMachine(add_one_twice())
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_array_equal(vm["main"](x).numpy(), x + 2)
+    np.testing.assert_array_equal(vm["main"](rt.array(x)).numpy(), x + 2)
+    assert vm.source("main").count("._dltensor_addr") == 4  # both calls packed natively
+
+
+def test_a_native_failure_is_explained_by_the_compiled_function():
+    vm = VirtualMachine(add_one_twice(const=rt.array(np.zeros(4, "int32"))))
+    with pytest.raises(rt.ArgumentError, match=r"add_one: argument 'A' \(#1\): expected dtype float32, got int32"):
+        vm["main"](np.zeros(4, "float32"))

@@ -14,21 +14,28 @@ ordinary call):
 - ``alloc_output`` with a constant cpu shape allocates through the array layout cache.
 - ``check_tensor_info`` / ``match_shape`` with only constant dims become one inline
   comparison; the builtin runs only when it fails, so its error message is unchanged.
+- A compiled kernel whose arguments are all known NDArrays (frame tensors, outputs,
+  checked inputs, constants) is called natively with an args array of the frame:
+  ``PACK(FR[k], 0, r2._dltensor_addr, …)``, then ``if RAW(FR[k], n): F(r2, …)`` — a
+  failed native check re-runs the call through the CompiledFunction, which explains it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import struct
 from collections.abc import Callable
 from typing import Any
 
+from ..compiled_function import CompiledFunction
 from ..device import DeviceType
-from ..ndarray import _empty_cpu, _layout, _check_shape
+from ..ndarray import NDArray, _check_shape, _empty_cpu, _layout
 from ..dtype import DataType
 from . import builtins as _builtins
 from .executable import Arg, Call
 
-__all__ = ["StraightLineContext", "RULES"]
+__all__ = ["StraightLineContext", "RULES", "kernel_call"]
 
 
 class StraightLineContext:
@@ -41,10 +48,12 @@ class StraightLineContext:
         self.bind = bind
         self.specs: list[tuple] = []
         self.storage_of: dict[int, int] = {}
+        self.tensors: set[int] = set()  # registers known to hold an NDArray
 
     def written(self, reg: int | None) -> None:
         """``reg`` was assigned by an instruction the rules did not turn into a frame slot."""
         self.storage_of.pop(reg, None)
+        self.tensors.discard(reg)
 
     def slot(self, spec: tuple) -> int:
         self.specs.append(spec)
@@ -61,6 +70,8 @@ class StraightLineContext:
             for spec in specs:
                 if spec[0] == "storage":
                     frame.append(vm.allocator.alloc(spec[1], vm.devices[spec[2]]))
+                elif spec[0] == "args":
+                    frame.append((ctypes.c_uint64 * spec[1])())
                 else:
                     _, storage, offset, shape, dtype = spec
                     frame.append(frame[storage].alloc_tensor(offset, shape, dtype))
@@ -108,6 +119,7 @@ def _tensor(ctx: StraightLineContext, instr: Call) -> str | None:
     if storage is None or not isinstance(offset, int) or not _int_tuple(shape) or not isinstance(dtype, str):
         return None
     slot = ctx.slot(("tensor", storage, offset, shape, dtype))
+    ctx.tensors.add(instr.dst)
     return f"r{instr.dst} = FR[{slot}]"
 
 
@@ -126,6 +138,7 @@ def _output(ctx: StraightLineContext, instr: Call) -> str | None:
     except (TypeError, ValueError):
         return None  # the builtin reports it when the instruction runs
     new = functools.partial(_empty_cpu, layout, ctx.vm.devices[device])
+    ctx.tensors.add(instr.dst)
     return f"r{instr.dst} = {ctx.bind('O', (shape, dtype, device), new)}()"
 
 
@@ -142,6 +155,7 @@ def _tensor_info(ctx: StraightLineContext, instr: Call) -> str | None:
     if ndim >= 0:
         failed.append(f"len({reg}.shape) != {ndim}")
     check = ctx.bind("F", instr.func, _builtins.check_tensor_info)
+    ctx.tensors.add(args[0].value)  # the check raises unless it is an NDArray
     return f"if {' or '.join(failed)}: {check}({reg}, {ndim!r}, {dtype!r}, {ctx.bind('S', what, what)})"
 
 
@@ -159,6 +173,32 @@ def _match_shape(ctx: StraightLineContext, instr: Call) -> str | None:
     match = ctx.bind("F", instr.func, _builtins.match_shape)
     call_args = ", ".join([reg] + [ctx.bind("I", (type(a.value), repr(a.value)), a.value) for a in args[1:]])
     return f"if type({reg}) is not NDARRAY or {reg}.shape != {dims!r}: {match}({call_args})"
+
+
+def kernel_call(ctx: StraightLineContext, instr: Call, kernel: CompiledFunction, callee: str) -> str | None:
+    """A native call of ``kernel`` with a frame args array, when every argument is a known NDArray."""
+    params = kernel.info.params
+    if instr.dst is not None or len(instr.args) != len(params) or not params:
+        return None
+    if any(p.kind != "buffer" for p in params):
+        return None
+    addresses, names = [], []
+    for arg in instr.args:
+        if arg.kind == "reg" and arg.value in ctx.tensors:
+            addresses.append(f"r{arg.value}._dltensor_addr")
+            names.append(f"r{arg.value}")
+        elif arg.kind == "const" and type(ctx.vm.exe.constants[arg.value]) is NDArray:
+            const = ctx.vm.exe.constants[arg.value]
+            addresses.append(str(const._dltensor_addr))
+            names.append(ctx.bind("C", arg.value, const))
+        else:
+            return None
+    n = len(params)
+    slot = ctx.slot(("args", n))
+    pack = ctx.bind("P", n, struct.Struct(f"<{n}Q").pack_into)
+    raw = ctx.bind("N", instr.func, kernel._fn)
+    return (f"{pack}(FR[{slot}], 0, {', '.join(addresses)})\n"
+            f"if {raw}(FR[{slot}], {n}): {callee}({', '.join(names)})")
 
 
 def _int_tuple(value) -> bool:

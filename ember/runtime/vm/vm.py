@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compiled_function import CompiledFunction
 from ..device import Device, cpu
 from ..ndarray import NDArray, _wrap_numpy, array, from_dlpack
 from ..profiling import time_evaluator as _time_evaluator
@@ -21,7 +22,7 @@ from ..registry import get_global_func
 from . import builtins as _builtins  # noqa: F401 - registers vm.builtin.*
 from .allocator import PooledAllocator, default_allocator
 from .executable import Call, Executable, Goto, If, Ret, VMFunction
-from .fastpath import RULES, StraightLineContext
+from .fastpath import RULES, StraightLineContext, kernel_call
 
 __all__ = ["VirtualMachine"]
 
@@ -127,10 +128,12 @@ class VirtualMachine:
                 callee_fn = self._resolve(instr.func)
                 rule = RULES.get(instr.func)
                 line = rule[1](ctx, instr) if rule is not None and callee_fn is rule[0] else None
+                if line is None and isinstance(callee_fn, CompiledFunction):
+                    line = kernel_call(ctx, instr, callee_fn, bind("F", instr.func, callee_fn))
                 if line is None:
                     ctx.written(instr.dst)
                     line = self._call_line(instr, bind("F", instr.func, callee_fn), bind)
-                body.append(line)
+                body.extend(line.split("\n"))
             elif isinstance(instr, Ret):
                 body.append(f"return r{instr.reg}")
         params = [f"r{i}" for i in range(len(func.params))]
