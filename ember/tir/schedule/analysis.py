@@ -314,6 +314,8 @@ def verify(func) -> str | None:
     def visit(s, bound: frozenset):
         if problem:
             return
+        if isinstance(s, LetStmt):
+            bound = bound | {s.var}
         if isinstance(s, For):
             used = scalar_vars(s.min) + scalar_vars(s.extent)
             if any(v not in bound for v in used):

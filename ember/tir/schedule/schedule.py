@@ -243,7 +243,7 @@ class Schedule(MorePrimitives):
         func, extra = out if isinstance(out, tuple) else (out, None)
         if self.debug_mask == "all" or (isinstance(self.debug_mask, int) and self.debug_mask):
             problem = A.verify(func)
-            if problem is not None:
+            if problem is not None and A.verify(self._func(fname)) is None:  # only new problems
                 raise RuntimeError(f"internal error: {fn.__name__} produced ill-formed IR: {problem}")
         self._commit(fname, func)
         return fname, extra
