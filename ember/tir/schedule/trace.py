@@ -283,7 +283,8 @@ class Trace:
             if kind.has_decision:
                 decision = self.decisions.get(inst)
                 if decision_provider is not None:
-                    decision = decision_provider(inst, kwargs, inst.attrs, decision)
+                    inputs = [sub(v) for v in inst.inputs]
+                    decision = decision_provider(inst, inputs, list(inst.attrs), decision)
                 kwargs["decision"] = decision
             args = kwargs.pop(kind.inputs[0]) if kind.variadic else ()
             result = getattr(sch, kind.method)(*args, **kwargs)

@@ -104,3 +104,18 @@ def test_fork_seed_and_copy_are_deterministic():
     a.seed(5)
     b.seed(5)
     assert a.fork_seed() == b.fork_seed()
+
+
+def test_apply_to_schedule_with_decision_provider():
+    sch, i, _ = _tile(3)
+    sch.split(i, list(sch.trace.insts[-1].outputs))
+    seen = []
+
+    def provider(inst, inputs, attrs, decision):
+        seen.append((inst.kind.name, attrs, decision))
+        return [2, 2, 4]
+
+    fresh = Schedule(matmul())
+    sch.trace.apply_to_schedule(fresh, decision_provider=provider)
+    assert seen[0][0] == "SamplePerfectTile" and seen[0][1] == [3, 4]
+    assert [fresh.get(x).extent.value for x in fresh.get_loops(fresh.get_block("C"))][:3] == [2, 2, 4]
