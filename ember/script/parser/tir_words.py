@@ -147,11 +147,25 @@ def _match_buffer(p: TIRParser, node, target, func):
     p.scope.define(name, buf)
 
 
+def _owns_memory(call) -> bool:
+    """``T.decl_buffer(...)`` without ``data=`` allocates its own memory (as in TVM)."""
+    return isinstance(call, ast.Call) and len(call.args) < 3 and all(k.arg != "data" for k in call.keywords)
+
+
+def _declared(buf, body, call):
+    """DeclBuffer of ``buf`` around ``body``, inside an Allocate of its data when it owns it."""
+    stmt = DeclBuffer(buf, body)
+    if not _owns_memory(call):
+        return stmt
+    extents = tuple(as_expr(e) for e in buf.shape)
+    return Allocate(buf.data, buf.dtype, extents, as_expr(True), stmt)
+
+
 def _decl_buffer(p: TIRParser, node, target, func):
     name = p.target_name(target)
     buf = _named_call(p, node, name, func)
     p.scope.define(name, buf)
-    return Scoped(lambda body: DeclBuffer(buf, body))
+    return Scoped(lambda body: _declared(buf, body, node.value))
 
 
 def _allocate_parts(p: TIRParser, call, name: str):
@@ -335,7 +349,7 @@ def _decl_buffer_with(p: TIRParser, node, item, func):
     fake = ast.Assign(targets=[item.optional_vars], value=item.context_expr)
     buf = _named_call(p, fake, name, func)
     p.scope.define(name, buf)
-    return DeclBuffer(buf, p.parse_body(node.body))
+    return _declared(buf, p.parse_body(node.body), item.context_expr)
 
 
 def _launch_thread_with(p: TIRParser, node, item, func):

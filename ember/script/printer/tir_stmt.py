@@ -214,6 +214,9 @@ class StmtPrinter(ExprPrinter):
         return f"T.{v.dtype}"
 
     def _allocate(self, s: Allocate, last: bool) -> None:
+        if self._is_decl_buffer_sugar(s):  # T.decl_buffer without data= allocates its memory
+            self._decl_buffer(s.body, last)
+            return
         ann = s.buffer_var.type_annotation
         scope = ann.storage_scope if ann is not None else "global"
         extents = "[" + ", ".join(self.expr(e) for e in s.extents) + "]"
@@ -225,6 +228,14 @@ class StmtPrinter(ExprPrinter):
         call = f"T.allocate({', '.join(args)})"
         name = self.define(s.buffer_var, s.buffer_var.name)
         self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last, hoist=True)
+
+    def _is_decl_buffer_sugar(self, s: Allocate) -> bool:
+        body = s.body
+        return (isinstance(body, DeclBuffer) and body.buffer.data is s.buffer_var
+                and _is_true(s.condition) and not s.annotations and body.buffer.dtype == s.dtype
+                and not body.buffer.strides and body.buffer.elem_offset is None
+                and len(s.extents) == len(body.buffer.shape)
+                and all(self.expr(a) == self.expr(b) for a, b in zip(s.extents, body.buffer.shape)))
 
     def _decl_buffer(self, s: DeclBuffer, last: bool) -> None:
         call = self.buffer_call("T.decl_buffer", s.buffer, with_data=True)
