@@ -22,13 +22,37 @@ class ScheduleError(ValueError):
         self.problem = problem
         self.func = func
         self.block_name = getattr(block, "name_hint", block)
-        loop_var = getattr(loop, "loop_var", loop)
-        self.loop_name = getattr(loop_var, "name", None)
+        self.loop = loop if hasattr(loop, "loop_var") else None
+        self.loop_name = getattr(getattr(loop, "loop_var", loop), "name", None)
         self.func_name = func_name
         super().__init__(self.render(render_level))
 
     def render(self, level: str = "detail") -> str:
         if level != "detail" or self.func is None:
             return f"ScheduleError: {self.problem}"
-        text = mark_line(func_script(self.func, self.func_name), self.block_name, self.loop_name)
+        func, loop_name, tag = self.func, self.loop_name, None
+        if self.loop is not None and self.block_name is None:
+            func, tag = _tag_loop(func, self.loop)
+            loop_name = tag or loop_name
+        text = mark_line(func_script(func, self.func_name), self.block_name, loop_name)
+        if tag is not None:
+            text = text.replace(tag, self.loop_name)
         return f"ScheduleError: {self.problem}\nThe IR (the offending part marked):\n{text}"
+
+
+def _tag_loop(func, loop):
+    """``func`` with ``loop``'s variable renamed to a unique tag, so its line can be found
+    even when other loops share its name."""
+    from ember.ir import Var, replace
+    from ember.tir.functor import substitute
+
+    from .analysis import replace_stmts
+
+    tag = f"{loop.loop_var.name}__error_here"
+    var = Var(tag, loop.loop_var.dtype)
+    try:
+        new = replace(loop, loop_var=var, body=substitute(loop.body, {loop.loop_var: var}))
+        tagged = replace_stmts(func, {loop: new})
+    except Exception:  # noqa: BLE001 - rendering must not fail
+        return func, None
+    return (tagged, tag) if tagged is not func else (func, None)

@@ -241,3 +241,16 @@ def test_reduction_workload_split_fuse():
     k0, k1 = sch.split(k, [None, 8])
     sch.reorder(k1, i)
     check(sch, row_sum())
+
+
+def test_error_marks_the_right_one_of_two_same_named_loops():
+    sch = Schedule(elementwise())
+    i2, _ = sch.get_loops(sch.get_block("C"))
+    sch.annotate(i2, "x", 1)
+    with pytest.raises(ScheduleError) as info:
+        sch.unannotate(i2, "missing")
+    lines = str(info.value).split("\n")
+    marked = [k for k, line in enumerate(lines) if "<--- error here" in line]
+    assert len(marked) == 1
+    block_b = next(k for k, line in enumerate(lines) if 'T.block("B")' in line)
+    assert marked[0] > block_b and "for i in" in lines[marked[0]]
