@@ -6,6 +6,14 @@ new PrimFunc that is swapped in) and a table from handles (``BlockRV``, ``LoopRV
 up in the current IR on each use (see ``state.py``).  Every primitive is recorded in
 a ``Trace`` that prints as Python, serialises to JSON and replays.  Illegal uses raise
 ``ScheduleError`` with the IR printed and the offending block or loop marked.
+
+Known limits (each refused with a ScheduleError, never silently wrong): cache_read,
+cache_write and reindex work on blocks of the root scope; compute_at / reverse_compute_at
+move blocks whose accesses of the moved buffer are indexed by distinct block iterators;
+rfactor needs ``C[...] = C[...] op value`` with op in +, *, min, max; IndexMap.inverse
+handles permutations, tilings (``x // c``, ``x % c``) and mixed-radix fusions; tensorize
+matches the description by loop extents and expression shape (buffers paired, indices
+not compared) and by region shapes.
 """
 
 from .errors import ScheduleError
