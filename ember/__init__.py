@@ -41,6 +41,7 @@ _LAZY = {
     "compile": ("ember.relax.vm_build", "compile"),
     "lower": ("ember.driver", "lower"),
     "Target": ("ember.target", "Target"),
+    "instrument": ("ember.ir", "instrument"),  # tvm.instrument is tvm.ir.instrument
 }
 
 

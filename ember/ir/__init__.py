@@ -18,8 +18,8 @@ from .structural import (
 
 
 def __getattr__(name: str):
-    if name == "transform":  # TVM's ``tvm.ir.transform``, loaded on first use (it imports ember.ir)
-        import importlib
+    if name in ("transform", "instrument"):  # TVM's tvm.ir.transform / tvm.ir.instrument, loaded
+        import importlib                      # on first use (they import ember.ir)
 
-        return importlib.import_module("ember.ir.transform")
+        return importlib.import_module(f"ember.ir.{name}")
     raise AttributeError(f"module 'ember.ir' has no attribute {name!r}")
