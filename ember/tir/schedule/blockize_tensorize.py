@@ -25,7 +25,7 @@ from .cache import ReplaceBuffer
 from .errors import ScheduleError
 from .tensor_intrin import TensorIntrin
 
-__all__ = ["blockize", "tensorize"]
+__all__ = ["blockize", "tensorize", "tensorize_loop"]
 
 
 def _split_binding(func, loop, e, inner_vars: set, bounds: dict, dom_extent):
@@ -215,6 +215,20 @@ def _fresh_impl(impl):
     return body, [bmap[impl.buffer_map[p]] for p in impl.params]
 
 
+def _compact(region) -> bool:
+    """True when the region is one contiguous run of a row-major buffer: its non-unit
+    dimensions are trailing, and all but the first of them span the whole dimension."""
+    extents = [_arith.as_int(r.extent) for r in region.region]
+    shape = [_arith.as_int(s) for s in region.buffer.shape]
+    nonunit = [k for k, e in enumerate(extents) if e != 1]
+    if not nonunit:
+        return True
+    first = nonunit[0]
+    if nonunit != list(range(first, len(extents))):
+        return False
+    return all(extents[k] == shape[k] and shape[k] is not None for k in range(first + 1, len(extents)))
+
+
 def tensorize(func, realize: BlockRealize, intrin_name: str):
     intrin = TensorIntrin.get(intrin_name)
     block = realize.block
@@ -242,8 +256,20 @@ def tensorize(func, realize: BlockRealize, intrin_name: str):
         if got != want:
             raise ScheduleError(f"tensorize: block {block.name_hint!r} accesses a region of shape {got} of "
                                 f"{target.name!r}, but {intrin_name!r} expects {want}", func, block=block)
+        if not ibuf.strides and not _compact(region):
+            raise ScheduleError(f"tensorize: the region of {target.name!r} used by block {block.name_hint!r} "
+                                f"is not contiguous, but {intrin_name!r} expects a compact buffer",
+                                func, block=block)
         matches.append(MatchBufferRegion(ibuf, region))
     new_block = replace(block, body=body, match_buffers=tuple(matches))
     return replace_stmts(func, {block: new_block})
 
 
+
+
+def tensorize_loop(func, loop: For, intrin_name: str, preserve_unit_iters: bool = True):
+    """blockize ``loop`` then tensorize the new block, as one step (all or nothing)."""
+    from .analysis import find_block
+
+    func, name = blockize(func, loop, preserve_unit_iters)
+    return tensorize(func, find_block(func, name), intrin_name)

@@ -219,14 +219,11 @@ class MorePrimitives:
         return rv
 
     def tensorize(self, block_or_loop, tensor_intrin: str, preserve_unit_iters: bool = True) -> None:
-        from .blockize_tensorize import blockize, tensorize
+        from .blockize_tensorize import tensorize, tensorize_loop
 
         if isinstance(block_or_loop, LoopRV):
-            fname, name = self._apply(block_or_loop, blockize, self._loop(block_or_loop), preserve_unit_iters)
-            from . import analysis
-
-            realize = analysis.find_block(self._func(fname), name)
+            self._apply(block_or_loop, tensorize_loop, self._loop(block_or_loop), tensor_intrin,
+                        preserve_unit_iters)
         else:
-            realize = self._block(block_or_loop)
-        self._apply(block_or_loop, tensorize, realize, tensor_intrin)
+            self._apply(block_or_loop, tensorize, self._block(block_or_loop), tensor_intrin)
         self._record("tensorize", [block_or_loop], [tensor_intrin, preserve_unit_iters], [])

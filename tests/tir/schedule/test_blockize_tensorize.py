@@ -172,3 +172,33 @@ def test_blockize_expected_ir():
     _, j1 = sch.split(j, [None, 4])
     sch.blockize(j1)
     check_all(sch, add_one, add_one_blockized)
+
+
+@T.prim_func
+def matmul_bt(A: T.Buffer((4, 4), "float32"), B: T.Buffer((32, 4), "float32"), C: T.Buffer((4, 32), "float32")):
+    for i, j, k in T.grid(4, 32, 4):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+def test_tensorize_non_contiguous_region_error():
+    sch = Schedule(matmul_bt)
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    j0, j1 = sch.split(j, [None, 16])
+    sch.reorder(i, j0, k, j1)
+    with pytest.raises(ScheduleError, match="the region of 'B' .* is not contiguous"):
+        sch.tensorize(j1, "ember_f32_axpy_16")
+
+
+def test_failed_tensorize_leaves_the_schedule_unchanged():
+    sch = Schedule(matmul_bt)
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    j0, j1 = sch.split(j, [None, 16])
+    sch.reorder(i, j0, k, j1)
+    before = sch.mod
+    with pytest.raises(ScheduleError):
+        sch.tensorize(j1, "ember_f32_axpy_16")
+    assert sch.mod is before
