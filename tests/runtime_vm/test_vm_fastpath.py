@@ -189,3 +189,43 @@ def test_a_native_failure_is_explained_by_the_compiled_function():
     vm = VirtualMachine(add_one_twice(const=rt.array(np.zeros(4, "int32"))))
     with pytest.raises(rt.ArgumentError, match=r"add_one: argument 'A' \(#1\): expected dtype float32, got int32"):
         vm["main"](np.zeros(4, "float32"))
+
+
+def test_square_shape_stores_then_compares_within_one_match():
+    what = "argument x"
+    instrs = (
+        Call(1, "vm.builtin.alloc_shape_heap", (imm(1),)),
+        Call(None, "vm.builtin.match_shape", (reg(0), reg(1), imm(what), imm(1), imm(0), imm("n"),
+                                               imm(2), imm(0), imm("n"))),
+        Call(2, "vm.builtin.make_shape", (reg(1), imm(2), imm(0))),
+        Ret(2),
+    )
+    vm = VirtualMachine(Executable({"f": VMFunction("f", ("x",), instrs, 3)}, constants=[]))
+    assert vm["f"](np.zeros((3, 3), "float32")) == (3,)
+    with pytest.raises(rt.ArgumentError, match=r"argument x: expected shape\[1\] == n = 3 .*got 4"):
+        vm["f"](np.zeros((3, 4), "float32"))
+    with pytest.raises(rt.ArgumentError, match=r"argument x: expected 2 dimensions, got shape \(3,\)"):
+        vm["f"](np.zeros(3, "float32"))
+    assert vm["f"]((5, 5)) == (5,)  # a shape value matches too (the builtin handles it)
+    source = vm.source("f")
+    assert "r1 = [0] * 1" in source and "r1[0] = r0.shape[0]" in source and "r2 = (r1[0],)" in source
+
+
+def test_heap_values_are_passed_to_kernels_natively():
+    kernels = _native_kernels()
+    params = [rt.ParamInfo("n", "int", "int64"), kernels.buffer("A", "float32", ("n",))]
+    check_n = kernels.build("check_n", params, "  ret i32 0")
+    instrs = (
+        Call(1, "vm.builtin.alloc_shape_heap", (imm(2),)),
+        Call(None, "vm.builtin.check_tensor_info", (reg(0), imm(1), imm("float32"), imm("x"))),
+        Call(None, "vm.builtin.match_shape", (reg(0), reg(1), imm("x"), imm(1), imm(0), imm("n"))),
+        Call(None, "vm.builtin.eval_shape", (reg(1), imm(1), imm("h[0] * 2"))),
+        Call(2, "vm.builtin.load_shape_value", (reg(1), imm(0))),
+        Call(None, "check_n", (reg(2), reg(0))),
+        Call(3, "vm.builtin.load_shape_value", (reg(1), imm(1))),
+        Ret(3),
+    )
+    exe = Executable({"f": VMFunction("f", ("x",), instrs, 4)}, constants=[], kernels=rt.Module({"check_n": check_n}))
+    vm = VirtualMachine(exe)
+    assert vm["f"](np.zeros(5, "float32")) == 10
+    assert "r0._dltensor_addr" in vm.source("f") and "r1[1] = int(" in vm.source("f")

@@ -12,8 +12,11 @@ ordinary call):
   once instead of per call; the allocator's ``stats.reused`` still counts each storage
   taken again.
 - ``alloc_output`` with a constant cpu shape allocates through the array layout cache.
-- ``check_tensor_info`` / ``match_shape`` with only constant dims become one inline
-  comparison; the builtin runs only when it fails, so its error message is unchanged.
+- ``check_tensor_info`` / ``match_shape`` become one inline comparison (symbolic dims
+  stored to / compared with the shape heap inline); the builtin runs only when the
+  comparison fails, so its error message is unchanged.
+- ``make_shape`` / ``load_shape_value`` / ``eval_shape`` read and write the shape heap
+  inline (``eval_shape``'s code is compiled once into a function of the heap).
 - A compiled kernel whose arguments are all known NDArrays (frame tensors, outputs,
   checked inputs, constants) is called natively with an args array of the frame:
   ``PACK(FR[k], 0, r2._dltensor_addr, …)``, then ``if RAW(FR[k], n): F(r2, …)`` — a
@@ -35,7 +38,7 @@ from ..dtype import DataType
 from . import builtins as _builtins
 from .executable import Arg, Call
 
-__all__ = ["StraightLineContext", "RULES", "kernel_call"]
+__all__ = ["StraightLineContext", "RULES", "TENSOR_RESULTS", "kernel_call"]
 
 
 class StraightLineContext:
@@ -49,11 +52,13 @@ class StraightLineContext:
         self.specs: list[tuple] = []
         self.storage_of: dict[int, int] = {}
         self.tensors: set[int] = set()  # registers known to hold an NDArray
+        self.ints: set[int] = set()  # registers known to hold a Python int (heap values)
 
     def written(self, reg: int | None) -> None:
         """``reg`` was assigned by an instruction the rules did not turn into a frame slot."""
         self.storage_of.pop(reg, None)
         self.tensors.discard(reg)
+        self.ints.discard(reg)
 
     def slot(self, spec: tuple) -> int:
         self.specs.append(spec)
@@ -161,43 +166,114 @@ def _tensor_info(ctx: StraightLineContext, instr: Call) -> str | None:
 
 def _match_shape(ctx: StraightLineContext, instr: Call) -> str | None:
     args = instr.args
-    if len(args) < 3 or args[0].kind != "reg" or not all(_imm(a) for a in args[1:]):
+    if len(args) < 3 or args[0].kind != "reg" or not all(_imm(a) for a in args[2:]):
         return None
     spec = [a.value for a in args[3:]]
-    if len(spec) % 3 or any(spec[i] != _builtins.IMM for i in range(0, len(spec), 3)):
-        return None
-    dims = tuple(spec[i + 1] for i in range(0, len(spec), 3))
-    if not _int_tuple(dims):
+    if len(spec) % 3 or not all(type(spec[i]) is int and type(spec[i + 1]) is int for i in range(0, len(spec), 3)):
         return None
     reg = f"r{args[0].value}"
+    kinds = [spec[i] for i in range(0, len(spec), 3)]
+    if any(k not in (_builtins.IMM, _builtins.ANY) for k in kinds) and args[1].kind != "reg":
+        return None
+    heap = f"r{args[1].value}" if args[1].kind == "reg" else None
+    ok = [f"type({reg}) is NDARRAY", f"len({reg}.shape) == {len(kinds)}"]
+    stores, stored_by = [], {}
+    for axis, kind in enumerate(kinds):
+        operand = spec[3 * axis + 1]
+        dim = f"{reg}.shape[{axis}]"
+        if kind == _builtins.IMM:
+            ok.append(f"{dim} == {operand}")
+        elif kind == _builtins.STORE:
+            stores.append(f"{heap}[{operand}] = {dim}")
+            stored_by[operand] = dim
+        elif kind == _builtins.LOAD:
+            ok.append(f"{dim} == {stored_by.get(operand, f'{heap}[{operand}]')}")
+        elif kind != _builtins.ANY:
+            return None
     match = ctx.bind("F", instr.func, _builtins.match_shape)
-    call_args = ", ".join([reg] + [ctx.bind("I", (type(a.value), repr(a.value)), a.value) for a in args[1:]])
-    return f"if type({reg}) is not NDARRAY or {reg}.shape != {dims!r}: {match}({call_args})"
+    call_args = ", ".join([reg] + [_operand(ctx, a) for a in args[1:]])
+    if all(k == _builtins.IMM for k in kinds):  # a constant shape: one tuple comparison
+        dims = tuple(spec[1::3])
+        return f"if type({reg}) is not NDARRAY or {reg}.shape != {dims!r}: {match}({call_args})"
+    if not stores:
+        return f"if not ({' and '.join(ok)}): {match}({call_args})"
+    return f"if {' and '.join(ok)}: {'; '.join(stores)}\nelse: {match}({call_args})"
+
+
+def _make_shape(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if instr.dst is None or not args or args[0].kind != "reg" or not all(_imm(a) for a in args[1:]):
+        return None
+    spec = [a.value for a in args[1:]]
+    if len(spec) % 2 or not all(type(v) is int for v in spec):
+        return None
+    heap, dims = f"r{args[0].value}", []
+    for kind, operand in zip(spec[::2], spec[1::2]):
+        dims.append(str(operand) if kind == _builtins.IMM else f"{heap}[{operand}]")
+    return f"r{instr.dst} = ({', '.join(dims)}{',' if len(dims) == 1 else ''})"
+
+
+def _load_shape_value(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if instr.dst is None or len(args) != 2 or args[0].kind != "reg" or type(args[1].value) is not int:
+        return None
+    ctx.ints.add(instr.dst)
+    return f"r{instr.dst} = r{args[0].value}[{args[1].value}]"
+
+
+def _eval_shape(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if len(args) != 3 or args[0].kind != "reg" or not _imm(args[1]) or not _imm(args[2]):
+        return None
+    dst, code = args[1].value, args[2].value
+    if type(dst) is not int or not isinstance(code, str):
+        return None
+    try:
+        fn = eval(compile(f"lambda h: {code}", "<shape>", "eval"), {"__builtins__": {}})  # noqa: S307 - ours
+    except SyntaxError:
+        return None
+    heap = f"r{args[0].value}"
+    return f"{heap}[{dst}] = int({ctx.bind('E', code, fn)}({heap}))"
+
+
+def _shape_heap(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if instr.dst is None or len(args) != 1 or type(args[0].value) is not int or args[0].kind != "imm":
+        return None
+    return f"r{instr.dst} = [0] * {args[0].value}"
+
+
+def _operand(ctx: StraightLineContext, arg: Arg) -> str:
+    if arg.kind == "reg":
+        return f"r{arg.value}"
+    return ctx.bind("I", (type(arg.value), repr(arg.value)), arg.value)
 
 
 def kernel_call(ctx: StraightLineContext, instr: Call, kernel: CompiledFunction, callee: str) -> str | None:
-    """A native call of ``kernel`` with a frame args array, when every argument is a known NDArray."""
+    """A native call of ``kernel`` with a frame args array, when every argument is a known
+    NDArray (buffer parameters) or a heap value (int parameters)."""
     params = kernel.info.params
     if instr.dst is not None or len(instr.args) != len(params) or not params:
         return None
-    if any(p.kind != "buffer" for p in params):
-        return None
-    addresses, names = [], []
-    for arg in instr.args:
-        if arg.kind == "reg" and arg.value in ctx.tensors:
-            addresses.append(f"r{arg.value}._dltensor_addr")
-            names.append(f"r{arg.value}")
-        elif arg.kind == "const" and type(ctx.vm.exe.constants[arg.value]) is NDArray:
-            const = ctx.vm.exe.constants[arg.value]
-            addresses.append(str(const._dltensor_addr))
-            names.append(ctx.bind("C", arg.value, const))
+    values, names = [], []
+    for param, arg in zip(params, instr.args):
+        if param.kind == "buffer" and arg.kind == "reg" and arg.value in ctx.tensors:
+            values.append(f"r{arg.value}._dltensor_addr")
+        elif param.kind == "buffer" and arg.kind == "const" and type(ctx.vm.exe.constants[arg.value]) is NDArray:
+            values.append(str(ctx.vm.exe.constants[arg.value]._dltensor_addr))
+        elif param.kind == "int" and arg.kind == "reg" and arg.value in ctx.ints:
+            values.append(f"r{arg.value}")
+        elif param.kind == "int" and arg.kind == "imm" and type(arg.value) is int and -(1 << 63) <= arg.value < 1 << 63:
+            values.append(str(arg.value))
         else:
             return None
+        names.append(_operand(ctx, arg) if arg.kind != "const" else ctx.bind("C", arg.value, ctx.vm.exe.constants[arg.value]))
     n = len(params)
+    codes = "".join("Q" if p.kind == "buffer" else "q" for p in params)
     slot = ctx.slot(("args", n))
-    pack = ctx.bind("P", n, struct.Struct(f"<{n}Q").pack_into)
+    pack = ctx.bind("P", codes, struct.Struct(f"<{codes}").pack_into)
     raw = ctx.bind("N", instr.func, kernel._fn)
-    return (f"{pack}(FR[{slot}], 0, {', '.join(addresses)})\n"
+    return (f"{pack}(FR[{slot}], 0, {', '.join(values)})\n"
             f"if {raw}(FR[{slot}], {n}): {callee}({', '.join(names)})")
 
 
@@ -212,4 +288,11 @@ RULES: dict[str, tuple[Callable, Callable[[StraightLineContext, Call], str | Non
     "vm.builtin.alloc_output": (_builtins.alloc_output, _output),
     "vm.builtin.check_tensor_info": (_builtins.check_tensor_info, _tensor_info),
     "vm.builtin.match_shape": (_builtins.match_shape, _match_shape),
+    "vm.builtin.alloc_shape_heap": (_builtins.alloc_shape_heap, _shape_heap),
+    "vm.builtin.make_shape": (_builtins.make_shape, _make_shape),
+    "vm.builtin.load_shape_value": (_builtins.load_shape_value, _load_shape_value),
+    "vm.builtin.eval_shape": (_builtins.eval_shape, _eval_shape),
 }
+
+# builtins that always return a fresh or planned NDArray: their results are known tensors
+TENSOR_RESULTS = frozenset({_builtins.alloc_tensor, _builtins.alloc_output})

@@ -22,7 +22,7 @@ from ..registry import get_global_func
 from . import builtins as _builtins  # noqa: F401 - registers vm.builtin.*
 from .allocator import PooledAllocator, default_allocator
 from .executable import Call, Executable, Goto, If, Ret, VMFunction
-from .fastpath import RULES, StraightLineContext, kernel_call
+from .fastpath import RULES, TENSOR_RESULTS, StraightLineContext, kernel_call
 
 __all__ = ["VirtualMachine"]
 
@@ -133,6 +133,8 @@ class VirtualMachine:
                 if line is None:
                     ctx.written(instr.dst)
                     line = self._call_line(instr, bind("F", instr.func, callee_fn), bind)
+                    if callee_fn in TENSOR_RESULTS and instr.dst is not None:
+                        ctx.tensors.add(instr.dst)
                 body.extend(line.split("\n"))
             elif isinstance(instr, Ret):
                 body.append(f"return r{instr.reg}")
