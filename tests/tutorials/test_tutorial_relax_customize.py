@@ -148,3 +148,20 @@ def test_unregistered_packed_function_is_reported():
     with pytest.raises(Exception, match="tutorials_test.not_registered"):
         vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
         vm["main"](tvm.nd.array(np.zeros(3, dtype="float32")))
+
+
+def test_schedule_a_fused_kernel_inside_the_relax_module(model):
+    mod, params, x = model
+    mod = relax.get_pipeline("zero")(mod)
+    fused = next(gv.name_hint for gv in mod.get_global_vars() if gv.name_hint.startswith("fused_matmul"))
+    sch = tvm.tir.Schedule(mod)
+    sch.work_on(fused)
+    i, j, k = sch.get_loops(sch.get_block("T_matmul"))
+    j0, j1 = sch.split(j, [None, 8])
+    sch.reorder(i, j0, k, j1)
+    sch.vectorize(j1)
+    sch.parallel(i)
+    assert isinstance(sch.mod["forward"], relax.Function)
+    vm = relax.VirtualMachine(relax.build(sch.mod, target="llvm"), tvm.cpu())
+    out = vm["forward"](tvm.nd.array(x), *[tvm.nd.array(p) for p in params])
+    tvm.testing.assert_allclose(out.numpy(), _reference(x, params), rtol=1e-4, atol=1e-5)
