@@ -113,3 +113,18 @@ def test_wrong_argument_is_reported(vector_add, arrays):
     wrong = tvm.nd.array(np.zeros(1024, dtype="int32"))
     with pytest.raises(Exception, match="dtype|float32"):
         fadd(a, b, wrong)
+
+
+def test_disable_vectorize_config():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] * 2, name="B")
+    s = te.create_schedule(B.op)
+    _, inner = s[B].split(B.op.axis[0], factor=8)
+    s[B].vectorize(inner)
+    assert "T.Ramp" in str(tvm.lower(s, [A, B]))
+    with tvm.transform.PassContext(config={"tir.disable_vectorize": True}):
+        assert "T.Ramp" not in str(tvm.lower(s, [A, B]))
+        func = tvm.build(s, [A, B], "llvm")
+    b = tvm.nd.empty((64,), "float32")
+    func(tvm.nd.array(np.ones(64, "float32")), b)
+    np.testing.assert_allclose(b.numpy(), 2.0)

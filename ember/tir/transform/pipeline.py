@@ -51,7 +51,8 @@ def lowering_passes(target=None) -> list[Pass]:
         # needs flat indices; folds index arithmetic and bound checks (no-op without arith)
         Simplify(),
         # needs flat buffers; turns VECTORIZED loops into Ramp/Broadcast or serial loops
-        VectorizeLoop(),
+        # (all serial under PassContext(config={"tir.disable_vectorize": True}), as in TVM)
+        VectorizeLoop(not PassContext.current().config.get("tir.disable_vectorize", False)),
         # needs vectorization done; expands UNROLLED / auto-unroll loops
         UnrollLoop(),
         # cleans what unrolling and vectorizing left
