@@ -10,13 +10,15 @@ over a memoryview of the process's memory, and writes the DLTensor with one
 does not hold (another Python or numpy build), ``NUMPY_FIELDS_OK`` is False and callers
 use the public, slower path.
 
-Also here: the DLTensor byte layout shared with ``ndarray.py`` and the dtype tables
-(numpy dtype / torch dtype → DLPack code, bits, lanes).
+Also here: the DLTensor byte layout, the per-(shape, dtype) ``Layout`` cache that
+``ndarray.py`` builds arrays from, and the dtype tables (numpy dtype / torch dtype →
+DLPack code, bits, lanes).
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 import struct
 import sys
 from typing import Any
@@ -31,6 +33,7 @@ DLTENSOR = struct.Struct("<QiiiBBHQQQ")
 DLTENSOR_SIZE = DLTENSOR.size  # 48
 CPU = 1
 CUDA = 2
+ALIGNMENT = 64  # bytes, for the data of arrays ember allocates
 C_CONTIGUOUS = 0x1  # NPY_ARRAY_C_CONTIGUOUS
 
 # The same first 40 bytes as five words: data, device (type | id << 32), ndim | dtype << 32
@@ -47,6 +50,59 @@ def dims_struct(ndim: int) -> struct.Struct:
     if found is None:
         found = _DIMS[ndim] = struct.Struct(f"<{ndim}q")
     return found
+
+
+# -- layouts: what every array of one (shape, dtype) shares -----------------------------------
+
+_SMALL_BYTES = 16384  # arrays up to this size share one allocation with their descriptor
+_LAYOUT_CACHE_SIZE = 4096
+
+
+class Layout:
+    """Shape, dtype and descriptor format of arrays of one (shape, dtype), computed once.
+
+    ``pack`` writes a DLTensor followed by its shape in one ``pack_into``; ``head_type``
+    is a ctypes buffer type for that, ``small_type`` one that also has room for the
+    64-byte aligned data (None for arrays above ``_SMALL_BYTES``)."""
+
+    __slots__ = ("shape", "dtype", "name", "np_dtype", "ndim", "nbytes", "code", "bits", "lanes",
+                 "pack", "head_size", "head_type", "small_type")
+
+    def __init__(self, shape: tuple[int, ...], dtype: DataType):
+        if dtype.lanes != 1:
+            raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
+        self.shape, self.dtype, self.name, self.ndim = shape, dtype, str(dtype), len(shape)
+        self.np_dtype = dtype.numpy()
+        self.nbytes = math.prod(shape) * dtype.itemsize
+        self.code, self.bits, self.lanes = dlpack.dl_dtype_of(dtype)
+        self.pack = struct.Struct(DLTENSOR.format + f"{self.ndim}q")
+        self.head_size = max(self.pack.size, DLTENSOR_SIZE + 8)
+        self.head_type = ctypes.c_char * self.head_size
+        small = self.nbytes <= _SMALL_BYTES
+        self.small_type = ctypes.c_char * (self.head_size + ALIGNMENT + self.nbytes) if small else None
+
+
+LAYOUTS: dict[tuple, Layout] = {}  # (shape, dtype as given: str or DataType) -> layout
+NUMPY_LAYOUTS: dict[tuple, Layout] = {}  # (shape, numpy dtype) -> layout
+
+
+def layout(shape: tuple[int, ...], dtype: DataType) -> Layout:
+    key = (shape, dtype._str)
+    found = LAYOUTS.get(key)
+    if found is None:
+        if len(LAYOUTS) >= _LAYOUT_CACHE_SIZE:
+            LAYOUTS.clear()
+        found = LAYOUTS[key] = Layout(shape, dtype)
+    return found
+
+
+def remember_numpy_layout(shape: tuple, np_dtype: np.dtype, dtype: DataType) -> None:
+    """Let ``array``/``from_dlpack`` find the layout of numpy arrays like this one directly."""
+    if dtype.lanes != 1 or not np_dtype.isnative or np_dtype != dtype.numpy():
+        return
+    if len(NUMPY_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
+        NUMPY_LAYOUTS.clear()
+    NUMPY_LAYOUTS[(shape, np_dtype)] = layout(shape, dtype)
 
 
 # -- dtype tables ------------------------------------------------------------------------------

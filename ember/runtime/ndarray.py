@@ -9,7 +9,6 @@ builds its ``DLTensor`` once, at construction, and exposes its address as
 from __future__ import annotations
 
 import ctypes
-import struct
 import functools
 import math
 from typing import Any
@@ -18,13 +17,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import dlpack
-from .array_fields import C_CONTIGUOUS, DLTENSOR, DLTENSOR_SIZE, NUMPY_FIELDS_OK, dims_struct
+from .array_fields import ALIGNMENT, C_CONTIGUOUS, DLTENSOR, DLTENSOR_SIZE, NUMPY_FIELDS_OK, dims_struct
 from .array_fields import numpy_data_address, numpy_fields
+from .array_fields import NUMPY_LAYOUTS as _NUMPY_LAYOUTS, LAYOUTS as _LAYOUTS, Layout as _Layout
+from .array_fields import layout as _layout, remember_numpy_layout as _remember_numpy_layout
 from .device import Device, DeviceType, cpu, device as as_device
 from .device_api import get_device_api
 from .dtype import DataType
 
-ALIGNMENT = 64
 _HOST_TYPES = (DeviceType.CPU, DeviceType.CUDA_HOST, DeviceType.ROCM_HOST)
 _CPU0 = cpu(0)
 
@@ -277,59 +277,6 @@ def _torch_cpu_view(obj: Any) -> np.ndarray | None:
         return obj.numpy()
     except (TypeError, RuntimeError):
         return None
-
-
-# -- layouts: what every array of one (shape, dtype) shares ------------------------------------
-
-_SMALL_BYTES = 16384  # arrays up to this size share one allocation with their descriptor
-_LAYOUT_CACHE_SIZE = 4096
-
-
-class _Layout:
-    """Shape, dtype and descriptor format of arrays of one (shape, dtype), computed once.
-
-    ``pack`` writes a DLTensor followed by its shape in one ``pack_into``; ``head_type``
-    is a ctypes buffer type for that, ``small_type`` one that also has room for the
-    64-byte aligned data (None for arrays above ``_SMALL_BYTES``)."""
-
-    __slots__ = ("shape", "dtype", "name", "np_dtype", "ndim", "nbytes", "code", "bits", "lanes",
-                 "pack", "head_size", "head_type", "small_type")
-
-    def __init__(self, shape: tuple[int, ...], dtype: DataType):
-        if dtype.lanes != 1:
-            raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
-        self.shape, self.dtype, self.name, self.ndim = shape, dtype, str(dtype), len(shape)
-        self.np_dtype = dtype.numpy()
-        self.nbytes = math.prod(shape) * dtype.itemsize
-        self.code, self.bits, self.lanes = dlpack.dl_dtype_of(dtype)
-        self.pack = struct.Struct(DLTENSOR.format + f"{self.ndim}q")
-        self.head_size = max(self.pack.size, DLTENSOR_SIZE + 8)
-        self.head_type = ctypes.c_char * self.head_size
-        small = self.nbytes <= _SMALL_BYTES
-        self.small_type = ctypes.c_char * (self.head_size + ALIGNMENT + self.nbytes) if small else None
-
-
-_LAYOUTS: dict[tuple, _Layout] = {}  # (shape, dtype as given: str or DataType) -> layout
-_NUMPY_LAYOUTS: dict[tuple, _Layout] = {}  # (shape, numpy dtype) -> layout
-
-
-def _layout(shape: tuple[int, ...], dtype: DataType) -> _Layout:
-    key = (shape, dtype._str)
-    found = _LAYOUTS.get(key)
-    if found is None:
-        if len(_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
-            _LAYOUTS.clear()
-        found = _LAYOUTS[key] = _Layout(shape, dtype)
-    return found
-
-
-def _remember_numpy_layout(shape: tuple, np_dtype: np.dtype, dtype: DataType) -> None:
-    """Let ``array``/``from_dlpack`` find the layout of numpy arrays like this one directly."""
-    if dtype.lanes != 1 or not np_dtype.isnative or np_dtype != dtype.numpy():
-        return
-    if len(_NUMPY_LAYOUTS) >= _LAYOUT_CACHE_SIZE:
-        _NUMPY_LAYOUTS.clear()
-    _NUMPY_LAYOUTS[(shape, np_dtype)] = _layout(shape, dtype)
 
 
 _new_object = object.__new__

@@ -33,7 +33,8 @@ from typing import Any
 
 from ..compiled_function import CompiledFunction
 from ..device import DeviceType
-from ..ndarray import NDArray, _check_shape, _empty_cpu, _layout
+from ..array_fields import layout as _layout
+from ..ndarray import NDArray, _check_shape, _empty_cpu
 from ..dtype import DataType
 from . import builtins as _builtins
 from .executable import Arg, Call
