@@ -24,6 +24,7 @@ from .simplifier import Simplifier
 __all__ = ["Analyzer"]
 
 _CACHE_LIMIT = 200_000
+_CACHE_NAMES = ("_seen", "_simplify_cache", "_bound_cache", "_modular_cache", "_linear_cache")
 
 
 class Analyzer:
@@ -37,6 +38,7 @@ class Analyzer:
         self._var_ranges: dict[Var, Range] = {}
         self._facts = FactSet()
         self._opaque_facts: list[PrimExpr] = []
+        self._saved: list[list] = []  # memo tables of the enclosing constraint scopes
         self._reset_caches()
 
     # -- caches ---------------------------------------------------------------------
@@ -48,16 +50,32 @@ class Analyzer:
         self._linear_cache: dict[int, tuple] = {}
         if len(self._keys) > _CACHE_LIMIT and not len(getattr(self, "_facts", ())):
             self._keys = StructKeys()  # facts hold keys: renumber only when there are none
+            for saved in self._saved:  # saved linear forms use the old numbering
+                saved[0] = None
+
+    def _save_caches(self) -> list:
+        return [getattr(self, name) for name in _CACHE_NAMES]
+
+    def _restore_caches(self, saved: list) -> None:
+        if saved[0] is None:
+            self._reset_caches()
+            return
+        for name, value in zip(_CACHE_NAMES, saved):
+            setattr(self, name, value)
 
     def _changed(self, var: Var) -> None:
         """Knowledge about ``var`` changed: drop memoised results that may depend on it.
 
         Every analysis notes the variables it looks at in ``_seen``; when ``var`` was never
         looked at (the usual case: a loop variable bound before its body is simplified),
-        no memoised result can depend on it and the memo tables stay.
+        no memoised result can depend on it and the memo tables stay.  The same holds for
+        the tables saved by enclosing constraint scopes.
         """
         if id(var) in self._seen:
             self._reset_caches()
+        for saved in self._saved:
+            if saved[0] is not None and id(var) in saved[0]:
+                saved[0] = None
 
     def _check_cache_size(self) -> None:
         if len(self._simplify_cache) > _CACHE_LIMIT or len(self._keys) > _CACHE_LIMIT:
@@ -201,7 +219,11 @@ class Analyzer:
         cond = as_expr(cond)
         if not cond.dtype.is_bool:
             raise TypeError(f"constraint_scope: cond must be boolean, got {cond.dtype}: {cond!r}")
-        undo = self._assume(self.simplify(cond))
+        cond = self.simplify(cond)
+        saved = self._save_caches()  # valid again once the scope is left
+        self._saved.append(saved)
+        self._reset_caches()
+        undo = self._assume(cond)
         try:
             yield self
         finally:
@@ -214,7 +236,8 @@ class Analyzer:
             self._facts.remove({id(f) for f in facts})
             dropped = {id(c) for c in opaque}
             self._opaque_facts = [c for c in self._opaque_facts if id(c) not in dropped]
-            self._reset_caches()
+            self._saved.pop()
+            self._restore_caches(saved)
 
     def enter_constraint_scope(self, cond) -> Callable[[], None]:
         """Non-``with`` form of ``constraint_scope``: returns the function that leaves it."""

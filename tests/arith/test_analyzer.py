@@ -268,3 +268,22 @@ def test_opaque_facts_simplify_to_constants():
         assert ana.simplify(tir.Not(flag)).value == 0
     with ana.constraint_scope(tir.Not(flag)):
         assert ana.simplify(tir.Select(flag, x, y)) is y
+
+
+def test_constraint_scope_restores_the_outer_memo():
+    ana = Analyzer()
+    ana.bind(x, Range(0, 16))
+    e = tir.min(x, 7)
+    outside = ana.simplify(e)
+    with ana.constraint_scope(x < 4):
+        assert ana.simplify(e) is x
+    assert ana.simplify(e) is outside
+
+
+def test_binding_a_seen_var_inside_a_scope_invalidates_the_outer_memo():
+    ana = Analyzer()
+    e = tir.min(y, 7)
+    assert isinstance(ana.simplify(e), tir.Min)
+    with ana.constraint_scope(x < 4):
+        ana.bind(y, Range(0, 4))
+    assert ana.simplify(e) is y
