@@ -134,6 +134,20 @@ class IRModule(Node):
         mod.attrs[key] = value
         return mod
 
+    def with_attrs(self, attrs: dict) -> IRModule:
+        mod = self.copy()
+        mod.attrs.update(attrs)
+        return mod
+
+    def without_attr(self, key) -> IRModule:
+        mod = self.copy()
+        mod.attrs.pop(key, None)
+        return mod
+
+    def get_attr(self, key, default=None):
+        """The module attribute ``key`` (``default`` when absent), as TVM's ``mod.get_attr``."""
+        return self.attrs.get(key, default)
+
     def with_functions(self, functions: dict) -> IRModule:
         """A copy with the same attributes and the given functions."""
         return IRModule(functions, self.attrs, self.global_infos)
