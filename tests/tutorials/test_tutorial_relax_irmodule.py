@@ -130,3 +130,14 @@ def test_cls_alias_errors_name_the_function():
                 cls = Broken
                 y = R.call_tir(cls.missing, (x,), out_sinfo=R.Tensor((2,), "float32"))
                 return y
+
+
+def test_module_attributes_and_function_updates():
+    mod = tvm.IRModule.from_expr(TVMScriptModule["main"].without_attr("global_symbol"))
+    with_attrs = mod.with_attr("device_num", 1).with_attrs({"note": "tutorial"})
+    assert with_attrs.get_attr("device_num") == 1 and with_attrs.get_attr("missing") is None
+    assert "device_num" not in with_attrs.without_attr("device_num").attrs
+    assert mod.get_attr("device_num") is None  # the original is untouched
+    gv = mod.get_global_var("main")
+    mod.update_func(gv, TVMScriptModule["main"])
+    assert "main" in mod and len(mod.functions) == 1
