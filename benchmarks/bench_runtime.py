@@ -9,7 +9,8 @@ closest numpy / PyTorch equivalent, in µs per operation (median of rounds):
   with NDArrays, numpy arrays and torch tensors vs ``np.add(a, b, out=c)`` and
   ``torch.add(a, b, out=c)``;
 - the Relax VM: the slope over a chain of K tiny relu kernels is the cost per kernel
-  call, the intercept the fixed cost per ``vm["main"](x)`` (NDArray and numpy input),
+  call, the intercept the fixed cost per ``vm["main"](x)`` (NDArray, numpy and torch
+  input; static and symbolic shape),
   next to ``torch.clamp(x, min=0, out=y)`` (relu with ``out=``).
 
 Run: python benchmarks/bench_runtime.py [--quick]
@@ -95,12 +96,12 @@ def call_rows(min_seconds: float) -> list[dict]:
     return rows
 
 
-def relu_chain(length: int):
-    from ember import relax, topi
+def relu_chain(length: int, symbolic: bool = False):
+    from ember import relax, tir, topi
     from ember.relax import BlockBuilder
 
     bb = BlockBuilder()
-    x = relax.Var("x", relax.TensorStructInfo([8], "float32"))
+    x = relax.Var("x", relax.TensorStructInfo([tir.Var("n", "int64") if symbolic else 8], "float32"))
     with bb.function("main", [x]):
         with bb.dataflow():
             h = x
@@ -120,11 +121,14 @@ def vm_rows(min_seconds: float, chain: int) -> list[dict]:
     torch = _torch()
     x_np = np.linspace(-1, 1, 8, dtype="float32")
     x_nd = ember.nd.array(x_np)
+    inputs = [("NDArray", x_nd, False), ("numpy", x_np, False), ("NDArray, symbolic n", x_nd, True)]
+    if torch is not None:
+        inputs.append(("torch", torch.from_numpy(x_np.copy()), False))
     rows = []
-    for label, x in (("NDArray", x_nd), ("numpy", x_np)):
+    for label, x, symbolic in inputs:
         times = {}
         for k in (1, chain):
-            vm = relax.VirtualMachine(relu_chain(k), ember.cpu())
+            vm = relax.VirtualMachine(relu_chain(k, symbolic), ember.cpu())
             np.testing.assert_allclose(vm["main"](x).numpy(), np.maximum(x_np, 0))
             times[k] = time_call(lambda vm=vm, x=x: vm["main"](x), min_seconds)
         slope = (times[chain] - times[1]) / (chain - 1)

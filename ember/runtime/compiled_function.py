@@ -203,7 +203,10 @@ def _call_source(kinds: tuple, tensor_at: tuple, room: tuple) -> str:
         lines.append(f"    {', '.join(names)}, = args")
     lines += [
         "    pool = self._pool",
-        "    slot = pool.pop() if pool else self._new_slot()",
+        "    try:",
+        "        slot = pool.pop()",
+        "    except IndexError:  # none free (first call, or other threads hold them all)",
+        "        slot = self._new_slot()",
         "    buf, base, keep = slot",
         "    try:",
     ]
