@@ -160,27 +160,46 @@ class _Mismatch(Exception):
     pass
 
 
-def _match(a, d, bufs: dict) -> None:
-    """Compare target IR ``a`` with description IR ``d`` (buffers mapped, indices ignored)."""
+class _MatchState:
+    """What matching collects: buffer pairs, loop pairs, and each access with the
+    bindings in force (block iterators → loop expressions) on both sides."""
+
+    def __init__(self):
+        self.bufs: dict = {}
+        self.loops: dict = {}
+        self.accesses: list = []
+        self.a_env: dict = {}
+        self.d_env: dict = {}
+
+
+def _match(a, d, st: _MatchState) -> None:
+    """Compare target IR ``a`` with description IR ``d`` (buffers paired, indices recorded)."""
     if isinstance(d, BlockRealize):
         if not isinstance(a, BlockRealize):
             raise _Mismatch(f"expected a block, found {type(a).__name__}")
-        _match(a.block.body, d.block.body, bufs)
+        for iv, v in zip(a.block.iter_vars, a.iter_values):
+            st.a_env[iv.var] = substitute(v, st.a_env)
+        for iv, v in zip(d.block.iter_vars, d.iter_values):
+            st.d_env[iv.var] = substitute(v, st.d_env)
+        _match(a.block.body, d.block.body, st)
         if (a.block.init is None) != (d.block.init is None):
             raise _Mismatch("one side has an init and the other does not")
         return
     if type(a) is not type(d):
         raise _Mismatch(f"expected {type(d).__name__}, found {type(a).__name__}")
     if isinstance(d, For):
-        if _arith.as_int(a.extent) != _arith.as_int(d.extent):
-            raise _Mismatch(f"loop extent {a.extent!r} differs from the description's {d.extent!r}")
-        return _match(a.body, d.body, bufs)
+        if _arith.as_int(a.extent) != _arith.as_int(d.extent) or _arith.as_int(a.min) != _arith.as_int(d.min):
+            raise _Mismatch(f"loop (min {a.min!r}, extent {a.extent!r}) differs from the description's "
+                            f"(min {d.min!r}, extent {d.extent!r})")
+        st.loops[d.loop_var] = a.loop_var
+        return _match(a.body, d.body, st)
     if isinstance(d, BufferStore | BufferLoad):
-        prev = bufs.setdefault(d.buffer, a.buffer)
+        prev = st.bufs.setdefault(d.buffer, a.buffer)
         if prev is not a.buffer or a.buffer.dtype != d.buffer.dtype:
             raise _Mismatch(f"buffer {a.buffer.name!r} does not correspond to {d.buffer.name!r}")
+        st.accesses.append((a, d, dict(st.a_env), dict(st.d_env)))
         if isinstance(d, BufferStore):
-            _match(a.value, d.value, bufs)
+            _match(a.value, d.value, st)
         return
     if isinstance(d, IntImm) or type(d).__name__ == "FloatImm":
         if d.value != a.value:
@@ -188,12 +207,32 @@ def _match(a, d, bufs: dict) -> None:
         return
     for name in ("a", "b", "value", "condition", "true_value", "false_value"):
         if hasattr(d, name):
-            _match(getattr(a, name), getattr(d, name), bufs)
+            _match(getattr(a, name), getattr(d, name), st)
     if hasattr(d, "args"):
         if len(a.args) != len(d.args) or a.op is not d.op:
             raise _Mismatch("call differs")
         for x, y in zip(a.args, d.args):
-            _match(x, y, bufs)
+            _match(x, y, st)
+
+
+def _check_indices(st: _MatchState, regions: dict) -> None:
+    """Each target access must hit, relative to its region, the element the description's
+    access hits in its buffer (unit dimensions dropped on both sides)."""
+    for a, d, a_env, d_env in st.accesses:
+        region = regions.get(id(a.buffer))
+        if region is None:
+            raise _Mismatch(f"buffer {a.buffer.name!r} is not in the block's regions")
+        target = [_arith.simplify(substitute(i, a_env) - r.min) for i, r in zip(a.indices, region.region)]
+        desc = [substitute(substitute(i, d_env), st.loops) for i in d.indices]
+        t_keep = [t for t, r in zip(target, region.region) if _arith.as_int(r.extent) != 1]
+        d_keep = [x for x, s in zip(desc, d.buffer.shape) if _arith.as_int(s) != 1]
+        dropped = [t for t, r in zip(target, region.region) if _arith.as_int(r.extent) == 1]
+        dropped += [x for x, s in zip(desc, d.buffer.shape) if _arith.as_int(s) == 1]
+        same = len(t_keep) == len(d_keep) and all(
+            _arith.as_int(_arith.simplify(t - x)) == 0 for t, x in zip(t_keep, d_keep))
+        if not same or any(_arith.as_int(_arith.simplify(x)) != 0 for x in dropped):
+            raise _Mismatch(f"the access {a.buffer.name}[{', '.join(map(repr, a.indices))}] does not "
+                            f"correspond to {d.buffer.name}[{', '.join(map(repr, d.indices))}]")
 
 
 def _fresh_impl(impl):
@@ -235,13 +274,15 @@ def tensorize(func, realize: BlockRealize, intrin_name: str):
     desc = intrin.desc
     droot = desc.body.block if isinstance(desc.body, BlockRealize) else None
     dbody = droot.body if droot is not None and droot.name_hint == "root" else desc.body
-    bufs: dict = {}
+    st = _MatchState()
+    regions = {id(r.buffer): r for r in block.reads + block.writes}
     try:
-        _match(block.body, dbody, bufs)
+        _match(block.body, dbody, st)
+        _check_indices(st, regions)
     except _Mismatch as err:
         raise ScheduleError(f"tensorize: block {block.name_hint!r} does not match the description of "
                             f"{intrin_name!r}: {err}", func, block=block) from None
-    regions = {id(r.buffer): r for r in block.reads + block.writes}
+    bufs = st.bufs
     matches = []
     body, impl_bufs = _fresh_impl(intrin.impl)
     for p, ibuf in zip(desc.params, impl_bufs):

@@ -75,7 +75,7 @@ def test_tensorize_mismatch_errors():
     i, j, k = sch.get_loops(sch.get_block("C"))
     j0, j1 = sch.split(j, [None, 8])
     sch.reorder(i, j0, k, j1)
-    with pytest.raises(ScheduleError, match="loop extent 8 differs"):
+    with pytest.raises(ScheduleError, match=r"loop \(min 0, extent 8\) differs from the description's"):
         sch.tensorize(j1, "ember_f32_axpy_16")
 
 
@@ -202,3 +202,23 @@ def test_failed_tensorize_leaves_the_schedule_unchanged():
     with pytest.raises(ScheduleError):
         sch.tensorize(j1, "ember_f32_axpy_16")
     assert sch.mod is before
+
+
+@T.prim_func
+def matmul_reversed_b(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 32), "float32"),
+                      C: T.Buffer((4, 32), "float32")):
+    for i, j, k in T.grid(4, 32, 4):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, 31 - vj]
+
+
+def test_tensorize_checks_indices():
+    sch = Schedule(matmul_reversed_b)
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    j0, j1 = sch.split(j, [None, 16])
+    sch.reorder(i, j0, k, j1)
+    with pytest.raises(ScheduleError, match=r"the access B\[.*\] does not correspond to B\[vj\]"):
+        sch.tensorize(j1, "ember_f32_axpy_16")
