@@ -154,3 +154,15 @@ def test_schedule_error_is_clear():
     sch = tvm.tir.Schedule(MatmulRelu)
     with pytest.raises(Exception, match="nonexistent"):
         sch.get_block("nonexistent")
+
+
+def test_module_from_te_and_tvm_compile():
+    A = tvm.te.placeholder((8,), dtype="float32", name="A")
+    B = tvm.te.compute((8,), lambda *i: A(*i) + 1.0, name="B")
+    mod = tvm.ir.IRModule({"main": tvm.te.create_prim_func([A, B])})
+    assert 'T.block("B")' in mod.script()
+    rt = tvm.compile(mod, target="llvm")  # a TIR-only module goes to tvm.build
+    a = tvm.nd.array(np.arange(8).astype("float32"))
+    b = tvm.nd.array(np.zeros((8,)).astype("float32"))
+    rt(a, b)
+    np.testing.assert_allclose(b.numpy(), np.arange(8) + 1)
