@@ -12,8 +12,8 @@ cache_write and reindex work on blocks of the root scope; compute_at / reverse_c
 move blocks whose accesses of the moved buffer are indexed by distinct block iterators;
 rfactor needs ``C[...] = C[...] op value`` with op in +, *, min, max; IndexMap.inverse
 handles permutations, tilings (``x // c``, ``x % c``) and mixed-radix fusions; tensorize
-matches the description by loop extents and expression shape (buffers paired, indices
-not compared) and by region shapes.
+matches the description's loop ranges, expression tree and every access index (relative
+to the block's regions), and needs contiguous regions for compact intrinsic buffers.
 """
 
 from .errors import ScheduleError
