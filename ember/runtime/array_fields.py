@@ -237,27 +237,35 @@ def fill_from_torch(buf, offset: int, address: int, tensor: Any, room: int) -> i
     written into the area after the header, which needs ``2 * ndim <= room`` slots).
     Returns None for tensors DLPack export would refuse or treat specially (requiring
     grad, other devices, unknown dtypes), which then take the general DLPack path."""
-    dl = _TORCH_DL.get(tensor.dtype) or torch_dl_dtype(tensor.dtype)
-    if dl is None or tensor.requires_grad:
+    word = _TORCH_WORD.get(tensor.dtype)
+    if word is None:
+        dl = torch_dl_dtype(tensor.dtype)
+        if dl is None:
+            return None
+        word = _TORCH_WORD[tensor.dtype] = (dl[0] | dl[1] << 8 | dl[2] << 16) << 32
+    if tensor.requires_grad:
         return None
     if tensor.is_cpu:
-        device_type, device_id = CPU, 0
+        device = CPU_WORD
     elif tensor.is_cuda:
-        device_type, device_id = CUDA, tensor.get_device()
+        device = CUDA | tensor.get_device() << 32
     else:
         return None
     shape = tensor.shape
     nd = len(shape)
     if 2 * nd > room:
         return None
-    dims = dims_struct(nd)
-    shape_at = offset + DLTENSOR_SIZE
-    dims.pack_into(buf, shape_at, *shape)
+    head = _TORCH_HEADS.get(nd)
+    if head is None:  # the five header words, byte_offset (0), then the shape
+        head = _TORCH_HEADS[nd] = struct.Struct(f"<QQQQQ8x{nd}q")
+    shape_ptr = address + DLTENSOR_SIZE
     if tensor.is_contiguous():
-        strides_ptr = 0
+        head.pack_into(buf, offset, tensor.data_ptr(), device, nd | word, shape_ptr, 0, *shape)
     else:
-        dims.pack_into(buf, shape_at + 8 * nd, *tensor.stride())
-        strides_ptr = address + DLTENSOR_SIZE + 8 * nd
-    DLTENSOR.pack_into(buf, offset, tensor.data_ptr(), device_type, device_id, nd, dl[0], dl[1], dl[2],
-                       address + DLTENSOR_SIZE, strides_ptr, 0)
+        head.pack_into(buf, offset, tensor.data_ptr(), device, nd | word, shape_ptr, shape_ptr + 8 * nd, *shape)
+        dims_struct(nd).pack_into(buf, offset + DLTENSOR_SIZE + 8 * nd, *tensor.stride())
     return address
+
+
+_TORCH_WORD: dict[Any, int] = {}  # torch dtype -> its DLPack dtype << 32 (as NUMPY_DTYPE_WORD)
+_TORCH_HEADS: dict[int, struct.Struct] = {}
