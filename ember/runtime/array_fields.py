@@ -162,7 +162,10 @@ def torch_dl_dtype(torch_dtype: Any) -> tuple[int, int, int] | None:
 _HEADER = 2 * ctypes.sizeof(ctypes.c_void_p)
 ARRAY_FIELDS = struct.Struct(f"<{_HEADER}xQi4xQQ16xi")
 _ARRAY_FIELDS = ARRAY_FIELDS
-MEMORY = memoryview((ctypes.c_char * (sys.maxsize // 2)).from_address(0)).cast("B")
+try:  # the process's memory as one byte buffer, for unpack_from at an object's address
+    MEMORY = memoryview((ctypes.c_char * (sys.maxsize // 2)).from_address(0)).cast("B")
+except (OverflowError, ValueError, TypeError, MemoryError):  # pragma: no cover - exotic builds
+    MEMORY = memoryview(b"")
 
 
 def numpy_fields(arr: np.ndarray) -> tuple[int, int, int, int, int]:

@@ -101,8 +101,9 @@ class CompiledFunction:
             size += DLTENSOR_SIZE + 8 * room if room else 0
         self._slot_type = ctypes.c_char * size
         self._pool: list = []
-        self.__class__ = _call_class(tuple(p.kind for p in info.params), tuple(self._tensor_at),
-                                     tuple(self._room))
+        if type(self).__call__ is CompiledFunction.__call__:  # (a subclass may bring its own)
+            self.__class__ = _call_class(type(self), tuple(p.kind for p in info.params),
+                                         tuple(self._tensor_at), tuple(self._room))
 
     @property
     def name(self) -> str:
@@ -250,9 +251,9 @@ def _call_source(kinds: tuple, tensor_at: tuple, room: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _call_class(kinds: tuple, tensor_at: tuple, room: tuple) -> type:
-    """A CompiledFunction subclass whose ``__call__`` is generated for this signature (cached)."""
-    key = (kinds, tensor_at, room)
+def _call_class(base: type, kinds: tuple, tensor_at: tuple, room: tuple) -> type:
+    """A subclass of ``base`` whose ``__call__`` is generated for this signature (cached)."""
+    key = (base, kinds, tensor_at, room)
     cls = _CALL_CLASSES.get(key)
     if cls is None:
         namespace = {
@@ -264,9 +265,8 @@ def _call_class(kinds: tuple, tensor_at: tuple, room: tuple) -> type:
         exec(compile(source, f"<CompiledFunction call {kinds}>", "exec"), namespace)  # noqa: S102 - ours
         call = namespace["__call__"]
         call.__doc__ = "Call the native function (generated for this signature; see _call_source)."
-        cls = _CALL_CLASSES[key] = type("CompiledFunction", (CompiledFunction,), {"__slots__": (), "__call__": call})
-        cls.__module__ = __name__
-        cls.__qualname__ = "CompiledFunction"
+        cls = _CALL_CLASSES[key] = type(base.__name__, (base,), {"__slots__": (), "__call__": call})
+        cls.__module__, cls.__qualname__ = base.__module__, base.__qualname__
     return cls
 
 

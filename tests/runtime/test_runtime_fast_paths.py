@@ -218,3 +218,20 @@ def test_explained_shape_comes_from_the_pooled_descriptor():
     fails = build("fails", [buffer("A", "float32", (4, 4))], "  ret i32 99")
     with pytest.raises(ArgumentError, match=re.escape("fails: argument 'A' (#1): expected shape[1] == 4, got 3")):
         fails(np.zeros((4, 3), "float32"))
+
+
+def test_subclasses_keep_their_type_and_their_own_call():
+    class Traced(CompiledFunction):
+        __slots__ = ()
+
+    class Custom(CompiledFunction):
+        __slots__ = ()
+
+        def __call__(self, *args):
+            return "custom"
+
+    traced = Traced(ADD_ONE.address, ADD_ONE.info, ADD_ONE)
+    out = np.zeros(2, "float32")
+    traced(np.ones(2, "float32"), out)
+    assert isinstance(traced, Traced) and out.tolist() == [2, 2]
+    assert Custom(ADD_ONE.address, ADD_ONE.info, ADD_ONE)() == "custom"
