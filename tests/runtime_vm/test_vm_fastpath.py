@@ -229,3 +229,20 @@ def test_heap_values_are_passed_to_kernels_natively():
     vm = VirtualMachine(exe)
     assert vm["f"](np.zeros(5, "float32")) == 10
     assert "r0._dltensor_addr" in vm.source("f") and "r1[1] = int(" in vm.source("f")
+
+
+def test_a_reassigned_register_is_no_longer_a_known_tensor():
+    # r1 first holds an output tensor, then a shape: the kernel call on r1 goes through the
+    # CompiledFunction (which names the bad argument), not the native fast path
+    instrs = (
+        Call(1, "vm.builtin.alloc_output", (Arg("vm", None), imm((4,)), imm("float32"))),
+        Call(1, "vm.builtin.shape_of", (reg(0),)),
+        Call(2, "vm.builtin.alloc_output", (Arg("vm", None), imm((4,)), imm("float32"))),
+        Call(None, "add_one", (reg(1), reg(2))),
+        Ret(2),
+    )
+    kernels = rt.Module({"add_one": _native_kernels().add_one()})
+    vm = VirtualMachine(Executable({"main": VMFunction("main", ("x",), instrs, 3)}, constants=[], kernels=kernels))
+    with pytest.raises(rt.ArgumentTypeError, match=r"add_one: argument 'A' \(#1\): expected an array .*got tuple"):
+        vm["main"](np.zeros(3, "float32"))
+    assert "r1._dltensor_addr" not in vm.source("main")

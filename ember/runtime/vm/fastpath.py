@@ -56,7 +56,7 @@ class StraightLineContext:
         self.ints: set[int] = set()  # registers known to hold a Python int (heap values)
 
     def written(self, reg: int | None) -> None:
-        """``reg`` was assigned by an instruction the rules did not turn into a frame slot."""
+        """``reg`` is about to be assigned: forget what it was known to hold."""
         self.storage_of.pop(reg, None)
         self.tensors.discard(reg)
         self.ints.discard(reg)
@@ -296,4 +296,4 @@ RULES: dict[str, tuple[Callable, Callable[[StraightLineContext, Call], str | Non
 }
 
 # builtins that always return a fresh or planned NDArray: their results are known tensors
-TENSOR_RESULTS = frozenset({_builtins.alloc_tensor, _builtins.alloc_output})
+TENSOR_RESULTS = (_builtins.alloc_tensor, _builtins.alloc_output)

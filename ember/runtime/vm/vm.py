@@ -126,14 +126,14 @@ class VirtualMachine:
         for instr in func.instrs:
             if isinstance(instr, Call):
                 callee_fn = self._resolve(instr.func)
+                ctx.written(instr.dst)  # whatever the register held before is gone
                 rule = RULES.get(instr.func)
                 line = rule[1](ctx, instr) if rule is not None and callee_fn is rule[0] else None
                 if line is None and isinstance(callee_fn, CompiledFunction):
                     line = kernel_call(ctx, instr, callee_fn, bind("F", instr.func, callee_fn))
                 if line is None:
-                    ctx.written(instr.dst)
                     line = self._call_line(instr, bind("F", instr.func, callee_fn), bind)
-                    if callee_fn in TENSOR_RESULTS and instr.dst is not None:
+                    if instr.dst is not None and any(callee_fn is f for f in TENSOR_RESULTS):
                         ctx.tensors.add(instr.dst)
                 body.extend(line.split("\n"))
             elif isinstance(instr, Ret):
