@@ -125,6 +125,7 @@ def rfactor(func, loop: For, factor_axis: int):
     if not kinds or any(k != IterVarType.CommReduce for k in kinds):
         raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
                             f"block {block.name_hint!r}", func, loop=loop)
+    _check_rf_predicate(func, realize, loop, loops_above(func, realize))
     store = block.body
     out = store.buffer
     ndim = len(out.shape)
@@ -206,6 +207,32 @@ def rfactor(func, loop: For, factor_axis: int):
     sb = _find_scope_block(func, scope.block.name_hint)
     func = replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + (rf_buf,))})
     return func, rf_block.name_hint
+
+
+def _check_rf_predicate(func, realize, loop, loops) -> None:
+    """Every value of the rfactor loop must run at least one reduction step, or its
+    partial result would never be initialised: with the other loops at their minimum the
+    predicate (``x < n`` conjuncts with non-negative coefficients) must still hold."""
+    from ember.ir import LT
+
+    from . import _arith
+
+    lv = loop.loop_var
+    for c in _conjuncts(realize.predicate):
+        if lv not in vars_in(c):
+            continue
+        ok = isinstance(c, LT)
+        if ok:
+            lin = _arith.linear(c.a)
+            ok = all(coeff >= 0 for _, coeff in lin.terms.values())
+        if ok:
+            point = {lp.loop_var: lp.min for lp in loops if lp.loop_var is not lv}
+            point[lv] = _arith.simplify(loop.min + loop.extent - 1)
+            value = _arith.as_int(_arith.simplify(substitute(c.a, point))), _arith.as_int(c.b)
+            ok = None not in value and value[0] < value[1]
+        if not ok:
+            raise ScheduleError(f"rfactor: some values of loop {lv.name!r} never run a reduction step "
+                                f"under the predicate {c!r}", func, loop=loop)
 
 
 def _find_scope_block(func, name):

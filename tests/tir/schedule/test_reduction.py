@@ -144,3 +144,12 @@ def test_rfactor_fused_spatial_reduce_loop_error():
     with pytest.raises(ScheduleError, match="feeds both spatial and reduction"):
         sch.fuse(i, sch.get_loops(sch.get_block("B"))[1])
         sch.rfactor(k1, 0)
+
+
+def test_rfactor_loop_with_empty_iterations_error():
+    sch = Schedule(row_sum(4, 12))
+    _, k = sch.get_loops(sch.get_block("B"))
+    _, k1 = sch.split(k, [None, 1])
+    _, k11 = sch.split(k1, [None, 2])
+    with pytest.raises(ScheduleError, match="never run a reduction step"):
+        sch.rfactor(k11, 0)
