@@ -2,7 +2,6 @@
 wrapped with ``IRModule.from_expr``, printed as TVMScript, built and run."""
 
 import numpy as np
-import pytest
 
 import ember
 from ember import relax
