@@ -11,10 +11,14 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+from typing import TYPE_CHECKING
 
 from .compiled_function import CompiledFunction
 from .function_info import FunctionInfo, ParamInfo
 from .module import Module
+
+if TYPE_CHECKING:
+    from .vm.executable import Executable
 
 __all__ = ["METADATA_SYMBOL", "infos_from_json", "infos_to_json", "load_library", "load_module"]
 
@@ -63,7 +67,7 @@ def load_library(path: str) -> Module:
     return Module(functions, type_key="llvm")
 
 
-def load_module(path: str, fmt: str = ""):
+def load_module(path: str, fmt: str = "") -> Module | Executable:
     """TVM's ``tvm.runtime.load_module``: a kernel Module, or a Relax VM Executable when the
     library holds a VM program (``ex.export_library``)."""
     if not os.path.exists(path):
