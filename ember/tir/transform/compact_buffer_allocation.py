@@ -374,7 +374,7 @@ class _Placer:
         if not changed:
             return list(old), None
         logger.debug("CompactBufferAllocation: %s shrunk from %s to %s", info.data.name,
-                     [getattr(e, "value", e) for e in old], [e.value for e in extents])
+                     [getattr(e, "value", e) for e in old], [getattr(e, "value", e) for e in extents])
         return extents, offsets
 
 
