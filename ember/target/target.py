@@ -14,6 +14,9 @@ from . import host as _host
 from .kinds import KINDS, TargetKind, get_kind
 from .tags import TAGS
 
+# DLPack device type → the target kind compiling for it (Target.from_device)
+_DEVICE_KINDS = {1: "llvm", 2: "cuda"}
+
 __all__ = ["Target", "create"]
 
 _TRUE = {"1", "true", "True", "yes", "on"}
@@ -130,6 +133,21 @@ class Target:
         if not allow_none:
             raise ValueError("Target.current(): no target is in scope; use `with Target(...):`")
         return None
+
+    @staticmethod
+    def from_device(device: Any) -> Target:
+        """The default target for ``device`` (a Device or a name such as "cpu" / "cuda")."""
+        from ember.runtime import Device
+        from ember.runtime import device as make_device
+
+        dev = device if isinstance(device, Device) else make_device(device)
+        kind = _DEVICE_KINDS.get(int(dev.device_type))
+        if kind is None:
+            raise ValueError(f"Target.from_device: device {dev!r} has no default target; expected a "
+                             f"device of type {', '.join(sorted(set(_DEVICE_KINDS.values())))}")
+        if kind == "cuda" and not dev.exist:
+            raise ValueError(f"Target.from_device: device {dev!r} does not exist on this machine")
+        return Target(kind)
 
     @staticmethod
     def list_kinds() -> list[str]:
