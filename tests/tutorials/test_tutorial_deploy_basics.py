@@ -91,6 +91,13 @@ def test_ir_transform_spelling_and_print_ir(capsys):
     assert "checkpoint" in capsys.readouterr().out
 
 
+def test_target_from_device():
+    assert tvm.target.Target.from_device(tvm.cpu()).kind.name == "llvm"
+    assert tvm.target.Target.from_device("cpu").kind.name == "llvm"
+    with pytest.raises(ValueError, match="vulkan.*has no default target"):
+        tvm.target.Target.from_device(tvm.vulkan(0))
+
+
 def test_target_context_and_libinfo():
     assert tvm.target.Target.current() is None
     with tvm.target.Target("llvm"):
