@@ -47,7 +47,12 @@ _LAZY = {
 
 def __getattr__(name: str):
     if name in _SUBPACKAGES:
-        module = importlib.import_module(f"ember.{name}")
+        try:
+            module = importlib.import_module(f"ember.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"ember.{name}":
+                raise
+            raise AttributeError(f"ember.{name} is not part of this version of ember yet") from None
         globals()[name] = module
         return module
     if name in _LAZY:
