@@ -1,43 +1,26 @@
 """Small arithmetic helpers for shape reasoning: prove equalities of PrimExprs, simplify.
 
-Uses ``ember.arith.Analyzer`` when it is available; otherwise falls back to constant
-folding and structural comparison (without mapping free variables), which is enough
-for static shapes and for symbolic shapes that share their variables.
+Proofs go through ``ember.arith.Analyzer`` (one shared instance, nothing bound in it);
+a simplifier failure leaves the expression as it was, so inference never breaks on it.
 """
 
 from __future__ import annotations
 
+from ember.arith import Analyzer
 from ember.ir import IntImm, PrimExpr, as_expr, structural_equal
 
 __all__ = ["simplify", "prove_equal", "prove_not_equal", "as_int", "int64"]
 
 
-_SHARED: list = []
-
-
-def _analyzer():
-    """One Analyzer for shape reasoning (nothing is ever bound in it), or None."""
-    if _SHARED:
-        return _SHARED[0]
-    try:
-        from ember.arith import Analyzer
-
-        ana = Analyzer()
-    except Exception:  # noqa: BLE001 - the analyzer is optional
-        ana = None
-    _SHARED.append(ana)
-    return ana
+_SHARED = Analyzer()  # shape reasoning binds nothing, so one instance serves every call
 
 
 def simplify(expr: PrimExpr) -> PrimExpr:
-    """``expr`` simplified by the arith Analyzer when there is one, else unchanged."""
+    """``expr`` simplified by the arith Analyzer (unchanged if the simplifier fails)."""
     if isinstance(expr, IntImm):
         return expr
-    ana = _analyzer()
-    if ana is None:
-        return expr
     try:
-        return ana.simplify(expr)
+        return _SHARED.simplify(expr)
     except Exception:  # noqa: BLE001 - a failing simplifier must not break inference
         return expr
 
@@ -60,8 +43,7 @@ def prove_equal(a, b) -> bool:
     if ia is not None and ib is not None:
         return ia == ib
     if ia is not None or ib is not None:
-        diff = as_int(simplify(as_expr(a) - as_expr(b))) if _analyzer() else None
-        return diff == 0
+        return as_int(simplify(as_expr(a) - as_expr(b))) == 0
     if structural_equal(a, b, map_free_vars=False):
         return True
     diff = as_int(simplify(as_expr(a) - as_expr(b)))

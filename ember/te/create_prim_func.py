@@ -94,10 +94,8 @@ def _block_iters(axes) -> tuple[list[IterVar], list[Var], dict]:
 def _simplifier(iters):
     """Simplify data-parallel bodies with the block iterators' ranges known, as TVM does
     (``A[(i * 4 + j) // 4 // 3, …]`` becomes ``A[i // 3, …]``)."""
-    try:
-        from ember.arith import Analyzer
-    except ImportError:  # pragma: no cover - arith is part of the package
-        return lambda e: e
+    from ember.arith import Analyzer
+
     def simplify(expr):
         try:
             analyzer = Analyzer()

@@ -145,10 +145,8 @@ def _fits(storage: _Storage, tok: _Token) -> bool:
 
 def _prove_ge(a: PrimExpr, b: PrimExpr) -> bool:
     """``a >= b`` for every non-negative value of their variables (shape dims are >= 0)."""
-    try:
-        from ember.arith import Analyzer, ConstIntBound
-    except ImportError:  # pragma: no cover - the analyzer is optional
-        return False
+    from ember.arith import Analyzer, ConstIntBound
+
     ana = Analyzer()
     free: dict = {}
     for e in (a, b):

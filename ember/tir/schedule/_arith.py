@@ -1,17 +1,19 @@
 """Minimal integer arithmetic the schedule primitives need: linear forms and bounds.
 
-``ember.arith`` (a separate layer, written in parallel) is the general tool; this
-module keeps only what split/fuse/compute_at/layout need so the schedule works on its
-own: ``simplify`` folds affine index expressions (``i_0 * 4 + i_1 - i_0 * 4 → i_1``,
-``(8 * a + b) // 8 → a`` when ``0 <= b < 8``), ``const_bound`` gives constant integer
-bounds by interval arithmetic, and ``relax_bound`` bounds an expression symbolically
-while some variables range over intervals.
+``simplify`` is ``ember.arith.Analyzer.simplify`` with the given Var bounds bound
+(``i_0 * 4 + i_1 - i_0 * 4 → i_1``, ``(8 * a + b) // 8 → a`` when ``0 <= b < 8``).
+The rest answers in the shapes the primitives need, which ``ember.arith`` does not
+give: ``const_bound`` gives constant bounds with None for "unknown" (an unbounded Var
+has no bound here, where the analyzer falls back to its dtype's range), ``linear``
+splits an index into a constant and coefficients per atom, and ``relax_bound`` bounds
+an expression symbolically, as linear forms, while some variables range over intervals.
 """
 
 from __future__ import annotations
 
+from ember.arith import Analyzer
 from ember.ir import (
-    Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var, const,
+    Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Range, Sub, Var, const,
 )
 
 __all__ = ["simplify", "const_bound", "relax_bound", "as_int", "is_const", "expr_key", "linear",
@@ -153,25 +155,15 @@ def _div_mod(e, x: Linear, c: int, bounds: Bounds) -> Linear:
 
 
 def simplify(e, bounds: Bounds | None = None):
-    """Simplify an integer expression with ``ember.arith.Analyzer`` given Var bounds
-    (falls back to this module's linear folding if the analyzer is unavailable)."""
+    """Simplify an integer expression with ``ember.arith.Analyzer`` given Var bounds."""
     if not isinstance(e, PrimExpr) or not e.dtype.is_integer or e.dtype.lanes != 1:
         return e
     if isinstance(e, Var | IntImm):
         return e
-    ana = _analyzer(bounds)
-    if ana is None:
-        return linear(e, bounds).to_expr()
-    return ana.simplify(e)
+    return _analyzer(bounds).simplify(e)
 
 
-def _analyzer(bounds: Bounds | None):
-    try:
-        from ember.arith import Analyzer
-    except ImportError:  # pragma: no cover - the arith layer is optional here
-        return None
-    from ember.ir import Range
-
+def _analyzer(bounds: Bounds | None) -> Analyzer:
     ana = Analyzer()
     for var, (lo, hi) in (bounds or {}).items():
         if lo is not None and hi is not None and hi > lo:  # unit ranges stay symbolic (unit iters)

@@ -21,7 +21,7 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
    (from ``storage_align``) give the buffer strides with ``stride[axis] % factor ==
    offset``; the Allocate then holds the strided element count.
 
-Needs ``ember.arith`` (eval_set, simplify); without it the pass does nothing.
+Uses ``ember.arith`` (eval_set, simplify).
 """
 
 from __future__ import annotations
@@ -435,8 +435,6 @@ def _bind_loops(body, analyzer) -> None:
 def compact_buffer_allocation(func: PrimFunc) -> PrimFunc:
     """Move ``func``'s temporaries to where they are used and shrink them."""
     analyzer = make_analyzer()
-    if analyzer is None:
-        return func
     finder = _Finder()
     finder.visit(func.body)
     movable = [

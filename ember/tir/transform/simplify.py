@@ -1,17 +1,14 @@
 """Simplify: simplify every expression with ``ember.arith.Analyzer``, knowing loop ranges.
 
 Each loop variable is bound to its ``[min, min + extent)`` range before its body is
-simplified, and each ``if`` branch is simplified under its condition (when the
-analyzer offers ``constraint_scope``), so bound checks such as ``i < n`` that always
-hold vanish; an ``if`` whose condition becomes constant is replaced by its branch.
-While ``ember.arith.Analyzer`` is not available the pass returns its input unchanged
-(logged once at debug level).
+simplified, and each ``if`` branch is simplified under its condition (the analyzer's
+``constraint_scope``), so bound checks such as ``i < n`` that always hold vanish; an
+``if`` whose condition becomes constant is replaced by its branch.
 """
 
 from __future__ import annotations
 
-import contextlib
-
+from ember.arith import Analyzer
 from ember.ir import IntImm, Not, PrimExpr, Range, Var, replace
 from ember.transform import Pass
 
@@ -23,12 +20,8 @@ from ._common import logger, make_pass, no_op
 __all__ = ["simplify", "Simplify", "make_analyzer"]
 
 
-def make_analyzer():
-    """A new ``ember.arith.Analyzer``, or None when the arith layer is not there yet."""
-    try:
-        from ember.arith import Analyzer
-    except ImportError:
-        return None
+def make_analyzer() -> Analyzer:
+    """A new ``ember.arith.Analyzer``."""
     return Analyzer()
 
 
@@ -61,28 +54,18 @@ class _Simplifier(IRMutator):
         if isinstance(cond, IntImm):
             branch = stmt.then_case if cond.value else stmt.else_case
             return no_op() if branch is None else self.visit(branch)
-        scope = getattr(self.analyzer, "constraint_scope", None)
-        with scope(cond) if scope is not None else contextlib.nullcontext():
+        with self.analyzer.constraint_scope(cond):
             then_case = self.visit(stmt.then_case)
         else_case = stmt.else_case
         if else_case is not None:
-            with scope(Not(cond)) if scope is not None else contextlib.nullcontext():
+            with self.analyzer.constraint_scope(Not(cond)):
                 else_case = self.visit(else_case)
         return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
 
 
-_warned = []
-
-
 def simplify(func: PrimFunc) -> PrimFunc:
-    """Simplify ``func``'s expressions (a no-op while ``ember.arith`` is missing)."""
-    analyzer = make_analyzer()
-    if analyzer is None:
-        if not _warned:
-            logger.debug("Simplify: ember.arith.Analyzer is not available; the pass does nothing")
-            _warned.append(True)
-        return func
-    return func.with_body(_Simplifier(analyzer).visit(func.body))
+    """Simplify ``func``'s expressions, knowing loop ranges and branch conditions."""
+    return func.with_body(_Simplifier(make_analyzer()).visit(func.body))
 
 
 def Simplify() -> Pass:  # noqa: N802 - TVM's name
