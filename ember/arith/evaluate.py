@@ -17,7 +17,7 @@ from ember.ir import (
 )
 from ember.runtime.dtype import DataType
 
-__all__ = ["evaluate", "wrap_int", "trunc_div", "trunc_mod"]
+__all__ = ["evaluate", "wrap_int", "trunc_div", "trunc_mod", "ARITH", "INT_DIVISION", "COMPARE"]
 
 
 def wrap_int(value: int, dtype: DataType) -> int:
@@ -65,28 +65,29 @@ def _int_div(fn):
     return apply
 
 
-_INT_ARITH = {
+# Operator tables shared with constant folding (``fold.py``), which differs only in
+# what a division by zero does (it declines to fold) and in float division.
+ARITH = {  # the same for ints and floats
     Add: lambda a, b: a + b,
     Sub: lambda a, b: a - b,
     Mul: lambda a, b: a * b,
-    FloorDiv: _int_div(lambda a, b: a // b),
-    FloorMod: _int_div(lambda a, b: a % b),
-    Div: _int_div(trunc_div),
-    Mod: _int_div(trunc_mod),
     Min: min,
     Max: max,
 }
+INT_DIVISION = {  # integer division, unguarded: callers decide what b == 0 means
+    FloorDiv: lambda a, b: a // b,
+    FloorMod: lambda a, b: a % b,
+    Div: trunc_div,
+    Mod: trunc_mod,
+}
+_INT_ARITH = {**ARITH, **{cls: _int_div(fn) for cls, fn in INT_DIVISION.items()}}
 _FLOAT_ARITH = {
-    Add: lambda a, b: a + b,
-    Sub: lambda a, b: a - b,
-    Mul: lambda a, b: a * b,
+    **ARITH,
     Div: lambda a, b: a / b,
     FloorDiv: lambda a, b: float(a // b),
     FloorMod: lambda a, b: a % b,
-    Min: min,
-    Max: max,
 }
-_COMPARE = {
+COMPARE = {
     LT: lambda a, b: a < b,
     LE: lambda a, b: a <= b,
     GT: lambda a, b: a > b,
@@ -115,7 +116,7 @@ def _eval(e: PrimExpr, env: dict):
         if e.name in env:
             return env[e.name]
         raise KeyError(f"evaluate: env has no value for the variable {e.name!r}")
-    fn = _COMPARE.get(cls)
+    fn = COMPARE.get(cls)
     if fn is not None:
         return fn(_eval(e.a, env), _eval(e.b, env))
     table = _FLOAT_ARITH if e.dtype.is_float else _INT_ARITH

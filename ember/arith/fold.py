@@ -11,13 +11,10 @@ import math
 
 import numpy as np
 
-from ember.ir import (
-    EQ, GE, GT, LE, LT, NE, Add, And, Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm,
-    Max, Min, Mod, Mul, Or, PrimExpr, Select, Sub,
-)
+from ember.ir import Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, PrimExpr, Select
 from ember.runtime.dtype import DataType
 
-from .evaluate import trunc_div, trunc_mod, wrap_int
+from .evaluate import ARITH, COMPARE, INT_DIVISION, wrap_int
 
 __all__ = ["fold_binary", "fold_not", "fold_cast", "fold_select", "make_const"]
 
@@ -49,36 +46,13 @@ def _float_floormod(a, b):
     return None if b == 0 else a - math.floor(a / b) * b
 
 
-_INT = {
-    Add: lambda a, b: a + b,
-    Sub: lambda a, b: a - b,
-    Mul: lambda a, b: a * b,
-    FloorDiv: _nonzero(lambda a, b: a // b),
-    FloorMod: _nonzero(lambda a, b: a % b),
-    Div: _nonzero(trunc_div),
-    Mod: _nonzero(trunc_mod),
-    Min: min,
-    Max: max,
-}
+# The evaluator's operator tables; a division by zero is not folded (None).
+_INT = {**ARITH, **{cls: _nonzero(fn) for cls, fn in INT_DIVISION.items()}}
 _FLOAT = {
-    Add: lambda a, b: a + b,
-    Sub: lambda a, b: a - b,
-    Mul: lambda a, b: a * b,
+    **ARITH,
     Div: lambda a, b: None if b == 0 else a / b,
     FloorDiv: _float_floordiv,
     FloorMod: _float_floormod,
-    Min: min,
-    Max: max,
-}
-_BOOLEAN = {
-    LT: lambda a, b: a < b,
-    LE: lambda a, b: a <= b,
-    GT: lambda a, b: a > b,
-    GE: lambda a, b: a >= b,
-    EQ: lambda a, b: a == b,
-    NE: lambda a, b: a != b,
-    And: lambda a, b: bool(a) and bool(b),
-    Or: lambda a, b: bool(a) or bool(b),
 }
 
 
@@ -92,7 +66,7 @@ def fold_binary(s, e) -> PrimExpr | None:
     if not (_is_const(a) and _is_const(b)):
         return None
     cls = type(e)
-    fn = _BOOLEAN.get(cls)
+    fn = COMPARE.get(cls)
     if fn is not None:
         return IntImm(_BOOL, int(fn(a.value, b.value)))
     table = _FLOAT if e.dtype.is_float else _INT
