@@ -178,7 +178,9 @@ class DropoutAttrs(Attrs):
 
 
 @node
-class Conv1DAttrs(Attrs):
+class _ConvFields(Attrs):
+    """The fields shared by the 1-D, 2-D and 3-D convolutions (each its own class, as in TVM)."""
+
     strides: tuple
     padding: tuple
     dilation: tuple
@@ -190,27 +192,18 @@ class Conv1DAttrs(Attrs):
 
 
 @node
-class Conv2DAttrs(Attrs):
-    strides: tuple
-    padding: tuple
-    dilation: tuple
-    groups: int
-    data_layout: str
-    kernel_layout: str
-    out_layout: str
-    out_dtype: DataType | None
+class Conv1DAttrs(_ConvFields):
+    """Attributes of 1-D convolutions."""
 
 
 @node
-class Conv3DAttrs(Attrs):
-    strides: tuple
-    padding: tuple
-    dilation: tuple
-    groups: int
-    data_layout: str
-    kernel_layout: str
-    out_layout: str
-    out_dtype: DataType | None
+class Conv2DAttrs(_ConvFields):
+    """Attributes of 2-D convolutions."""
+
+
+@node
+class Conv3DAttrs(_ConvFields):
+    """Attributes of 3-D convolutions."""
 
 
 @node
@@ -227,7 +220,9 @@ class Conv2DTransposeAttrs(Attrs):
 
 
 @node
-class Pool2DAttrs(Attrs):
+class _PoolFields(Attrs):
+    """The fields shared by the 1-D, 2-D and 3-D max/avg pooling (each its own class, as in TVM)."""
+
     pool_size: tuple
     strides: tuple
     padding: tuple
@@ -239,48 +234,42 @@ class Pool2DAttrs(Attrs):
 
 
 @node
-class Pool1DAttrs(Attrs):
-    pool_size: tuple
-    strides: tuple
-    padding: tuple
-    dilation: tuple
-    ceil_mode: bool
-    count_include_pad: bool
-    layout: str
-    out_layout: str
+class Pool2DAttrs(_PoolFields):
+    """Attributes of 2-D max/avg pooling."""
 
 
 @node
-class Pool3DAttrs(Attrs):
-    pool_size: tuple
-    strides: tuple
-    padding: tuple
-    dilation: tuple
-    ceil_mode: bool
-    count_include_pad: bool
-    layout: str
-    out_layout: str
+class Pool1DAttrs(_PoolFields):
+    """Attributes of 1-D max/avg pooling."""
 
 
 @node
-class AdaptivePool1DAttrs(Attrs):
+class Pool3DAttrs(_PoolFields):
+    """Attributes of 3-D max/avg pooling."""
+
+
+@node
+class _AdaptivePoolFields(Attrs):
+    """The fields shared by the 1-D, 2-D and 3-D adaptive pooling (each its own class, as in TVM)."""
+
     output_size: tuple | None
     layout: str
     out_layout: str
 
 
 @node
-class AdaptivePool3DAttrs(Attrs):
-    output_size: tuple | None
-    layout: str
-    out_layout: str
+class AdaptivePool1DAttrs(_AdaptivePoolFields):
+    """Attributes of 1-D adaptive pooling."""
 
 
 @node
-class AdaptivePool2DAttrs(Attrs):
-    output_size: tuple | None
-    layout: str
-    out_layout: str
+class AdaptivePool3DAttrs(_AdaptivePoolFields):
+    """Attributes of 3-D adaptive pooling."""
+
+
+@node
+class AdaptivePool2DAttrs(_AdaptivePoolFields):
+    """Attributes of 2-D adaptive pooling."""
 
 
 @node
