@@ -39,7 +39,35 @@ def _method_name(expr) -> str:
     raise TypeError(f"not a Relax expression: {type(expr).__name__}")
 
 
-class ExprVisitor:
+class _Dispatch:
+    """Routing shared by the visitor and the mutator: a binding block, a binding or a
+    variable (use or definition) goes to the hook of its kind, whose result (None for
+    the visitor, the rebuilt node for the mutator) is passed back."""
+
+    def visit_dataflow_var_(self, op: DataflowVar):
+        return self.visit_var_(op)
+
+    def visit_binding_block(self, block: BindingBlock):
+        if isinstance(block, DataflowBlock):
+            return self.visit_dataflow_block_(block)
+        return self.visit_binding_block_(block)
+
+    def visit_binding(self, binding: Binding) -> None:
+        if isinstance(binding, MatchCast):
+            self.visit_match_cast_(binding)
+        else:
+            self.visit_var_binding_(binding)
+
+    def visit_var_def(self, var: Var):
+        if isinstance(var, DataflowVar):
+            return self.visit_dataflow_var_def_(var)
+        return self.visit_var_def_(var)
+
+    def visit_dataflow_var_def_(self, var: DataflowVar):
+        return self.visit_var_def_(var)
+
+
+class ExprVisitor(_Dispatch):
     """Read-only walk over a Relax expression (override ``visit_*_`` methods)."""
 
     def visit_expr(self, expr) -> None:
@@ -47,9 +75,6 @@ class ExprVisitor:
 
     # leaves
     def visit_var_(self, op: Var) -> None: ...
-    def visit_dataflow_var_(self, op: DataflowVar) -> None:
-        self.visit_var_(op)
-
     def visit_constant_(self, op: Constant) -> None: ...
     def visit_shape_expr_(self, op: ShapeExpr) -> None: ...
     def visit_prim_value_(self, op: PrimValue) -> None: ...
@@ -87,49 +112,25 @@ class ExprVisitor:
             self.visit_binding_block(block)
         self.visit_expr(op.body)
 
-    # bindings
-    def visit_binding_block(self, block: BindingBlock) -> None:
-        if isinstance(block, DataflowBlock):
-            self.visit_dataflow_block_(block)
-        else:
-            self.visit_binding_block_(block)
-
+    # bindings (each hook its own attribute, so overriding one leaves the other alone)
     def visit_binding_block_(self, block: BindingBlock) -> None:
         for b in block.bindings:
             self.visit_binding(b)
 
-    def visit_dataflow_block_(self, block: DataflowBlock) -> None:
-        for b in block.bindings:
-            self.visit_binding(b)
-
-    def visit_binding(self, binding: Binding) -> None:
-        if isinstance(binding, MatchCast):
-            self.visit_match_cast_(binding)
-        else:
-            self.visit_var_binding_(binding)
+    visit_dataflow_block_ = visit_binding_block_
 
     def visit_var_binding_(self, binding: VarBinding) -> None:
         self.visit_expr(binding.value)
         self.visit_var_def(binding.var)
 
-    def visit_match_cast_(self, binding: MatchCast) -> None:
-        self.visit_expr(binding.value)
-        self.visit_var_def(binding.var)
-
-    def visit_var_def(self, var: Var) -> None:
-        if isinstance(var, DataflowVar):
-            self.visit_dataflow_var_def_(var)
-        else:
-            self.visit_var_def_(var)
+    visit_match_cast_ = visit_var_binding_
 
     def visit_var_def_(self, var: Var) -> None: ...
-    def visit_dataflow_var_def_(self, var: DataflowVar) -> None:
-        self.visit_var_def_(var)
 
     def visit_span(self, span) -> None: ...
 
 
-class ExprMutator:
+class ExprMutator(_Dispatch):
     """Rebuilds a Relax expression; bindings are re-emitted through ``self.builder_``."""
 
     def __init__(self, mod=None):
@@ -169,9 +170,6 @@ class ExprMutator:
     # -- leaves ---------------------------------------------------------------------------
     def visit_var_(self, op: Var):
         return self.var_remap_.get(id(op), op)
-
-    def visit_dataflow_var_(self, op: DataflowVar):
-        return self.visit_var_(op)
 
     def visit_constant_(self, op):
         return op
@@ -245,11 +243,6 @@ class ExprMutator:
         return SeqExpr(blocks, body)
 
     # -- bindings -------------------------------------------------------------------------
-    def visit_binding_block(self, block: BindingBlock) -> BindingBlock:
-        if isinstance(block, DataflowBlock):
-            return self.visit_dataflow_block_(block)
-        return self.visit_binding_block_(block)
-
     def _rebuild_block(self, block, dataflow: bool):
         if dataflow:
             self.builder_.begin_dataflow_block()
@@ -267,12 +260,6 @@ class ExprMutator:
 
     def visit_dataflow_block_(self, block: DataflowBlock):
         return self._rebuild_block(block, True)
-
-    def visit_binding(self, binding: Binding) -> None:
-        if isinstance(binding, MatchCast):
-            self.visit_match_cast_(binding)
-        else:
-            self.visit_var_binding_(binding)
 
     def visit_var_binding_(self, binding: VarBinding) -> None:
         value = self.visit_expr(binding.value)
@@ -294,16 +281,8 @@ class ExprMutator:
             return
         self.builder_.emit_normalized(replace(binding, var=var, value=self.builder_.normalize(value)))
 
-    def visit_var_def(self, var: Var) -> Var:
-        if isinstance(var, DataflowVar):
-            return self.visit_dataflow_var_def_(var)
-        return self.visit_var_def_(var)
-
     def visit_var_def_(self, var: Var) -> Var:
         return self.var_remap_.get(id(var), var)
-
-    def visit_dataflow_var_def_(self, var: DataflowVar) -> Var:
-        return self.visit_var_def_(var)
 
     def visit_span(self, span):
         return span
