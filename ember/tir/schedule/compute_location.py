@@ -181,21 +181,34 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
     if not readers:
         raise ScheduleError(f"{what}: block {block.name_hint!r} is not a producer of any block under "
                             f"loop {loop.loop_var.name!r} (none reads {buffer.name!r})", func, loop=loop)
-    scope = scope_of(func, realize)
-    for other in child_blocks(scope) if scope is not None else []:
-        if other is not realize and any(x.buffer is buffer for x in other.block.reads) \
-                and path_to(loop, other) is None:
-            raise ScheduleError(f"{what}: block {other.block.name_hint!r} also reads {buffer.name!r} but "
-                                f"is not under loop {loop.loop_var.name!r}", func, block=other.block)
+    _check_others_under(func, realize, loop, buffer, what, "read")
     _check_order(func, root, loop, what, block, before=True)
     store_indices = _write_indices(func, block, buffer, what)
     dims = _dim_of_iters(func, block, store_indices, what)
-    bounds = _all_bounds(func)
-    region = _region_under(func, loop, readers, buffer, "read", bounds)
-    nest = _new_nest(func, realize, dims, region, buffer, preserve_unit_loops, bounds)
+    nest = _nest_under(func, realize, loop, readers, buffer, "read", dims, preserve_unit_loops)
     first = _positions(loop, lambda r: any(x.buffer is buffer for x in r.block.reads))[0]
     new_loop = _insert(loop, nest, 0, first, index, func, what)
     return replace_stmts(func, {root: None, loop: new_loop})
+
+
+def _check_others_under(func, realize, loop, buffer, what, access: str) -> None:
+    """Every other block of the scope that accesses (``access``: "read" / "write") ``buffer``
+    the same way must be under ``loop``."""
+    scope = scope_of(func, realize)
+    for other in child_blocks(scope) if scope is not None else []:
+        regions = other.block.reads if access == "read" else other.block.writes
+        if other is not realize and any(x.buffer is buffer for x in regions) \
+                and path_to(loop, other) is None:
+            raise ScheduleError(f"{what}: block {other.block.name_hint!r} also {access}s {buffer.name!r} "
+                                f"but is not under loop {loop.loop_var.name!r}", func, block=other.block)
+
+
+def _nest_under(func, realize, loop, blocks, buffer, access: str, dims, preserve_unit_loops):
+    """The loop nest that recomputes ``realize`` over the region of ``buffer`` that ``blocks``
+    under ``loop`` access (``access``: "read" / "write")."""
+    bounds = _all_bounds(func)
+    region = _region_under(func, loop, blocks, buffer, access, bounds)
+    return _new_nest(func, realize, dims, region, buffer, preserve_unit_loops, bounds)
 
 
 def _check_order(func, root, loop, what, block, before: bool) -> None:
@@ -240,12 +253,7 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
         raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} produces a buffer that "
                             f"block {block.name_hint!r} reads", func, loop=loop)
     buffer = next(x.buffer for x in block.reads if any(w.buffer is x.buffer for w in writers[0].block.writes))
-    scope = scope_of(func, realize)
-    for other in child_blocks(scope) if scope is not None else []:
-        if other is not realize and any(w.buffer is buffer for w in other.block.writes) \
-                and path_to(loop, other) is None:
-            raise ScheduleError(f"{what}: block {other.block.name_hint!r} also writes {buffer.name!r} "
-                                f"but is not under loop {loop.loop_var.name!r}", func, block=other.block)
+    _check_others_under(func, realize, loop, buffer, what, "write")
     _check_order(func, root, loop, what, block, before=False)
     loads = _read_indices(func, block, buffer, what)
     dims = _dim_of_iters(func, block, loads, what)
@@ -253,9 +261,7 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
     if reduce_dims:
         raise ScheduleError(f"{what}: block {block.name_hint!r} indexes {buffer.name!r} with a reduction "
                             "iterator", func, block=block)
-    bounds = _all_bounds(func)
-    region = _region_under(func, loop, writers, buffer, "write", bounds)
-    nest = _new_nest(func, realize, dims, region, buffer, preserve_unit_loops, bounds)
+    nest = _nest_under(func, realize, loop, writers, buffer, "write", dims, preserve_unit_loops)
     last = _positions(loop, lambda r: any(w.buffer is buffer for w in r.block.writes))[-1]
     n = len(loop.body.seq) if isinstance(loop.body, SeqStmt) else 1
     new_loop = _insert(loop, nest, last + 1, n, index, func, what)
