@@ -31,6 +31,13 @@ def _keep(idx, axes):
     return [const(0, i.dtype) if d in axes else i for d, i in enumerate(idx)]
 
 
+def _standardize(x, total, total_sq, count, epsilon: float):
+    """``(x - mean) / sqrt(var + eps)`` from the sum and the sum of squares of ``count`` values."""
+    mean = total / count
+    var = total_sq / count - mean * mean
+    return (x - mean) * tir_op.rsqrt(var + const(epsilon, x.dtype))
+
+
 def layer_norm(data, gamma, beta, axis, epsilon: float = 1e-5) -> te.Tensor:
     """``(x - mean) / sqrt(var + eps) * gamma + beta`` over ``axis``; gamma/beta span those dims."""
     axes = normalize_axis(axis, data.ndim)
@@ -39,9 +46,7 @@ def layer_norm(data, gamma, beta, axis, epsilon: float = 1e-5) -> te.Tensor:
 
     def f(*idx):
         red = _keep(idx, axes)
-        mean = s(*red) / count
-        var = sq(*red) / count - mean * mean
-        out = (data(*idx) - mean) * tir_op.rsqrt(var + const(epsilon, data.dtype))
+        out = _standardize(data(*idx), s(*red), sq(*red), count, epsilon)
         aff = [idx[d] for d in axes]
         if gamma is not None:
             out = out * gamma(*aff)
@@ -83,9 +88,7 @@ def group_norm(data, gamma, beta, num_groups: int, channel_axis: int, axes, epsi
         g = tir_op.floordiv(idx[c_axis], per_group)
         gidx = list(idx[:c_axis]) + [g, tir_op.floormod(idx[c_axis], per_group)] + list(idx[c_axis + 1:])
         red = _keep(gidx, red_axes)
-        mean = s(*red) / count
-        var = sq(*red) / count - mean * mean
-        out = (data(*idx) - mean) * tir_op.rsqrt(var + const(epsilon, data.dtype))
+        out = _standardize(data(*idx), s(*red), sq(*red), count, epsilon)
         return out * gamma(idx[c_axis]) + beta(idx[c_axis])
 
     return te.compute(data.shape, f, name="T_group_norm")
@@ -124,9 +127,7 @@ def instance_norm(data, gamma, beta, channel_axis: int, axis, epsilon: float = 1
 
     def f(*idx):
         red = _keep(idx, axes)
-        mean = s(*red) / count
-        var = sq(*red) / count - mean * mean
-        out = (data(*idx) - mean) * tir_op.rsqrt(var + const(epsilon, data.dtype))
+        out = _standardize(data(*idx), s(*red), sq(*red), count, epsilon)
         if gamma is not None:
             out = out * gamma(idx[c_axis])
         if beta is not None:
