@@ -104,6 +104,25 @@ def test_unsupported_attribute_names_it():
         LegalizeOps()(bb.get())
 
 
+@pytest.mark.parametrize("op", ["group_norm", "instance_norm"])
+def test_norm_without_center_or_scale_is_refused(op):
+    x = relax.Var("x", TensorStructInfo([1, 4, 2, 2], "float32"))
+    g = relax.Var("g", TensorStructInfo([4], "float32"))
+    b = relax.Var("b", TensorStructInfo([4], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, g, b]):
+        with bb.dataflow():
+            if op == "group_norm":
+                call = nn.group_norm(x, g, b, 2, 1, [2, 3], center=False)
+            else:
+                call = nn.instance_norm(x, g, b, 1, [2, 3], center=False)
+            out = bb.emit_output(call)
+        bb.emit_func_output(out)
+    match = f"relax.nn.{op} needs center=True and scale=True, got center=False, scale=True"
+    with pytest.raises(NotImplementedError, match=match):
+        LegalizeOps()(bb.get())
+
+
 def test_symbolic_batch_through_vm():
     n = tir.Var("n", "int64")
     mod = LegalizeOps()(_mlp(n))

@@ -53,11 +53,17 @@ def _batch_norm(bb, call):
     return emit_te(bb, call, f, *call.args)
 
 
-def _group_norm(bb, call):
+def _with_center_and_scale(call):
+    """``call.attrs``, refusing a norm without both its shift and its scale (no kernel for that)."""
     a = call.attrs
     if not (a.center and a.scale):
-        raise NotImplementedError("LegalizeOps: relax.nn.group_norm needs center=True and scale=True, "
+        raise NotImplementedError(f"LegalizeOps: {call.op.name} needs center=True and scale=True, "
                                   f"got center={a.center}, scale={a.scale}")
+    return a
+
+
+def _group_norm(bb, call):
+    a = _with_center_and_scale(call)
 
     def f(x, gamma, beta):
         return topi.nn.group_norm(x, gamma, beta, a.num_groups, a.channel_axis, list(a.axes), a.epsilon)
@@ -86,10 +92,7 @@ def _prelu(bb, call):
 
 
 def _instance_norm(bb, call):
-    a = call.attrs
-    if not (a.center and a.scale):
-        raise NotImplementedError("LegalizeOps: relax.nn.instance_norm needs center=True and scale=True, "
-                                  f"got center={a.center}, scale={a.scale}")
+    a = _with_center_and_scale(call)
 
     def f(x, gamma, beta):
         return topi.nn.instance_norm(x, gamma, beta, a.channel_axis, list(a.axes), a.epsilon)
