@@ -2,21 +2,11 @@
 
 import pytest
 from sched_helpers import check
+from sched_scripts import matmul_16
 from sched_workloads import elementwise, matmul, row_sum
 
 from ember.script import tir as T
 from ember.tir import For, ForKind, Schedule, ScheduleError
-
-
-@T.prim_func
-def matmul_16(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"),
-              C: T.Buffer((16, 16), "float32")):
-    for i, j, k in T.grid(16, 16, 16):
-        with T.block("C"):
-            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-            with T.init():
-                C[vi, vj] = T.float32(0)
-            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 
 
 @T.prim_func
