@@ -2,16 +2,13 @@
 
 import numpy as np
 import pytest
+from relax_sinfo_helpers import T
 
 from ember import relax, tir
 from ember.ir import IRModule
 from ember.relax import op as R
 from ember.relax.analysis import well_formed
 from ember.relax.reference import run
-
-
-def T(shape, dtype="float32"):
-    return relax.TensorStructInfo(shape, dtype)
 
 
 def build_mlp():

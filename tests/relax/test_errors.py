@@ -2,22 +2,11 @@
 
 import numpy as np
 import pytest
+from relax_sinfo_helpers import T, infer, var
 
 from ember import relax, tir
 from ember.relax import op as R
 from ember.relax.reference import RelaxInterpreterError, run
-
-
-def T(shape, dtype="float32"):
-    return relax.TensorStructInfo(shape, dtype)
-
-
-def var(name, shape, dtype="float32"):
-    return relax.Var(name, T(shape, dtype))
-
-
-def infer(call):
-    return relax.BlockBuilder().normalize(call).struct_info
 
 
 x23 = var("x", [2, 3])

@@ -1,23 +1,12 @@
 """Struct-info inference of Relax operators: static and symbolic shapes, error messages."""
 
 import pytest
+from relax_sinfo_helpers import T, infer, var
 
 from ember import relax, tir
 from ember.relax import op as R
 from ember.relax.struct_info import TensorStructInfo, TupleStructInfo, shape_values
 from ember.relax.struct_info import static_dims
-
-
-def T(shape, dtype="float32"):
-    return relax.TensorStructInfo(shape, dtype)
-
-
-def var(name, shape, dtype="float32"):
-    return relax.Var(name, T(shape, dtype))
-
-
-def infer(call):
-    return relax.BlockBuilder().normalize(call).struct_info
 
 
 def dims(sinfo):
