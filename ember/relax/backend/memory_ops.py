@@ -12,7 +12,8 @@ from __future__ import annotations
 from ember.ir import DataType, Op
 
 from ..expr import Call, DataTypeImm, Expr, PrimValue, ShapeExpr, StringImm
-from ..op.base import register, shape_arg
+from ..op._infer import allocated_tensor
+from ..op.base import register
 from ..struct_info import ObjectStructInfo, TensorStructInfo, TupleStructInfo
 
 __all__ = ["alloc_storage", "alloc_tensor", "kill_storage", "kill_tensor", "MEMORY_OPS"]
@@ -23,11 +24,7 @@ def _infer_storage(call: Call, ctx) -> ObjectStructInfo:
 
 
 def _infer_tensor(call: Call, ctx) -> TensorStructInfo:
-    values = shape_arg(call, 2)
-    dtype = call.args[3].value
-    if values is None:
-        return TensorStructInfo(None, dtype, ndim=call.args[2].struct_info.ndim)
-    return TensorStructInfo(list(values), dtype)
+    return allocated_tensor(call, 2, 3)
 
 
 def _infer_void(call: Call, ctx) -> TupleStructInfo:

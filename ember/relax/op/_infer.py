@@ -6,9 +6,10 @@ from ember.ir import DataType, IntImm, PrimExpr
 
 from .._arith import as_int, prove_equal, simplify
 from ..struct_info import PrimStructInfo, TensorStructInfo, shape_values
-from .base import op_name, shape_str
+from .base import normalize_axis, op_name, shape_arg, shape_str, tensor_arg
 
-__all__ = ["broadcast_shapes", "binary_dtype", "as_tensor_sinfo", "tensor", "prod"]
+__all__ = ["broadcast_shapes", "binary_dtype", "as_tensor_sinfo", "tensor", "prod",
+           "allocated_tensor", "same_checking_axis"]
 
 
 def tensor(values, dtype, vdevice=None, ndim: int = -1) -> TensorStructInfo:
@@ -16,6 +17,24 @@ def tensor(values, dtype, vdevice=None, ndim: int = -1) -> TensorStructInfo:
     if values is None:
         return TensorStructInfo(None, dtype, vdevice, ndim)
     return TensorStructInfo(list(values), dtype, vdevice)
+
+
+def allocated_tensor(call, shape_index: int, dtype_index: int) -> TensorStructInfo:
+    """An allocation's result: the shape is argument ``shape_index``, the dtype (a
+    DataTypeImm) argument ``dtype_index``."""
+    values = shape_arg(call, shape_index)
+    dtype = call.args[dtype_index].value
+    if values is None:
+        return TensorStructInfo(None, dtype, ndim=call.args[shape_index].struct_info.ndim)
+    return TensorStructInfo(list(values), dtype)
+
+
+def same_checking_axis(call, ctx) -> TensorStructInfo:
+    """The struct info of the data argument, once ``call.attrs.axis`` is checked against it."""
+    x = tensor_arg(call, 0)
+    if x.ndim != -1:
+        normalize_axis(call, call.attrs.axis, x.ndim)
+    return TensorStructInfo(x.shape, x.dtype, x.vdevice, x.ndim)
 
 
 def as_tensor_sinfo(call, i: int) -> TensorStructInfo:

@@ -7,17 +7,14 @@ from ember.ir import DataType, as_expr, node
 from ..expr import Call, DataTypeImm, PrimValue, ShapeExpr, StringImm
 from ..struct_info import TensorStructInfo
 from .attrs import Attrs
-from .base import make_call, register, shape_arg
+from ._infer import allocated_tensor
+from .base import make_call, register
 
 __all__ = ["alloc_tensor", "stop_lift_params"]
 
 
 def _infer_alloc(call: Call, ctx) -> TensorStructInfo:
-    values = shape_arg(call, 0)
-    dtype = call.args[1].value
-    if values is None:
-        return TensorStructInfo(None, dtype, ndim=call.args[0].struct_info.ndim)
-    return TensorStructInfo(list(values), dtype)
+    return allocated_tensor(call, 0, 1)
 
 
 register("builtin.alloc_tensor", _infer_alloc, arg_names=("shape", "dtype", "runtime_device_index", "storage_scope"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._arith import simplify
 from ..expr import Call
 from ..struct_info import TensorStructInfo, shape_values
-from ._infer import prod, tensor
+from ._infer import prod, same_checking_axis, tensor
 from .attrs import FlipAttrs, RepeatAttrs, TileAttrs
 from .base import make_call, normalize_axis, register, tensor_arg
 
@@ -61,14 +61,7 @@ def repeat(data, repeats: int, axis: int | None = None) -> Call:
     return make_call("repeat", [data], RepeatAttrs(int(repeats), axis))
 
 
-def _infer_flip(call: Call, ctx) -> TensorStructInfo:
-    x = tensor_arg(call, 0)
-    if x.ndim != -1:
-        normalize_axis(call, call.attrs.axis, x.ndim)
-    return TensorStructInfo(x.shape, x.dtype, x.vdevice, x.ndim)
-
-
-register("flip", _infer_flip, arg_names=("data",))
+register("flip", same_checking_axis, arg_names=("data",))
 
 
 def flip(data, axis: int) -> Call:

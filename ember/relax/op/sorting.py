@@ -6,21 +6,14 @@ from ember.ir import DataType, as_expr
 
 from ..expr import Call
 from ..struct_info import TensorStructInfo, TupleStructInfo, shape_values
-from ._infer import prod, tensor
+from ._infer import prod, same_checking_axis, tensor
 from .attrs import ArgsortAttrs, ScanopAttrs, SortAttrs, TopKAttrs
 from .base import make_call, normalize_axis, register, tensor_arg
 
 __all__ = ["sort", "argsort", "topk", "cumsum", "cumprod"]
 
 
-def _same(call: Call, ctx) -> TensorStructInfo:
-    x = tensor_arg(call, 0)
-    if x.ndim != -1:
-        normalize_axis(call, call.attrs.axis, x.ndim)
-    return TensorStructInfo(x.shape, x.dtype, x.vdevice, x.ndim)
-
-
-register("sort", _same, arg_names=("x",))
+register("sort", same_checking_axis, arg_names=("x",))
 
 
 def sort(x, axis: int = -1, descending: bool = False) -> Call:
@@ -28,7 +21,7 @@ def sort(x, axis: int = -1, descending: bool = False) -> Call:
 
 
 def _infer_argsort(call: Call, ctx) -> TensorStructInfo:
-    x = _same(call, ctx)
+    x = same_checking_axis(call, ctx)
     return TensorStructInfo(x.shape, call.attrs.dtype, x.vdevice, x.ndim)
 
 
