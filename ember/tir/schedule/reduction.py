@@ -125,7 +125,6 @@ def rfactor(func, loop: For, factor_axis: int):
     if not kinds or any(k != IterVarType.CommReduce for k in kinds):
         raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
                             f"block {block.name_hint!r}", func, loop=loop)
-    _check_rf_predicate(func, realize, loop, loops_above(func, realize))
     store = block.body
     out = store.buffer
     ndim = len(out.shape)
@@ -194,6 +193,9 @@ def rfactor(func, loop: For, factor_axis: int):
     wb_block = replace(wb_block, reads=reads, writes=writes)
     values = tuple(substitute(v, vmap) for _, v in spatial) + (substitute(binding, vmap),)
     pred = _predicate_for(realize.predicate, set(vmap), vmap)
+    for cond in _rf_reached(func, realize, loop, loops, keep):  # skip partials never initialised
+        cond = substitute(cond, vmap)
+        pred = cond if is_true(pred) else And(pred, cond)
     wb_nest = _wrap(copies, vmap, BlockRealize(values, pred, wb_block))
 
     root = subtree_root(func, realize)
@@ -209,30 +211,32 @@ def rfactor(func, loop: For, factor_axis: int):
     return func, rf_block.name_hint
 
 
-def _check_rf_predicate(func, realize, loop, loops) -> None:
-    """Every value of the rfactor loop must run at least one reduction step, or its
-    partial result would never be initialised: with the other loops at their minimum the
-    predicate (``x < n`` conjuncts with non-negative coefficients) must still hold."""
+def _rf_reached(func, realize, loop, loops, kept: set) -> list:
+    """Conditions (over the kept loops) under which a value of the rfactor loop runs at
+    least one reduction step.  A value that never runs one leaves its partial result
+    uninitialised, so the write-back block must skip it.  Only ``x < n`` conjuncts that
+    grow with the dropped loops are understood: with those loops at their minimum the
+    conjunct says exactly whether any step runs.  Conjuncts that provably always hold
+    there give no condition."""
     from ember.ir import LT
 
     from . import _arith
 
     lv = loop.loop_var
+    reached = []
     for c in _conjuncts(realize.predicate):
         if lv not in vars_in(c):
             continue
-        ok = isinstance(c, LT)
-        if ok:
-            lin = _arith.linear(c.a)
-            ok = all(coeff >= 0 for _, coeff in lin.terms.values())
-        if ok:
-            point = {lp.loop_var: lp.min for lp in loops if lp.loop_var is not lv}
-            point[lv] = _arith.simplify(loop.min + loop.extent - 1)
-            value = _arith.as_int(_arith.simplify(substitute(c.a, point))), _arith.as_int(c.b)
-            ok = None not in value and value[0] < value[1]
-        if not ok:
-            raise ScheduleError(f"rfactor: some values of loop {lv.name!r} never run a reduction step "
-                                f"under the predicate {c!r}", func, loop=loop)
+        if not (isinstance(c, LT) and all(coeff >= 0 for _, coeff in _arith.linear(c.a).terms.values())):
+            raise ScheduleError(f"rfactor: cannot tell which values of loop {lv.name!r} run a reduction "
+                                f"step under the predicate {c!r}", func, loop=loop)
+        at_start = {lp.loop_var: lp.min for lp in loops if lp.loop_var not in kept}
+        worst = {lp.loop_var: lp.min for lp in loops if lp.loop_var is not lv}
+        worst[lv] = _arith.simplify(loop.min + loop.extent - 1)
+        value = _arith.as_int(_arith.simplify(substitute(c.a, worst))), _arith.as_int(c.b)
+        if None in value or value[0] >= value[1]:
+            reached.append(_arith.simplify(substitute(c, at_start)))
+    return reached
 
 
 def _find_scope_block(func, name):

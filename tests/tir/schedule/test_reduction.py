@@ -136,10 +136,31 @@ def test_rfactor_fused_spatial_reduce_loop_error():
         sch.rfactor(k1, 0)
 
 
-def test_rfactor_loop_with_empty_iterations_error():
+def test_rfactor_loop_with_empty_iterations_skips_them():
+    # k11 == 1 never runs a reduction step: its partial result is never initialised, so
+    # the write-back block must not read it (it gets the predicate instead of a refusal)
     sch = Schedule(row_sum(4, 12))
     _, k = sch.get_loops(sch.get_block("B"))
     _, k1 = sch.split(k, [None, 1])
     _, k11 = sch.split(k1, [None, 2])
-    with pytest.raises(ScheduleError, match="never run a reduction step"):
-        sch.rfactor(k11, 0)
+    sch.rfactor(k11, 0)
+    check(sch, row_sum(4, 12))
+
+
+@T.prim_func
+def row_sum_odd_predicate(A: T.Buffer((4, 16), "float32"), B: T.Buffer((4,), "float32")):
+    for i, k_0, k_1 in T.grid(4, 4, 4):
+        with T.block("B"):
+            vi = T.axis.spatial(4, i)
+            vk = T.axis.reduce(16, k_0 * 4 + k_1)
+            T.where(k_1 - k_0 < 3)
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+def test_rfactor_of_a_predicate_it_cannot_read_is_refused():
+    sch = Schedule(row_sum_odd_predicate)
+    _, _, k_1 = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="cannot tell which values of loop 'k_1' run a reduction step"):
+        sch.rfactor(k_1, 0)
