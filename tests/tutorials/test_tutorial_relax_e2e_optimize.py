@@ -57,8 +57,6 @@ def test_torch_tensors_go_in_through_dlpack(case):
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.skip(reason="gap: nn.export_tvm names the Relax parameters 'conv_weight' while param_spec "
-                         "says 'conv.weight', so BindParams keyed by the param_spec names fails")
 def test_bind_params_by_param_spec_names(case):
     mod, params, x, ref = case
     mod = relax.transform.BindParams("forward", {n: p.numpy() for n, p in params.items()})(mod)

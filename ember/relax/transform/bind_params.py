@@ -29,6 +29,8 @@ def bind_params(mod: IRModule, params: dict, func_name: str = "main") -> IRModul
     unknown = []
     for key, value in params.items():
         param = key if isinstance(key, Var) and key in func.params else by_name.get(key)
+        if param is None and isinstance(key, str):  # nn's param_spec says "fc1.weight" for fc1_weight
+            param = by_name.get(key.replace(".", "_"))
         if param is None:
             unknown.append(key.name_hint if isinstance(key, Var) else key)
             continue
