@@ -1,0 +1,56 @@
+"""Small helpers the CPU rules share: vector lanes for a dtype, inlining spatial producers,
+and the "fuse, split, parallel outer, vectorise inner" treatment of a spatial loop nest."""
+
+from __future__ import annotations
+
+from ember.target import Target
+from ember.tir.schedule import Schedule, ScheduleError
+
+from ..analysis import BlockInfo, const_int
+
+# below this many elements a loop nest runs on one thread (OpenMP start-up costs more)
+PARALLEL_MIN = 1 << 14
+
+
+def lanes_for(target: Target, bits: int) -> int:
+    """Vector lanes of one register of the target for elements of ``bits`` bits."""
+    return max(1, target.vector_width_bits // max(bits, 8))
+
+
+def inline_spatial_producers(sch: Schedule, blocks: list[BlockInfo], keep) -> list:
+    """Inline every spatial block whose output is an intermediate; returns the blocks left."""
+    left = []
+    for b in blocks:
+        if b.is_spatial() and b.rv not in keep:
+            try:
+                sch.compute_inline(b.rv)
+                continue
+            except ScheduleError:
+                pass
+        left.append(b)
+    return left
+
+
+def contiguous_inner(info: BlockInfo) -> bool:
+    """Whether the innermost block iterator indexes the last dimension of every write."""
+    last = len(info.kinds) - 1
+    return all(w.dims and w.dims[-1] == frozenset({last}) for w in info.writes)
+
+
+def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
+    """Fuse a spatial block's loops, run chunks of it in parallel, vectorise the inner lanes."""
+    loops = sch.get_loops(info.rv)
+    if not loops:
+        return
+    bits = info.writes[0].buffer.dtype.bits if info.writes else 32
+    lanes = lanes_for(target, bits)
+    vector = contiguous_inner(info)
+    fused = sch.fuse(*loops) if len(loops) > 1 else loops[0]
+    total = const_int(sch.get(fused).extent)
+    if vector and (total is None or total >= lanes):
+        outer, inner = sch.split(fused, factors=[None, lanes])
+        sch.vectorize(inner)
+    else:
+        outer = fused
+    if target.num_cores > 1 and (total is None or total >= PARALLEL_MIN):
+        sch.parallel(outer)

@@ -1,0 +1,196 @@
+"""``Matmul``: register- and cache-tiled schedule for matmul / dense / batch-matmul blocks.
+
+Detection (no names): a reduction block whose output is indexed by its spatial iterators,
+reading two operands A and B where the reduction iterator ``k`` indexes both, ``i`` only A
+and the output, ``j`` only B and the output, and any batch iterators all three.  Spatial
+blocks before it (a transposed weight read, a cast) are inlined into it; spatial blocks
+after it (bias add, relu, gelu …) are inlined into one epilogue computed per tile.
+
+Loop nest (the schedule of benchmarks/bench_gemm.py, generalised)::
+
+    batch·j_0 (parallel)              optional: B packed into a [K, nr] panel here
+      i_0                             accumulator tile (or epilogue) written back here
+        k
+          i_1 (unrolled mr) · j_1_0 (unrolled nr/lanes) · j_1_1 (vectorised lanes)
+
+Small M (batch 1, GEMV-like) uses mr = M and no packing: parallel over column panels,
+vectorised over N with ``x[k]`` broadcast.  Ragged M or N (and symbolic M) are split with
+predicates.  The function may contract a*b+c into FMAs (``contract_fma``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ember.target import Target
+from ember.tir import PrimFunc
+from ember.tir.schedule import Schedule, ScheduleError
+
+from ..analysis import BlockInfo, const_int, root_blocks
+from ..base import ScheduleRule, func_name
+
+MR, NR = 4, 64
+
+
+@dataclass(frozen=True)
+class MatmulRoles:
+    """Block-iterator positions of a matmul-like block, and its operand accesses."""
+
+    batch: tuple
+    i: int | None
+    j: int
+    k: int
+    a: object  # Access
+    b: object  # Access
+
+
+def _match(info: BlockInfo) -> MatmulRoles | str:
+    """The roles of a matmul-like block's iterators, or why it is not one."""
+    if not info.is_reduction() or not info.binds_one_to_one:
+        return "not a reduction block driven one loop per iterator"
+    if len(info.writes) != 1 or len(info.reads) != 2:
+        return f"reads {len(info.reads)} operands and writes {len(info.writes)} buffers (want 2 and 1)"
+    out = info.writes[0]
+    if any(len(d) != 1 for d in out.dims):
+        return "output indices are not one iterator each"
+    s_out = out.iters()
+    reds = {n for n, c in enumerate(info.kinds) if c == "R"}
+    if len(reds) != 1 or s_out != {n for n, c in enumerate(info.kinds) if c == "S"}:
+        return "wants one reduction iterator and every spatial iterator in the output"
+    (k,) = reds
+    x, y = info.reads
+    if k not in x.iters() or k not in y.iters():
+        return "the reduction iterator does not index both operands"
+    if any(len(d) > 1 for d in x.dims + y.dims):
+        return "an operand index mixes iterators (a convolution?)"
+    for a, b in ((x, y), (y, x)):
+        only_b = (b.iters() - a.iters()) & s_out
+        only_a = (a.iters() - b.iters()) & s_out
+        if len(only_b) == 1 and len(only_a) <= 1:
+            batch = tuple(sorted(a.iters() & b.iters() & s_out))
+            if set(batch) | only_a | only_b != s_out:
+                continue
+            return MatmulRoles(batch, next(iter(only_a), None), next(iter(only_b)), k, a, b)
+    return "no operand pair with one row and one column iterator"
+
+
+def _pick_nr(n: int | None, lanes: int) -> int:
+    """Column panel width: NR, or the smallest multiple of lanes covering a narrow N."""
+    if n is None or n >= NR:
+        return NR
+    return max(lanes, -(-n // lanes) * lanes)
+
+
+class Matmul(ScheduleRule):
+    """Tiled GEMM / GEMV schedule for matmul-like reductions with fused prologue and epilogue."""
+
+    contract_fma = True
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        sch = Schedule(func)
+        blocks = root_blocks(sch)
+        found = [(n, _match(b)) for n, b in enumerate(blocks)]
+        hits = [(n, r) for n, r in found if isinstance(r, MatmulRoles)]
+        if len(hits) != 1:
+            why = "; ".join(f"{blocks[n].name}: {r}" for n, r in found if isinstance(r, str))
+            self.decline(name, f"{len(hits)} matmul-like blocks ({why})")
+            return None
+        pos, roles = hits[0]
+        others = [b for n, b in enumerate(blocks) if n != pos]
+        if not all(b.is_spatial() for b in others):
+            self.decline(name, "another reduction shares the function")
+            return None
+        for b in blocks[:pos]:  # prologue: inline into the matmul
+            sch.compute_inline(b.rv)
+        epilogue = [b.rv for b in blocks[pos + 1:]]
+        for rv in epilogue[:-1]:
+            sch.compute_inline(rv)
+        info = root_blocks(sch)
+        mm_info = next(b for b in info if b.is_reduction())
+        roles = _match(mm_info)
+        if isinstance(roles, str):
+            self.decline(name, f"after inlining the prologue: {roles}")
+            return None
+        self._tile(sch, mm_info, roles, epilogue[-1] if epilogue else None, target)
+        return sch
+
+    def _tile(self, sch: Schedule, info: BlockInfo, roles: MatmulRoles, epilogue, target: Target) -> None:
+        mm = info.rv
+        loops = info.loops
+        bits = info.writes[0].buffer.dtype.bits
+        lanes = max(1, target.vector_width_bits // bits)
+        m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
+        n = const_int(info.loop_extents[roles.j])
+        # symbolic M: one row per tile (a predicated row split leaves the accumulator
+        # uncompacted); small M: all rows in one tile
+        mr = 1 if m is None else min(m, MR)
+        nr = _pick_nr(n, lanes)
+        j_0, j_1 = sch.split(loops[roles.j], factors=[None, nr])
+        if roles.i is not None:
+            i_0, i_1 = sch.split(loops[roles.i], factors=[None, mr])
+        else:
+            i_0 = i_1 = None
+        batch = [loops[p] for p in roles.batch]
+        order = [*batch, j_0, *(x for x in (i_0,) if x is not None), loops[roles.k],
+                 *(x for x in (i_1,) if x is not None), j_1]
+        sch.reorder(*order)
+        outer = sch.fuse(*batch, j_0) if batch else j_0
+        tile = i_0 if i_0 is not None else outer
+        if self._should_pack(info, roles, m, n):
+            self._pack_b(sch, mm, info, roles, outer, nr)
+        # the accumulator tile gets its own local buffer (compacted to mr × nr), written
+        # back once per tile through the epilogue, inlined into the write-back
+        tail = sch.cache_write(mm, 0, "local")
+        sch.reverse_compute_at(tail, tile)
+        if epilogue is not None:
+            try:
+                sch.reverse_compute_inline(epilogue)
+            except ScheduleError as err:  # e.g. the epilogue reads the tile at a constant row
+                self.decline("epilogue", f"kept as its own loop nest: {str(err).splitlines()[0]}")
+                _vectorize_inner(sch, epilogue, lanes)
+        sch.decompose_reduction(mm, loops[roles.k])
+        j_1_0, j_1_1 = sch.split(j_1, factors=[None, lanes])
+        if i_1 is not None:
+            sch.unroll(i_1)
+        sch.unroll(j_1_0)
+        sch.vectorize(j_1_1)
+        sch.parallel(outer)
+        _vectorize_inner(sch, tail, lanes)
+
+    @staticmethod
+    def _should_pack(info: BlockInfo, roles: MatmulRoles, m: int | None, n: int | None) -> bool:
+        """Pack B into panels when it is shared by all batches and worth the copy: many rows
+        of A reuse each panel, or B is read across its contiguous dimension."""
+        b = roles.b
+        if any(p in b.iters() for p in roles.batch):
+            return False
+        transposed = roles.j not in b.dims[-1]
+        big = m is not None and m >= 64 and (n or 0) >= 256
+        return transposed or big
+
+    @staticmethod
+    def _pack_b(sch: Schedule, mm, info: BlockInfo, roles: MatmulRoles, outer, nr: int) -> None:
+        block = sch.get(mm)
+        index = next(n for n, r in enumerate(block.reads) if r.buffer is roles.b.buffer)
+        panel = sch.cache_read(mm, index, "global")
+        sch.compute_at(panel, outer)
+        dims = roles.b.dims
+        jd = next(d for d, s in enumerate(dims) if roles.j in s)
+        kd = next(d for d, s in enumerate(dims) if roles.k in s)
+        if len(dims) == 2:
+            def to_panel(*ax):
+                return (ax[jd] // nr, ax[kd], ax[jd] % nr)
+
+            sch.transform_layout(panel, ("write", 0), to_panel)
+        loops = sch.get_loops(panel)
+        if jd == len(dims) - 1:
+            sch.vectorize(loops[-1])
+
+
+def _vectorize_inner(sch: Schedule, block, lanes: int) -> None:
+    """Vectorise the innermost loop of a write-back / epilogue block when it is a whole vector."""
+    loops = sch.get_loops(block)
+    extent = const_int(sch.get(loops[-1]).extent)
+    if extent is not None and extent > 1:
+        sch.vectorize(loops[-1])

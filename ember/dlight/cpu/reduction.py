@@ -1,0 +1,81 @@
+"""``Reduction``: schedule for row reductions and what surrounds them (softmax, layer_norm,
+sum, mean, max …).
+
+Shape matched: every block is spatial or a reduction whose iterators are spatial ones
+followed by reduction ones ("SSRR"), with one loop per iterator.  Spatial intermediates
+are inlined; the function's last block is the anchor: its leading loops that match the
+reductions' spatial iterators are fused and run in parallel, every other block is moved
+under them (``compute_at``, last producer first), so one row's reductions and its
+normalisation run back to back on one core while the row is in cache.  Spatial blocks
+then have their contiguous inner loop vectorised; reduction loops stay serial so the
+result is bit-exact (reassociating them would need ``-fast-math``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ember.target import Target
+from ember.tir import PrimFunc
+from ember.tir.schedule import Schedule
+
+from ..analysis import BlockInfo, const_int, root_blocks
+from ..base import ScheduleRule, func_name
+from .common import PARALLEL_MIN, contiguous_inner, inline_spatial_producers, lanes_for
+
+_ROW_REDUCTION = re.compile(r"S*R+")
+
+
+def _leading_spatial(info: BlockInfo) -> int:
+    return len(info.kinds) - len(info.kinds.lstrip("S"))
+
+
+class Reduction(ScheduleRule):
+    """Rows in parallel, each row's reductions and epilogue fused under the row loop."""
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        sch = Schedule(func)
+        blocks = root_blocks(sch)
+        reductions = [b for b in blocks if b.is_reduction()]
+        if not reductions:
+            self.decline(name, "no reduction block")
+            return None
+        if not all(b.binds_one_to_one and (b.is_spatial() or _ROW_REDUCTION.fullmatch(b.kinds))
+                   for b in blocks):
+            self.decline(name, "a block is neither spatial nor a row reduction (S…SR…R)")
+            return None
+        inline_spatial_producers(sch, blocks[:-1], keep=())
+        blocks = root_blocks(sch)
+        anchor = blocks[-1]
+        rows = min(_leading_spatial(b) for b in blocks if b.is_reduction())
+        rows = min(rows, _leading_spatial(anchor))
+        if rows == 0:
+            self.decline(name, "the reductions have no spatial row loop to share")
+            return None
+        loops = anchor.loops
+        for info in reversed(blocks[:-1]):
+            sch.compute_at(info.rv, loops[rows - 1], preserve_unit_loops=True)
+        row = sch.fuse(*loops[:rows]) if rows > 1 else loops[0]
+        n_rows = const_int(sch.get(row).extent)
+        work = 1
+        for e in anchor.loop_extents:
+            work *= const_int(e) or PARALLEL_MIN
+        if target.num_cores > 1 and (n_rows is None or (n_rows > 1 and work >= 4096)):
+            sch.parallel(row)
+        for info in root_blocks_under(sch, blocks):
+            if info.is_spatial() and len(info.loops) > rows and contiguous_inner(info):
+                inner = sch.get(info.loops[-1])
+                lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
+                extent = const_int(inner.extent)
+                if extent is None or extent >= lanes:
+                    _, vec = sch.split(info.loops[-1], factors=[None, lanes])
+                    sch.vectorize(vec)
+        return sch
+
+
+def root_blocks_under(sch: Schedule, blocks: list[BlockInfo]) -> list[BlockInfo]:
+    """Fresh facts (loops) about ``blocks`` after they moved."""
+    from ..analysis import block_info
+
+    return [block_info(sch, b.rv) for b in blocks]
