@@ -38,12 +38,15 @@ def _pipeline(pipeline) -> Pass | None:
 
 def build(mod: IRModule | Function, target: Any = None, params: dict | None = None,
           pipeline: str | Pass | None = "default_build", exec_mode: str = "bytecode",
-          system_lib: bool | None = None, relax_pipeline: Any = None, tir_pipeline: Any = None) -> Executable:
+          system_lib: bool | None = None, relax_pipeline: Any = None, tir_pipeline: Any = None,
+          default_schedule: bool | None = None) -> Executable:
     """Compile ``mod`` for ``target`` (default: the current target, else "llvm").
 
     ``pipeline``: the lowering to the VM — a pipeline name, a Pass, or None when ``mod``
     is already lowered.  ``relax_pipeline`` (TVM's name), when given, runs first (e.g.
-    ``relax.get_pipeline("zero")``).
+    ``relax.get_pipeline("zero")``).  ``default_schedule`` (default: PassContext config
+    ``relax.build.default_schedule``, else True) schedules kernels nobody scheduled with
+    ``ember.dlight``'s CPU rules.
     """
     if isinstance(mod, Function):
         mod = IRModule.from_expr(mod)
@@ -64,9 +67,23 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
         stage = _pipeline(stage)
         if stage is not None:
             mod = stage(mod)
+    mod = _default_schedule(mod, target, default_schedule)
     exe = codegen(mod, target)
     exe.memory_plans = dict(mod.attrs.get(PLAN_ATTR) or {})
     return exe
+
+
+def _default_schedule(mod: IRModule, target: Target, enabled: bool | None) -> IRModule:
+    """Unscheduled PrimFuncs scheduled by ember.dlight's CPU rules (llvm targets only)."""
+    if enabled is None:
+        from ember.transform import PassContext
+
+        enabled = bool(PassContext.current().config.get("relax.build.default_schedule", True))
+    if not enabled or target.kind.name != "llvm":
+        return mod
+    from ember.dlight import ApplyDefaultSchedule, cpu
+
+    return ApplyDefaultSchedule(*cpu.default_rules(), target=target)(mod)
 
 
 def compile(mod: Any, target: Any = None, **kwargs) -> Any:  # noqa: A001 - TVM's name (tvm.compile)

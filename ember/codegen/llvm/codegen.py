@@ -106,6 +106,10 @@ class CodeGenLLVM(ExprEmitter):
         self.checks = []
         self._name = name
         self.noalias = bool(func.attrs.get("tir.noalias", True))
+        # a kernel scheduled by ember.dlight may allow a*b+c -> FMA for itself only
+        self.float_flags = _float_flags(getattr(self.target, "attrs", {}))
+        if not self.float_flags and func.attrs.get("ember.fast_math_contract"):
+            self.float_flags = ("contract",)
         arg_types = [self._param_type(p) for p in func.params]
         fn = ir.Function(self.module, ir.FunctionType(I32, arg_types), name)
         vars = {}
