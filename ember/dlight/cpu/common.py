@@ -45,12 +45,21 @@ def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
     bits = info.writes[0].buffer.dtype.bits if info.writes else 32
     lanes = lanes_for(target, bits)
     vector = contiguous_inner(info)
-    fused = sch.fuse(*loops) if len(loops) > 1 else loops[0]
+    # loops of different index dtypes (int32 next to int64) are not fused together
+    dtypes = [sch.get(lp).loop_var.dtype for lp in loops]
+    same = len(loops)
+    while same > 1 and dtypes[same - 2] == dtypes[-1]:
+        same -= 1
+    head, tail = loops[:same - 1], loops[same - 1:]
+    fused = sch.fuse(*tail) if len(tail) > 1 else tail[0]
     total = const_int(sch.get(fused).extent)
     if vector and (total is None or total >= lanes):
         outer, inner = sch.split(fused, factors=[None, lanes])
         sch.vectorize(inner)
     else:
         outer = fused
+    if head:
+        total = None if total is None or any(const_int(sch.get(h).extent) is None for h in head) else total
+        outer = head[0]
     if target.num_cores > 1 and (total is None or total >= PARALLEL_MIN):
         sch.parallel(outer)

@@ -17,7 +17,7 @@ import re
 
 from ember.target import Target
 from ember.tir import PrimFunc
-from ember.tir.schedule import Schedule
+from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
@@ -45,14 +45,28 @@ class Reduction(ScheduleRule):
                    for b in blocks):
             self.decline(name, "a block is neither spatial nor a row reduction (S…SR…R)")
             return None
-        inline_spatial_producers(sch, blocks[:-1], keep=())
-        blocks = root_blocks(sch)
-        anchor = blocks[-1]
-        rows = min(_leading_spatial(b) for b in blocks if b.is_reduction())
-        rows = min(rows, _leading_spatial(anchor))
+        rows = min(_leading_spatial(b) for b in blocks if b.is_reduction() or b is blocks[-1])
         if rows == 0:
             self.decline(name, "the reductions have no spatial row loop to share")
             return None
+        # keepdims reductions ("SSR" with a unit row) share fewer loops: try the widest first
+        last_err = None
+        for shared in range(rows, 0, -1):
+            try:
+                return self._schedule(func, shared, target)
+            except ScheduleError as err:
+                last_err = err
+        self.decline(name, f"blocks cannot share a row loop: {str(last_err).splitlines()[0]}")
+        return None
+
+    def _schedule(self, func: PrimFunc, rows: int, target: Target) -> Schedule:
+        sch = Schedule(func)
+        blocks = root_blocks(sch)
+        inline_spatial_producers(sch, blocks[:-1], keep=())
+        blocks = root_blocks(sch)
+        anchor = blocks[-1]
+        if _leading_spatial(anchor) < rows:
+            raise ScheduleError(f"the last block has fewer than {rows} spatial loops")
         loops = anchor.loops
         for info in reversed(blocks[:-1]):
             sch.compute_at(info.rv, loops[rows - 1], preserve_unit_loops=True)

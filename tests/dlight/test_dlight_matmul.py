@@ -1,0 +1,104 @@
+"""dlight.cpu.Matmul: many shapes (odd, batch 1, symbolic) against numpy; the trace's shape."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import te, tir
+from ember.dlight import cpu
+from ember.target import Target
+
+TARGET = Target("llvm")
+
+
+def dense_relu(m, k, n, transposed_weight=False):
+    """``relu(A @ W + bias)``; with ``transposed_weight`` W is stored (n, k) and read transposed."""
+    a = te.placeholder((m, k), name="A")
+    w = te.placeholder((n, k) if transposed_weight else (k, n), name="W")
+    bias = te.placeholder((n,), name="bias")
+    r = te.reduce_axis((0, k), name="k")
+    if transposed_weight:
+        c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * w[j, r], axis=r), name="C")
+    else:
+        c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * w[r, j], axis=r), name="C")
+    d = te.compute((m, n), lambda i, j: te.max(c[i, j] + bias[j], 0.0), name="D")
+    return te.create_prim_func([a, w, bias, d])
+
+
+def matmul_only(m, k, n):
+    a, b = te.placeholder((m, k), name="A"), te.placeholder((k, n), name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def batch_matmul(batch, m, k, n):
+    a, b = te.placeholder((batch, m, k), name="A"), te.placeholder((batch, k, n), name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((batch, m, n), lambda q, i, j: te.sum(a[q, i, r] * b[q, r, j], axis=r), name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def _run(func, *arrays, out_shape):
+    sch = cpu.Matmul().apply(func, TARGET, False)
+    assert sch is not None
+    mod = ember.build(sch.mod, target="llvm")
+    out = np.zeros(out_shape, "float32")
+    mod(*arrays, out)
+    return out, sch
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 784, 256), (32, 784, 256), (7, 33, 129), (1, 1, 1), (129, 7, 10),
+                                   (4, 64, 64), (33, 5, 7)])
+def test_dense_relu_matches_numpy(m, k, n):
+    rng = np.random.default_rng(m * 1000 + n)
+    a, w, b = (rng.standard_normal(s).astype("float32") for s in ((m, k), (k, n), (n,)))
+    out, _ = _run(dense_relu(m, k, n), a, w, b, out_shape=(m, n))
+    np.testing.assert_allclose(out, np.maximum(a @ w + b, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 64, 33), (65, 17, 70)])
+def test_transposed_weight_is_packed_and_correct(m, k, n):
+    rng = np.random.default_rng(1)
+    a, w, b = (rng.standard_normal(s).astype("float32") for s in ((m, k), (n, k), (n,)))
+    out, sch = _run(dense_relu(m, k, n, transposed_weight=True), a, w, b, out_shape=(m, n))
+    np.testing.assert_allclose(out, np.maximum(a @ w.T + b, 0), rtol=1e-4, atol=1e-4)
+    assert "transform_layout" in str(sch.trace)  # the weight panel
+
+
+def test_plain_matmul_trace_has_register_tile():
+    a = np.random.default_rng(2).standard_normal((64, 64)).astype("float32")
+    out, sch = _run(matmul_only(64, 64, 64), a, a, out_shape=(64, 64))
+    np.testing.assert_allclose(out, a @ a, rtol=1e-4, atol=1e-4)
+    trace = str(sch.trace)
+    for step in ("cache_write", "decompose_reduction", "vectorize", "parallel", "unroll"):
+        assert step in trace
+
+
+def test_batch_matmul():
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((3, 5, 9)).astype("float32"), rng.standard_normal((3, 9, 17)).astype("float32")
+    out, _ = _run(batch_matmul(3, 5, 9, 17), a, b, out_shape=(3, 5, 17))
+    np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_symbolic_rows():
+    m = te.var("m", "int64")
+    func = dense_relu(m, 40, 24)
+    rng = np.random.default_rng(4)
+    sch = cpu.Matmul().apply(func, TARGET, False)
+    mod = ember.build(sch.mod, target="llvm")
+    w, b = rng.standard_normal((40, 24)).astype("float32"), rng.standard_normal(24).astype("float32")
+    for rows in (1, 7, 33):
+        a = rng.standard_normal((rows, 40)).astype("float32")
+        out = np.zeros((rows, 24), "float32")
+        mod(a, w, b, out)
+        np.testing.assert_allclose(out, np.maximum(a @ w + b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_declines_non_matmul_with_reason(caplog):
+    x = te.placeholder((8, 8), name="X")
+    y = te.compute((8, 8), lambda i, j: x[i, j] + 1.0, name="Y")
+    with caplog.at_level("DEBUG", logger="ember.dlight"):
+        assert cpu.Matmul().apply(te.create_prim_func([x, y]), TARGET, False) is None
+    assert "Matmul does not apply" in caplog.text and "0 matmul-like blocks" in caplog.text
