@@ -1,0 +1,113 @@
+"""ApplyDefaultSchedule (rule order, attrs, target), relax.build's default schedules and opt-out,
+and the dlight.gpu placeholders."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import dlight, relax, te, topi
+from ember.dlight import cpu
+from ember.ir import IRModule
+from ember.target import Target
+
+
+def _module():
+    x = te.placeholder((8, 16), name="X")
+    w = te.placeholder((16, 32), name="W")
+    r = te.reduce_axis((0, 16), name="k")
+    mm = te.compute((8, 32), lambda i, j: te.sum(x[i, r] * w[r, j], axis=r), name="C")
+    return IRModule({"dense": te.create_prim_func([x, w, mm]),
+                     "relu": te.create_prim_func([x, topi.nn.relu(x)]),
+                     "softmax": te.create_prim_func([x, topi.nn.softmax(x, axis=-1)])})
+
+
+def test_every_function_scheduled_and_marked():
+    with Target("llvm"):
+        mod = dlight.ApplyDefaultSchedule(*cpu.default_rules())(_module())
+    for gv, func in mod.functions.items():
+        assert func.attrs[dlight.IS_SCHEDULED] is True, gv.name_hint
+    assert mod["dense"].attrs.get(dlight.FMA_CONTRACT) is True
+    assert dlight.FMA_CONTRACT not in mod["relu"].attrs
+    rt = ember.build(mod["dense"], target="llvm")
+    x, w = np.random.default_rng(0).standard_normal((8, 16)).astype("float32"), np.ones((16, 32), "float32")
+    out = np.zeros((8, 32), "float32")
+    rt(x, w, out)
+    np.testing.assert_allclose(out, x @ w, rtol=1e-5, atol=1e-5)
+
+
+def test_first_matching_rule_wins_and_scheduled_functions_are_skipped(caplog):
+    mod = _module()
+    with caplog.at_level("DEBUG", logger="ember.dlight"):
+        once = dlight.ApplyDefaultSchedule(cpu.Fallback(), cpu.Elementwise(), target="llvm")(mod)
+    assert "relu: scheduled by Fallback" in caplog.text
+    again = dlight.ApplyDefaultSchedule(cpu.Elementwise(), target="llvm")(once)
+    assert again is once  # everything already carries tir.is_scheduled
+
+
+def test_no_rule_applies_leaves_function_alone():
+    mod = _module()
+    out = dlight.ApplyDefaultSchedule(cpu.Conv2D(), target="llvm")(mod)
+    assert out is mod
+
+
+def test_needs_a_target():
+    with pytest.raises(ValueError, match="ApplyDefaultSchedule: no target"):
+        dlight.ApplyDefaultSchedule(cpu.Fallback())(_module())
+
+
+def test_rejects_non_rules():
+    with pytest.raises(TypeError, match="rule 1 must be a dlight ScheduleRule, got str"):
+        dlight.ApplyDefaultSchedule(cpu.Fallback(), "Matmul")
+
+
+def test_gpu_rules_not_implemented():
+    with pytest.raises(NotImplementedError, match=r"dlight.gpu.Matmul: GPU default schedules"):
+        dlight.gpu.Matmul()
+
+
+def _mlp():
+    from ember.relax.frontend import nn
+
+    class MLP(nn.Module):
+        def __init__(self):
+            self.fc1 = nn.Linear(24, 40)
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Linear(40, 10)
+
+        def forward(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+
+    mod, _ = MLP().export_tvm(spec={"forward": {"x": nn.spec.Tensor(("batch", 24), "float32")}})
+    return relax.get_pipeline("zero")(mod)
+
+
+def _weights():
+    rng = np.random.default_rng(7)
+    return [rng.standard_normal(s).astype("float32") for s in ((40, 24), (40,), (10, 40), (10,))]
+
+
+@pytest.mark.parametrize("opt_out", [None, "arg", "config"])
+def test_relax_build_default_schedule_and_opt_out(opt_out):
+    mod = _mlp()
+    if opt_out == "arg":
+        exe = relax.build(mod, target="llvm", default_schedule=False)
+    elif opt_out == "config":
+        with ember.transform.PassContext(config={"relax.build.default_schedule": False}):
+            exe = relax.build(mod, target="llvm")
+    else:
+        exe = relax.build(mod, target="llvm")
+    vm = relax.VirtualMachine(exe, ember.cpu())
+    w = _weights()
+    for batch in (1, 7):
+        x = np.random.default_rng(batch).standard_normal((batch, 24)).astype("float32")
+        got = vm["forward"](ember.nd.array(x), *[ember.nd.array(a) for a in w]).numpy()
+        np.testing.assert_allclose(got, np.maximum(x @ w[0].T + w[1], 0) @ w[2].T + w[3], rtol=1e-4, atol=1e-5)
+
+
+def test_relax_build_schedules_the_kernels():
+    from ember.relax import vm_build
+
+    scheduled = vm_build._default_schedule(_mlp(), Target("llvm"), None)
+    prim = {gv.name_hint: f for gv, f in scheduled.functions.items() if hasattr(f, "buffer_map")}
+    assert prim and all(f.attrs.get(dlight.IS_SCHEDULED) for f in prim.values())
+    assert vm_build._default_schedule(_mlp(), Target("llvm"), False) is not None
