@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember import te, tir
+from ember import te
 from ember.dlight import cpu
 from ember.target import Target
 

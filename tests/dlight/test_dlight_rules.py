@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember import te, tir, topi
+from ember import te, topi
 from ember.dlight import cpu
 from ember.target import Target
 
