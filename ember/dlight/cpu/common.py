@@ -17,11 +17,12 @@ def lanes_for(target: Target, bits: int) -> int:
     return max(1, target.vector_width_bits // max(bits, 8))
 
 
-def inline_spatial_producers(sch: Schedule, blocks: list[BlockInfo], keep) -> list:
-    """Inline every spatial block whose output is an intermediate; returns the blocks left."""
+def inline_spatial_producers(sch: Schedule, blocks: list[BlockInfo], keep, shared: bool = True) -> list:
+    """Inline every spatial block whose output is an intermediate; returns the blocks left.
+    ``shared=False`` keeps blocks read by several consumers (their work is not repeated)."""
     left = []
     for b in blocks:
-        if b.is_spatial() and b.rv not in keep:
+        if b.is_spatial() and b.rv not in keep and (shared or len(sch.get_consumers(b.rv)) <= 1):
             try:
                 sch.compute_inline(b.rv)
                 continue

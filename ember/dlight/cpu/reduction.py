@@ -62,7 +62,8 @@ class Reduction(ScheduleRule):
     def _schedule(self, func: PrimFunc, rows: int, target: Target) -> Schedule:
         sch = Schedule(func)
         blocks = root_blocks(sch)
-        inline_spatial_producers(sch, blocks[:-1], keep=())
+        # softmax's exp feeds both the sum and the division: computed once per row, not inlined
+        inline_spatial_producers(sch, blocks[:-1], keep=(), shared=False)
         blocks = root_blocks(sch)
         anchor = blocks[-1]
         if _leading_spatial(anchor) < rows:
