@@ -57,7 +57,7 @@ def test_dense_relu_matches_numpy(m, k, n):
     np.testing.assert_allclose(out, np.maximum(a @ w + b, 0), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("m,k,n", [(1, 64, 33), (65, 17, 70)])
+@pytest.mark.parametrize("m,k,n", [(5, 64, 33), (65, 17, 70), (2, 17, 9)])
 def test_transposed_weight_is_packed_and_correct(m, k, n):
     rng = np.random.default_rng(1)
     a, w, b = (rng.standard_normal(s).astype("float32") for s in ((m, k), (n, k), (n,)))
@@ -102,3 +102,12 @@ def test_declines_non_matmul_with_reason(caplog):
     with caplog.at_level("DEBUG", logger="ember.dlight"):
         assert cpu.Matmul().apply(te.create_prim_func([x, y]), TARGET, False) is None
     assert "Matmul does not apply" in caplog.text and "0 matmul-like blocks" in caplog.text
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 784, 256), (3, 48, 33), (2, 32, 5)])
+def test_gemv_along_k_for_nt_weight(m, k, n):
+    rng = np.random.default_rng(9)
+    a, w, b = (rng.standard_normal(s).astype("float32") for s in ((m, k), (n, k), (n,)))
+    out, sch = _run(dense_relu(m, k, n, transposed_weight=True), a, w, b, out_shape=(m, n))
+    np.testing.assert_allclose(out, np.maximum(a @ w.T + b, 0), rtol=1e-4, atol=1e-4)
+    assert "rfactor" in str(sch.trace)

@@ -87,6 +87,13 @@ class Matmul(ScheduleRule):
     contract_fma = True
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        try:
+            return self._apply(func, target, allow_gemv=True)
+        except ScheduleError as err:  # e.g. unit loops the vector-over-k plan cannot reorder
+            self.decline(func_name(func), f"GEMV along k failed ({str(err).splitlines()[0]}); tiling")
+            return self._apply(func, target, allow_gemv=False)
+
+    def _apply(self, func: PrimFunc, target: Target, allow_gemv: bool) -> Schedule | None:
         name = func_name(func)
         sch = Schedule(func)
         blocks = root_blocks(sch)
@@ -112,8 +119,51 @@ class Matmul(ScheduleRule):
         if isinstance(roles, str):
             self.decline(name, f"after inlining the prologue: {roles}")
             return None
-        self._tile(sch, mm_info, roles, epilogue[-1] if epilogue else None, target)
+        last = epilogue[-1] if epilogue else None
+        lanes = max(1, target.vector_width_bits // mm_info.writes[0].buffer.dtype.bits)
+        if allow_gemv and self._gemv_along_k(mm_info, roles, lanes):
+            self._gemv(sch, mm_info, roles, last, lanes, target)
+        else:
+            self._tile(sch, mm_info, roles, last, target)
         return sch
+
+    @staticmethod
+    def _gemv_along_k(info: BlockInfo, roles: MatmulRoles, lanes: int) -> bool:
+        """Few rows and both operands contiguous along k (a dense layer's (N, K) weight):
+        vectorise over k into a vector accumulator instead of packing the weight."""
+        m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
+        k = const_int(info.loop_extents[roles.k])
+        return (m is not None and m < MR and k is not None and k % lanes == 0 and not roles.batch
+                and roles.a.dims[-1] == frozenset({roles.k}) and roles.b.dims[-1] == frozenset({roles.k}))
+
+    def _gemv(self, sch: Schedule, info: BlockInfo, roles: MatmulRoles, epilogue, lanes: int,
+              target: Target) -> None:
+        """rfactor k into ``lanes`` partial sums computed per output element as one vector:
+        ``(i·j parallel) k_0 · k_1 (vectorised)``, then the lanes summed."""
+        mm, loops = info.rv, info.loops
+        _, k_1 = sch.split(loops[roles.k], factors=[None, lanes])
+        rf = sch.rfactor(k_1, 0)
+        final = sch.get_loops(mm)
+        spatial = [final[p] for p in sorted(p for p in (roles.i, roles.j) if p is not None)]
+        row = spatial[-1]
+        sch.compute_at(rf, row)
+        rf_loops = sch.get_loops(rf)
+        lane, step = rf_loops[-2], rf_loops[-1]
+        sch.reorder(step, lane)
+        init = sch.decompose_reduction(rf, step)
+        sch.vectorize(lane)
+        sch.vectorize(sch.get_loops(init)[-1])
+        outer = sch.fuse(*spatial) if len(spatial) > 1 else row
+        sch.parallel(outer)
+        if epilogue is not None:
+            try:
+                sch.reverse_compute_at(epilogue, outer)
+            except ScheduleError as err:
+                self.decline("epilogue", f"kept as its own loop nest: {str(err).splitlines()[0]}")
+                from .common import schedule_spatial
+                from ..analysis import block_info
+
+                schedule_spatial(sch, block_info(sch, epilogue), target)
 
     def _tile(self, sch: Schedule, info: BlockInfo, roles: MatmulRoles, epilogue, target: Target) -> None:
         mm = info.rv
