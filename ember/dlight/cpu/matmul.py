@@ -30,6 +30,8 @@ from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 
 MR, NR = 4, 64
+# below this many multiply-adds a kernel runs on one thread
+PARALLEL_MACS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,8 @@ class Matmul(ScheduleRule):
         sch.vectorize(lane)
         sch.vectorize(sch.get_loops(init)[-1])
         outer = sch.fuse(*spatial) if len(spatial) > 1 else row
-        sch.parallel(outer)
+        if _worth_threads(info, target):
+            sch.parallel(outer)
         if epilogue is not None:
             try:
                 sch.reverse_compute_at(epilogue, outer)
@@ -205,7 +208,8 @@ class Matmul(ScheduleRule):
             sch.unroll(i_1)
         sch.unroll(j_1_0)
         sch.vectorize(j_1_1)
-        sch.parallel(outer)
+        if _worth_threads(info, target):
+            sch.parallel(outer)
         _vectorize_inner(sch, tail, lanes)
 
     @staticmethod
@@ -236,6 +240,20 @@ class Matmul(ScheduleRule):
         loops = sch.get_loops(panel)
         if jd == len(dims) - 1:
             sch.vectorize(loops[-1])
+
+
+def _worth_threads(info: BlockInfo, target: Target) -> bool:
+    """Threads pay off above PARALLEL_MACS multiply-adds (symbolic sizes: assume they do);
+    a parallel region costs a few microseconds, and much more on a busy machine."""
+    if target.num_cores <= 1:
+        return False
+    macs = 1
+    for extent in info.loop_extents:
+        value = const_int(extent)
+        if value is None:
+            return True
+        macs *= value
+    return macs >= PARALLEL_MACS
 
 
 def _vectorize_inner(sch: Schedule, block, lanes: int) -> None:
