@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ember.tir import Block, BlockRealize, BufferLoad, BufferStore, For, IterVarType, PrimFunc, Var, post_order_visit
+from ember.tir import Block, BlockRealize, BufferLoad, BufferStore, For, ForKind, IterVarType, PrimFunc, Var, post_order_visit
 from ember.tir.schedule import BlockRV, LoopRV, Schedule
 
 _KIND = {IterVarType.DataPar: "S", IterVarType.CommReduce: "R"}
@@ -110,6 +110,20 @@ def has_root_block(func: PrimFunc) -> bool:
     found: list = []
     post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, Block) else None)
     return any(b.name_hint == "root" for b in found) and len(found) > 1
+
+
+def looks_scheduled(func: PrimFunc) -> bool:
+    """Whether someone already scheduled ``func`` by hand: a loop that is not a plain serial
+    loop (parallel, vectorised, unrolled, thread-bound or annotated)."""
+    found: list = []
+
+    def visit(node):
+        if isinstance(node, For) and (node.kind != ForKind.SERIAL or node.thread_binding is not None
+                                      or node.annotations):
+            found.append(node)
+
+    post_order_visit(func.body, visit)
+    return bool(found)
 
 
 def is_loop_nest_only(sch: Schedule, loops: list[LoopRV]) -> bool:

@@ -16,7 +16,7 @@ from ember.tir.schedule import ScheduleError
 from ember.transform import PassContext
 from ember.transform.pass_infra import ModulePass, PassInfo
 
-from .analysis import has_root_block
+from .analysis import has_root_block, looks_scheduled
 from .base import FMA_CONTRACT, IS_SCHEDULED, LOG, ScheduleRule
 
 
@@ -29,6 +29,9 @@ def _with_attr(func: PrimFunc, key: str, value) -> PrimFunc:
 def schedule_func(func: PrimFunc, name: str, rules, target: Target) -> PrimFunc:
     """``func`` scheduled by the first rule that applies (marked scheduled), else unchanged."""
     if (func.attrs or {}).get(IS_SCHEDULED) or not has_root_block(func):
+        return func
+    if looks_scheduled(func):
+        LOG.debug("%s: has parallel/vectorised/unrolled loops already; left as scheduled by hand", name)
         return func
     for rule in rules:
         try:

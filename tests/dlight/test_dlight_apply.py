@@ -111,3 +111,14 @@ def test_relax_build_schedules_the_kernels():
     prim = {gv.name_hint: f for gv, f in scheduled.functions.items() if hasattr(f, "buffer_map")}
     assert prim and all(f.attrs.get(dlight.IS_SCHEDULED) for f in prim.values())
     assert vm_build._default_schedule(_mlp(), Target("llvm"), False) is not None
+
+
+def test_hand_scheduled_function_is_left_alone():
+    from ember import tir
+
+    mod = _module()
+    sch = tir.Schedule(mod["relu"])
+    block = sch.get_child_blocks(sch.get_block("root"))[0]
+    sch.parallel(sch.get_loops(block)[0])
+    hand = IRModule({"relu": next(iter(sch.mod.functions.values()))})
+    assert dlight.ApplyDefaultSchedule(cpu.Elementwise(), target="llvm")(hand) is hand
