@@ -13,9 +13,13 @@ Loop nest (the schedule of benchmarks/bench_gemm.py, generalised)::
         k
           i_1 (unrolled mr) · j_1_0 (unrolled nr/lanes) · j_1_1 (vectorised lanes)
 
-Small M (batch 1, GEMV-like) uses mr = M and no packing: parallel over column panels,
-vectorised over N with ``x[k]`` broadcast.  Ragged M or N (and symbolic M) are split with
-predicates.  The function may contract a*b+c into FMAs (``contract_fma``).
+Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M and no packing
+(parallel over column panels, vectorised over N with ``x[k]`` broadcast); with B contiguous
+along K (a dense layer's (N, K) weight), ``rfactor`` splits k into a vector accumulator per
+output element (parallel over outputs, vectorised over k, lanes summed at the end).
+Ragged N is split with predicates; symbolic M gets one row per tile (mr = 1).  Kernels under
+PARALLEL_MACS multiply-adds stay on one thread.  The function may contract a*b+c into FMAs
+(``contract_fma``).
 """
 
 from __future__ import annotations
