@@ -8,7 +8,7 @@ accumulator's write-back.  Loop nest::
 
     n·f_0·y (parallel)  x_0
       rc ry rx
-        f_1 (unrolled, ≤ 8 channels) · x_1_0 (unrolled) · x_1_1 (vectorised along x)
+        f_1 (unrolled, ≤ 16 channels) · x_1_0 (unrolled) · x_1_1 (vectorised along x)
 
 The ``f_1 × x_1`` accumulators live in a ``local`` tile compacted into registers.
 """
@@ -59,8 +59,9 @@ class Conv2D(ScheduleRule):
         info = blocks[pos]
         lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
         n, f, y, x, rc, ry, rx = info.loops
-        fr = _pick(const_int(info.loop_extents[1]), (8, 4, 2), 1)
         xr = _pick(const_int(info.loop_extents[3]), (2 * lanes, lanes, lanes // 2), lanes)
+        # about 16 vector accumulators: more channels when the row segment is one vector
+        fr = _pick(const_int(info.loop_extents[1]), (16, 8, 4, 2) if xr <= lanes else (8, 4, 2), 1)
         f_0, f_1 = sch.split(f, factors=[None, fr])
         x_0, x_1 = sch.split(x, factors=[None, xr])
         sch.reorder(n, f_0, y, x_0, rc, ry, rx, f_1, x_1)
