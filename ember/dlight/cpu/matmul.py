@@ -244,6 +244,10 @@ class Matmul(ScheduleRule):
         loops = sch.get_loops(panel)
         if jd == len(dims) - 1:
             sch.vectorize(loops[-1])
+        elif len(dims) == 2 and len(loops) >= 2:
+            # a transposed weight: walk the panel in its own order (contiguous vector stores)
+            sch.reorder(loops[-1], loops[-2])
+            sch.vectorize(loops[-2])
 
 
 def _worth_threads(info: BlockInfo, target: Target) -> bool:
