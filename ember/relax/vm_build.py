@@ -38,13 +38,15 @@ def _pipeline(pipeline) -> Pass | None:
 
 def build(mod: IRModule | Function, target: Any = None, params: dict | None = None,
           pipeline: str | Pass | None = "default_build", exec_mode: str = "bytecode",
-          system_lib: bool | None = None, relax_pipeline: Any = None, tir_pipeline: Any = None,
+          system_lib: bool | None = None, relax_pipeline: Any = "default", tir_pipeline: Any = None,
           default_schedule: bool | None = None) -> Executable:
     """Compile ``mod`` for ``target`` (default: the current target, else "llvm").
 
     ``pipeline``: the lowering to the VM — a pipeline name, a Pass, or None when ``mod``
-    is already lowered.  ``relax_pipeline`` (TVM's name), when given, runs first (e.g.
-    ``relax.get_pipeline("zero")``).  ``default_schedule`` (default: PassContext config
+    is already lowered.  ``relax_pipeline`` (TVM's name) runs first: a Pass, a pipeline
+    name, None for nothing, or "default": the target's default graph passes
+    (``get_default_pipeline``) when the module still has high-level operators, as TVM's
+    ``relax.build`` legalizes them itself.  ``default_schedule`` (default: PassContext config
     ``relax.build.default_schedule``, else True) schedules kernels nobody scheduled with
     ``ember.dlight``'s CPU rules.
     """
@@ -63,6 +65,10 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
         )
     if params:
         mod = bind_params(mod, params)
+    if isinstance(relax_pipeline, str) and relax_pipeline == "default":
+        from .pipeline import _high_level_ops, get_default_pipeline
+
+        relax_pipeline = get_default_pipeline(target) if _high_level_ops(mod) else None
     for stage in (relax_pipeline, pipeline):
         stage = _pipeline(stage)
         if stage is not None:

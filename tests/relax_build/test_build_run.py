@@ -196,7 +196,7 @@ def test_high_level_ops_are_listed():
             out = bb.emit_output(relax.op.add(b, a))
         bb.emit_func_output(out)
     with pytest.raises(ValueError, match=r"relax\.add \(x2\), relax\.nn\.relu \(x1\).*get_pipeline\('zero'\)"):
-        relax.build(bb.get())
+        relax.build(bb.get(), relax_pipeline=None)  # the default would legalize them
 
 
 def test_as_text_lists_kernel_calls(mlp_exe):
@@ -337,3 +337,14 @@ def test_stateful_calls(mlp_exe):
     vm.set_input("main", x, w1, b1=b1, w2=w2)
     vm.invoke_stateful("main")
     np.testing.assert_allclose(vm.get_outputs("main").numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-4, atol=1e-4)
+
+
+def test_build_legalizes_high_level_ops_itself_by_default():
+    # TVM's relax.build(mod, target) runs the target's default graph passes first
+    from ember.relax import op as R
+
+    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
+    func = relax.Function([x], R.nn.relu(R.add(x, x)), relax.TensorStructInfo((2, 3), "float32"))
+    vm = relax.VirtualMachine(relax.build(ember.ir.IRModule.from_expr(func), "llvm"), ember.cpu())
+    data = np.array([[-1, 2, -3], [4, -5, 6]], "float32")
+    np.testing.assert_allclose(vm["main"](data).numpy(), np.maximum(data + data, 0))

@@ -42,7 +42,7 @@ def test_high_level_graph_through_zero_and_build(batch):
 def test_build_without_zero_names_the_ops():
     with pytest.raises(ValueError, match=r"relax\.add \(x1\), relax\.matmul \(x1\), relax\.nn\.relu \(x1\), "
                                          r"relax\.nn\.softmax \(x1\)"):
-        relax.build(_softmax_mlp())
+        relax.build(_softmax_mlp(), relax_pipeline=None)
 
 
 def test_customize_optimization_tutorial_flow():

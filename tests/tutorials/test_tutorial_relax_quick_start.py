@@ -101,4 +101,10 @@ def test_default_pipeline_as_relax_pipeline(exported):
 def test_build_without_legalizing_names_the_ops(exported):
     mod, _ = exported
     with pytest.raises(ValueError, match="relax.matmul.*get_pipeline"):
-        relax.build(mod, target="llvm")
+        relax.build(mod, target="llvm", relax_pipeline=None)
+
+
+def test_build_legalizes_by_default_like_tvm(exported):
+    mod, _ = exported
+    ex = relax.build(mod, target="llvm")  # no zero pipeline by hand: relax.build runs the default one
+    assert "forward" in ex.functions
