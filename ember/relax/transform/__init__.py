@@ -18,6 +18,7 @@ from .legalize_ops import LegalizeOps  # noqa: E402
 from .annotate_tir_op_pattern import AnnotateTIROpPattern  # noqa: E402
 from .fuse_ops import FuseOps  # noqa: E402
 from .fuse_tir import FuseTIR  # noqa: E402
+from .fuse_transpose_matmul import FuseTransposeMatmul  # noqa: E402
 
 # lowering to the VM (relax.get_pipeline("default_build"))
 from .bind_params import BindParams  # noqa: E402
@@ -31,4 +32,5 @@ __all__ = [
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
     "RemovePurityChecking", "LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR",
+    "FuseTransposeMatmul",
 ]
