@@ -6,11 +6,14 @@ import logging
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ember
 from ember import relax, tir
 from ember.ir import Op
 from ember.relax import op as R
+from ember.relax import reference
 from ember.relax.frontend import nn
 from ember.relax.struct_info import TensorStructInfo
 from ember.relax.transform import FuseTransposeMatmul
@@ -155,3 +158,16 @@ def test_transpose_as_first_operand_or_of_3d_weight_is_left_alone(caplog):
 def test_module_without_pattern_is_returned_unchanged():
     mod = _zero(mlp_module(2)[0])
     assert FuseTransposeMatmul()(mod) is mod
+
+
+@settings(max_examples=15, deadline=None)
+@given(batch=st.lists(st.integers(1, 3), max_size=2), m=st.integers(1, 4), k=st.integers(1, 5),
+       n=st.integers(1, 5), vector=st.booleans())
+def test_property_fused_equals_unfused(batch, m, k, n, vector):
+    x_shape = (k,) if vector else (*batch, m, k)
+    mod = linear(x_shape, n=n)
+    fused = FuseTransposeMatmul()(mod)
+    assert _ops(fused["main"]) == ["relax.call_tir"]
+    x = RNG.standard_normal(x_shape).astype("float32")
+    w = RNG.standard_normal((n, k)).astype("float32")
+    np.testing.assert_allclose(reference.run(fused, x, w), x @ w.T, rtol=1e-5, atol=1e-5)
