@@ -1,7 +1,7 @@
 """Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
 
 "zero" optimises a graph of high-level operators into kernels:
-Normalize → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.
+Normalize → FuseTransposeMatmul → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
 generator takes: ToNonDataflow → RemovePurityChecking → CallTIRRewrite →
@@ -38,12 +38,14 @@ LOWERABLE_OPS = frozenset({
 def zero_pipeline() -> Pass:
     """High-level graph → fused kernels."""
     from .transform import (
-        AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, LegalizeOps, Normalize,
+        AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, FuseTransposeMatmul, LegalizeOps,
+        Normalize,
     )
 
     return Sequential(
         [
             Normalize(),  # A-normal form with struct info: nested calls become bindings
+            FuseTransposeMatmul(),  # matmul(x, permute_dims(w)) → one NT_matmul (no weight copy)
             LegalizeOps(),  # high-level ops → call_tir of TE/topi PrimFuncs
             AnnotateTIROpPattern(),  # each PrimFunc's pattern kind, for fusion
             FoldConstant(),  # evaluate calls whose inputs are all constants

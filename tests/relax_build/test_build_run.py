@@ -254,7 +254,7 @@ def test_tvmscript_module_builds():
 
 def test_zero_pipeline_lists_its_passes_in_order():
     names = [p.info.name for p in relax.get_pipeline("zero").passes]
-    assert names == ["Normalize", "LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"]
+    assert names == ["Normalize", "FuseTransposeMatmul", "LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"]
 
 
 def test_bind_params_pass_by_var():

@@ -153,10 +153,10 @@ def test_unregistered_packed_function_is_reported():
 def test_schedule_a_fused_kernel_inside_the_relax_module(model):
     mod, params, x = model
     mod = relax.get_pipeline("zero")(mod)
-    fused = next(gv.name_hint for gv in mod.get_global_vars() if gv.name_hint.startswith("fused_matmul"))
+    fused = next(gv.name_hint for gv in mod.get_global_vars() if gv.name_hint.startswith("fused_NT_matmul"))
     sch = tvm.tir.Schedule(mod)
     sch.work_on(fused)
-    i, j, k = sch.get_loops(sch.get_block("T_matmul"))
+    i, j, k = sch.get_loops(sch.get_block("NT_matmul"))
     j0, j1 = sch.split(j, [None, 8])
     sch.reorder(i, j0, k, j1)
     sch.vectorize(j1)
