@@ -209,28 +209,25 @@ def _exact_div(s, e, want_div: bool) -> PrimExpr | None:
     return _emit(s, Linear({k: (a, v // c) for k, (a, v) in lin.terms.items()}, lin.const // c), e.dtype)
 
 
-def div_linear(s, e) -> PrimExpr | None:
+def _split_linear(s, e, is_div: bool) -> PrimExpr | None:
+    """Shared body of ``div_linear`` / ``mod_linear``: floor forms always, truncating
+    forms once the numerator is provably non-negative."""
     if not is_int_scalar(e.dtype):
         return None
-    if type(e) is FloorDiv:
-        if _positive_const(e.b) is None:
-            return _exact_div(s, e, True)
-        return _floor_div_mod(s, e, True, FloorDiv, FloorMod)
-    if s.bound(e.a)[0] >= 0 and _positive_const(e.b) is not None:
-        return _floor_div_mod(s, e, True, Div, Mod)
-    return _exact_div(s, e, True)
+    positive = _positive_const(e.b) is not None
+    if type(e) in (FloorDiv, FloorMod) and positive:
+        return _floor_div_mod(s, e, is_div, FloorDiv, FloorMod)
+    if type(e) in (Div, Mod) and positive and s.bound(e.a)[0] >= 0:
+        return _floor_div_mod(s, e, is_div, Div, Mod)
+    return _exact_div(s, e, is_div)
+
+
+def div_linear(s, e) -> PrimExpr | None:
+    return _split_linear(s, e, True)
 
 
 def mod_linear(s, e) -> PrimExpr | None:
-    if not is_int_scalar(e.dtype):
-        return None
-    if type(e) is FloorMod:
-        if _positive_const(e.b) is None:
-            return _exact_div(s, e, False)
-        return _floor_div_mod(s, e, False, FloorDiv, FloorMod)
-    if s.bound(e.a)[0] >= 0 and _positive_const(e.b) is not None:
-        return _floor_div_mod(s, e, False, Div, Mod)
-    return _exact_div(s, e, False)
+    return _split_linear(s, e, False)
 
 
 def minmax_bound(s, e) -> PrimExpr | None:
