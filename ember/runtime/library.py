@@ -20,9 +20,18 @@ from .module import Module
 if TYPE_CHECKING:
     from .vm.executable import Executable
 
-__all__ = ["METADATA_SYMBOL", "infos_from_json", "infos_to_json", "load_library", "load_module"]
+__all__ = ["METADATA_SYMBOL", "KERNEL_SYMBOL_PREFIX", "infos_from_json", "infos_to_json", "kernel_symbol",
+           "load_library", "load_module"]
 
 METADATA_SYMBOL = "__ember_module_info"
+# A kernel named "tanh" must not define the C symbol "tanh": the libm function it (or an
+# LLVM intrinsic lowered to libm) calls would resolve to the kernel itself.
+KERNEL_SYMBOL_PREFIX = "__ember_fn_"
+
+
+def kernel_symbol(name: str) -> str:
+    """The native symbol of the compiled function ``name`` (never a C library name)."""
+    return KERNEL_SYMBOL_PREFIX + name
 
 
 def infos_to_json(infos: dict[str, FunctionInfo]) -> str:
@@ -60,11 +69,17 @@ def load_library(path: str) -> Module:
         raise ValueError(f"load_library: {path!r} has no {METADATA_SYMBOL} symbol; was it written by "
                          "ember's export_library?") from None
     infos = infos_from_json(ctypes.string_at(ctypes.addressof(meta)).decode())
-    functions = {
-        name: CompiledFunction(ctypes.cast(getattr(lib, name), ctypes.c_void_p).value, info, keepalive=lib)
-        for name, info in infos.items()
-    }
+    functions = {name: CompiledFunction(_symbol_address(lib, name), info, keepalive=lib)
+                 for name, info in infos.items()}
     return Module(functions, type_key="llvm")
+
+
+def _symbol_address(lib: ctypes.CDLL, name: str) -> int:
+    try:
+        fn = getattr(lib, kernel_symbol(name))
+    except AttributeError:  # libraries exported before kernel symbols were prefixed
+        fn = getattr(lib, name)
+    return ctypes.cast(fn, ctypes.c_void_p).value
 
 
 def load_module(path: str, fmt: str = "") -> Module | Executable:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 from ember.ir import IRModule, structural_equal, structural_hash
 from ember.runtime import CompiledFunction, FunctionInfo, Module
+from ember.runtime.library import kernel_symbol
 from ember.tir import PrimFunc
 
 from ..packed_api import make_packed_api
@@ -36,7 +37,7 @@ class LLVMModule(Module):
 
     def __init__(self, compiled: CompiledObject, infos: dict[str, FunctionInfo], target):
         functions = {} if compiled.engine is None else {
-            name: CompiledFunction(compiled.address(name), info, keepalive=compiled)
+            name: CompiledFunction(compiled.address(kernel_symbol(name)), info, keepalive=compiled)
             for name, info in infos.items()
         }
         super().__init__(functions, type_key="llvm")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ember.ir import DataType, IntImm, StringImm, Var
+from ember.runtime.library import kernel_symbol
 from ember.tir import (
     Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
     ForKind, IfThenElse, LetStmt, PrimFunc, SeqStmt, While, collect,
@@ -102,9 +103,11 @@ class CodeGenLLVM(ExprEmitter):
 
     # -- functions ---------------------------------------------------------------------------
     def add_function(self, func: PrimFunc, name: str) -> list[str]:
-        """Emit ``func`` as the external function ``name``; returns its check messages."""
+        """Emit ``func`` as the external function ``name`` (symbol ``kernel_symbol(name)``, so a
+        kernel named after a libm function cannot capture the calls to it); returns its check
+        messages."""
         self.checks = []
-        self._name = name
+        self._name = name = kernel_symbol(name)
         self.noalias = bool(func.attrs.get("tir.noalias", True))
         # a kernel scheduled by ember.dlight may allow a*b+c -> FMA for itself only
         self.float_flags = _float_flags(getattr(self.target, "attrs", {}))
