@@ -320,7 +320,10 @@ class Schedule(MorePrimitives):
     def annotate(self, block_or_loop, ann_key: str, ann_val) -> None:
         from .annotation import annotate
 
-        self._apply(block_or_loop, annotate, self._node(block_or_loop), ann_key, ann_val)
+        # a sampled value (ExprRV) is annotated with its value and recorded as the RV, so a
+        # trace replayed with another decision annotates the new value (as TVM does)
+        value = self._int(ann_val) if isinstance(ann_val, ExprRV) else ann_val
+        self._apply(block_or_loop, annotate, self._node(block_or_loop), ann_key, value)
         self._record("annotate", [block_or_loop], [ann_key, ann_val], [])
 
     def unannotate(self, block_or_loop, ann_key: str) -> None:

@@ -199,8 +199,11 @@ class Trace:
                 return {"index_map": v.to_python()}
             return v
 
-        rows = [[i.kind.name, enc(list(i.inputs)), enc(list(i.attrs)), [names[o] for o in i.outputs]]
-                for i in insts]
+        def enc_attr(v):  # an RV among attrs (annotate with a sampled value) is tagged
+            return {"rv": names[v]} if isinstance(v, _RV) else enc(v)
+
+        rows = [[i.kind.name, enc(list(i.inputs)), [enc_attr(a) for a in i.attrs],
+                 [names[o] for o in i.outputs]] for i in insts]
         decisions = [[k, enc(self.decisions[i])] for k, i in enumerate(insts) if i in self.decisions]
         return [rows, decisions]
 
@@ -225,6 +228,8 @@ class Trace:
             return v
 
         def dec_attr(v):
+            if isinstance(v, dict) and set(v) == {"rv"}:
+                return rv(v["rv"])
             if isinstance(v, dict) and set(v) == {"index_map"}:
                 from .index_map import IndexMap
 
@@ -279,7 +284,7 @@ class Trace:
         for inst in self._kept(remove_postproc):
             kind = inst.kind
             kwargs = {n: sub(v) for n, v in zip(kind.inputs, inst.inputs)}
-            kwargs.update(zip(kind.attrs, inst.attrs))
+            kwargs.update(zip(kind.attrs, (env[a] if isinstance(a, _RV) else a for a in inst.attrs)))
             if kind.has_decision:
                 decision = self.decisions.get(inst)
                 if decision_provider is not None:
@@ -304,7 +309,7 @@ class Trace:
             if pure and not any(o in used for o in inst.outputs):
                 continue
             kept.append(inst)
-            for v in inst.inputs:
+            for v in inst.inputs + inst.attrs:
                 used.update(_flat(v))
         kept.reverse()
         return Trace(kept, {i: d for i, d in self.decisions.items() if i in kept})
