@@ -12,5 +12,6 @@ from .elemwise import *  # noqa: F403
 from .reduction import *  # noqa: F403
 from .scan import *  # noqa: F403
 from .scatter import *  # noqa: F403
+from .scatter_nd import *  # noqa: F403
 from .sort import *  # noqa: F403
 from .transform import *  # noqa: F403

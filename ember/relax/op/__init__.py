@@ -9,6 +9,7 @@ from .index import *  # noqa: F403
 from .linear_algebra import *  # noqa: F403
 from .manipulate import *  # noqa: F403
 from .replicate import *  # noqa: F403
+from .scatter_nd import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .statistical import *  # noqa: F403
 from .statistical import max, min, sum  # noqa: F401, A004

@@ -2,13 +2,13 @@
 ``TABLE`` from op name to legaliser ``fn(bb, call) -> Expr`` (usually ``bb.call_te`` of a
 topi function).  ``LEGALIZE_TABLE`` is their union."""
 
-from . import create, elementwise, image, index_sort, linear_algebra, manipulate, nn_activation, nn_conv, statistical
+from . import create, elementwise, image, index_nd, index_sort, linear_algebra, manipulate, nn_activation, nn_conv, statistical
 from .common import register_legalize
 from .driver import KEEP_OPS, LegalizeOps, legalize_module
 
 LEGALIZE_TABLE: dict = {}
 for _family in (elementwise, create, manipulate, statistical, linear_algebra, nn_activation, nn_conv, index_sort,
-                image):
+                image, index_nd):
     LEGALIZE_TABLE.update(_family.TABLE)
 
 __all__ = ["LegalizeOps", "LEGALIZE_TABLE", "KEEP_OPS", "legalize_module", "register_legalize"]

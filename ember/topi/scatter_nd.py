@@ -1,0 +1,95 @@
+"""``scatter_nd`` as tensor expressions: ``data`` with ``updates`` written (or combined) at
+the index tuples held in the last dimension of ``indices`` (ONNX ScatterND's layout).
+
+``indices`` has shape ``Y + (m,)``, ``updates`` shape ``Y + data.shape[m:]``.  Each output
+element is a reduction over every index tuple (the ``Y`` positions, flattened into one
+reduce axis): the tuples that point at the element's first ``m`` coordinates contribute
+their update; with ``mode="update"`` the last such tuple wins.  Quadratic in size —
+plain TE that any schedule handles — which suits the small index sets of graph models.
+Negative indices count from the end of their dimension.
+"""
+
+from __future__ import annotations
+
+from ember import te
+from ember.ir import Select, const
+from ember.tir import op as tir_op
+
+from .utils import compute_ax, get_const_int
+
+__all__ = ["scatter_nd"]
+
+_COMBINE = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "min": tir_op.min,
+    "max": tir_op.max,
+}
+
+
+def _unravel(flat, dims):
+    """The multi-index of row-major position ``flat`` in ``dims`` (a list of PrimExprs)."""
+    out = []
+    for d in reversed(dims):
+        out.append(flat % d)
+        flat = flat // d
+    return list(reversed(out))
+
+
+def scatter_nd(data, indices, updates, mode: str = "update") -> te.Tensor:
+    """A copy of ``data`` with ``updates`` scattered at ``indices`` (last dim = index tuple)."""
+    if mode not in ("update", *_COMBINE):
+        raise ValueError(f"topi.scatter_nd: mode must be 'update', 'add', 'mul', 'min' or 'max', got {mode!r}")
+    m = get_const_int(indices.shape[-1])
+    if m > data.ndim:
+        raise ValueError(f"topi.scatter_nd: index tuples of length {m} exceed data's {data.ndim} dimensions")
+    batch = list(indices.shape[:-1])
+    want = len(batch) + data.ndim - m
+    if updates.ndim != want:
+        raise ValueError(f"topi.scatter_nd: updates need {want} dimensions (indices {len(batch)} + data "
+                         f"{data.ndim - m}), got {updates.ndim}")
+    count = const(1, "int64")
+    for d in batch:
+        count = count * tir_op.cast(d, "int64") if d.dtype != "int64" else count * d
+    k = te.reduce_axis((0, count), name="k")
+
+    def hit(i):
+        """(does the k-th index tuple point at output position i?, its update there)."""
+        y = _unravel(k.var, [tir_op.cast(d, "int64") for d in batch])
+        y = [v if v.dtype is d.dtype else tir_op.cast(v, d.dtype) for v, d in zip(y, batch)]
+        conds = []
+        for d in range(m):
+            dim = data.shape[d]
+            pos = indices(*y, const(d, indices.shape[-1].dtype))
+            pos = pos if pos.dtype is dim.dtype else tir_op.cast(pos, dim.dtype)
+            conds.append(Select(pos < 0, pos + dim, pos) == i[d])
+        return tir_op.all(*conds), updates(*y, *i[m:])
+
+    if mode == "update":
+        last = te.comm_reducer(
+            lambda x, y: (Select(y[0] >= x[0], y[0], x[0]), Select(y[0] >= x[0], y[1], x[1])),
+            lambda t0, t1: (const(-1, t0), const(0, t1)), name="last")
+
+        def found(*i):
+            ok, value = hit(i)
+            return last((Select(ok, k.var, const(-1, k.var.dtype)), value), axis=k)
+
+        pick, value = compute_ax(data.shape, found, "T_scatter_nd_red", tag="comm_reduce")
+        return compute_ax(data.shape, lambda *i: Select(pick(*i) >= 0, value(*i), data(*i)),
+                          "T_scatter_nd", tag="injective")
+    combine = _COMBINE[mode]
+    identity = {
+        "add": const(0, data.dtype), "mul": const(1, data.dtype),
+        "min": tir_op.max_value(data.dtype), "max": tir_op.min_value(data.dtype),
+    }[mode]
+    red = te.comm_reducer(lambda x, y: combine(x, y), lambda t: identity, name=f"scatter_nd_{mode}")
+    hits = compute_ax(data.shape, lambda *i: te.sum(Select(hit(i)[0], const(1, "int32"), const(0, "int32")), axis=k),
+                      "T_scatter_nd_count", tag="comm_reduce")
+
+    def fold(*i):
+        ok, value = hit(i)
+        return red(Select(ok, value, identity), axis=k)
+
+    total = compute_ax(data.shape, fold, "T_scatter_nd_red", tag="comm_reduce")
+    return compute_ax(data.shape, lambda *i: Select(hits(*i) > 0, combine(data(*i), total(*i)), data(*i)),
+                      "T_scatter_nd", tag="injective")
