@@ -19,6 +19,7 @@ from ember.tir import BufferLoad
 from ..builtin_ops import DLTensorField
 from .expr import CodegenError
 from .types import F32, I1, I8, I16, I32, I64, PTR, constant, llvm_type
+from .vector_math import VECTOR_MATH, emit_vector_math
 
 __all__ = ["emit_call", "DLTENSOR"]
 
@@ -377,6 +378,10 @@ def emit_call(cg, call: Call) -> ir.Value:
     name = getattr(op, "name", None)
     if name is None:
         raise CodegenError(f"calls to other functions ({op!r}) are not supported by the LLVM code generator")
+    if name in VECTOR_MATH:  # float32 vectors: inline polynomial code instead of libm per lane
+        value = emit_vector_math(cg, call)
+        if value is not None:
+            return value
     handler = _TABLE.get(name)
     if handler is None:
         hint = _LOWERED_ELSEWHERE.get(name, "tir.transform.LowerIntrin in lower_for_codegen")
