@@ -37,7 +37,9 @@ Converter = Callable[..., object]
 CONVERTERS: dict[tuple[str, str], list[tuple[int, Converter]]] = {}
 
 #: modules under ember.relax.frontend.onnx that register converters
-FAMILY_MODULES: list[str] = []
+FAMILY_MODULES: list[str] = [
+    "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce",
+]
 
 _loaded = False
 

@@ -1,0 +1,123 @@
+"""ONNX ops composed from existing Relax ops: ReverseSequence, CumSum, CumProd, Compress, Det.
+
+- ReverseSequence gathers along the time axis with indices ``len-1-t`` inside each row's
+  length (``t`` past it), so sequence lengths may be run-time values.
+- CumSum/CumProd: ``relax.cumsum/cumprod``; ``reverse`` flips around them.  The axis must
+  be known at import.
+- Compress: the condition must be known at import (the output length depends on it).
+- Det: cofactor expansion over static matrices up to 4x4 (batched over leading dims).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ember import relax
+from ember.relax import op as R
+
+from ...expr import ShapeExpr, const
+from .common import ONNXImportError, dtype_of, norm_axis, shape_of, static_shape
+from .registry import converter
+
+__all__ = ["reverse_sequence"]
+
+
+def reverse_sequence(ctx, x, lens, batch_axis: int, time_axis: int):
+    """``x`` with each batch row's first ``lens[b]`` steps along ``time_axis`` reversed."""
+    dims = shape_of(x)
+    rank = len(dims)
+    t_shape = [1] * rank
+    t_shape[time_axis] = dims[time_axis]
+    b_shape = [1] * rank
+    b_shape[batch_axis] = dims[batch_axis]
+    steps = ctx.emit(R.reshape(ctx.emit(R.arange(0, dims[time_axis], 1, "int64")), ShapeExpr(t_shape)))
+    lens = ctx.emit(R.reshape(ctx.emit(R.astype(lens, "int64")), ShapeExpr(b_shape)))
+    flipped = ctx.emit(R.subtract(ctx.emit(R.subtract(lens, const(np.array(1, "int64")))), steps))
+    index = ctx.emit(R.where(ctx.emit(R.less(steps, lens)), flipped, steps))
+    index = ctx.emit(R.broadcast_to(index, ShapeExpr(dims)))
+    return ctx.emit(R.gather_elements(x, index, axis=time_axis))
+
+
+@converter("ReverseSequence", since=10)
+def reverse_sequence_op(ctx, node, inputs, attrs):
+    x, lens = inputs
+    rank = x.struct_info.ndim
+    batch_axis = norm_axis(int(attrs.get("batch_axis", 1)), rank, "batch_axis")
+    time_axis = norm_axis(int(attrs.get("time_axis", 0)), rank, "time_axis")
+    return reverse_sequence(ctx, x, lens, batch_axis, time_axis)
+
+
+def _scan_op(ctx, node, inputs, attrs, fn):
+    x, axis = inputs
+    value = ctx.const_value(axis)
+    if value is None:
+        raise ONNXImportError(f"{node.op_type} {node.name!r}: the axis must be known at import")
+    axis = norm_axis(int(np.asarray(value).reshape(-1)[0]), x.struct_info.ndim)
+    reverse = bool(attrs.get("reverse", 0))
+    if reverse:
+        x = ctx.emit(R.flip(x, axis))
+    y = ctx.emit(fn(x, axis=axis, exclusive=bool(attrs.get("exclusive", 0))))
+    return ctx.emit(R.flip(y, axis)) if reverse else y
+
+
+@converter("CumSum", since=11)
+def cumsum(ctx, node, inputs, attrs):
+    return _scan_op(ctx, node, inputs, attrs, R.cumsum)
+
+
+@converter("CumProd", since=26)
+def cumprod(ctx, node, inputs, attrs):
+    return _scan_op(ctx, node, inputs, attrs, R.cumprod)
+
+
+@converter("Compress", since=9)
+def compress(ctx, node, inputs, attrs):
+    x, condition = inputs
+    cond = ctx.const_value(condition)
+    if cond is None:
+        raise ONNXImportError(f"Compress {node.name!r}: the condition must be known at import "
+                              "(the output length depends on its values)")
+    picked = np.nonzero(np.asarray(cond).reshape(-1).astype(bool))[0].astype("int64")
+    axis = attrs.get("axis")
+    if axis is None:
+        x = ctx.emit(R.reshape(x, ShapeExpr([-1])))
+        axis = 0
+    axis = norm_axis(int(axis), x.struct_info.ndim)
+    dims = shape_of(x)
+    if isinstance(dims[axis], int):
+        picked = picked[picked < dims[axis]]
+    return ctx.emit(R.take(x, const(picked), axis=axis))
+
+
+def _element(ctx, m, i: int, j: int):
+    """``m[..., i, j]`` of a [..., n, n] tensor."""
+    rank = m.struct_info.ndim
+    e = ctx.emit(R.strided_slice(m, [rank - 2, rank - 1], [i, j], [i + 1, j + 1]))
+    return ctx.emit(R.squeeze(e, [rank - 2, rank - 1]))
+
+
+@converter("Det", since=11)
+def det(ctx, node, inputs, attrs):
+    x = inputs[0]
+    shape = static_shape(x)
+    if shape is None or len(shape) < 2 or shape[-1] != shape[-2] or shape[-1] > 4:
+        raise ONNXImportError(f"Det {node.name!r}: square matrices of static size up to 4x4 are supported, "
+                              f"got shape {shape_of(x)}")
+    n = shape[-1]
+    cells = [[_element(ctx, x, i, j) for j in range(n)] for i in range(n)]
+    total = None
+    for perm in itertools.permutations(range(n)):  # Leibniz formula: n! products
+        term = cells[0][perm[0]]
+        for i in range(1, n):
+            term = ctx.emit(R.multiply(term, cells[i][perm[i]]))
+        inversions = sum(1 for a, b in itertools.combinations(perm, 2) if a > b)
+        if total is None:
+            total = term if inversions % 2 == 0 else ctx.emit(R.negative(term))
+        else:
+            total = ctx.emit((R.subtract if inversions % 2 else R.add)(total, term))
+    return total
+
+
+_ = (relax, dtype_of)

@@ -1,0 +1,169 @@
+"""ONNX converters: elementwise math — unary functions, broadcasting binary arithmetic,
+comparisons, logical and bitwise ops, Cast/CastLike, Clip, Where, Mod, Pow, the variadic
+Max/Min/Mean/Sum, IsInf/IsNaN, Sign, Round, Reciprocal."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import op as R
+from ...expr import const
+from .common import dtype_of, np_dtype, onnx_dtype
+from .registry import converter
+
+
+def scalar(like, value):
+    """A 0-d constant of ``like``'s dtype."""
+    return const(np.array(value, dtype=np_dtype(dtype_of(like) or "float32")))
+
+
+# ONNX op → (relax builder, first opset)
+UNARY = {
+    "Abs": (R.abs, 1), "Neg": (R.negative, 1), "Floor": (R.floor, 1), "Ceil": (R.ceil, 1),
+    "Sqrt": (R.sqrt, 1), "Exp": (R.exp, 1), "Log": (R.log, 1), "Sin": (R.sin, 7),
+    "Cos": (R.cos, 7), "Tan": (R.tan, 7), "Asin": (R.asin, 7), "Acos": (R.acos, 7),
+    "Atan": (R.atan, 7), "Sinh": (R.sinh, 9), "Cosh": (R.cosh, 9), "Asinh": (R.asinh, 9),
+    "Acosh": (R.acosh, 9), "Atanh": (R.atanh, 9), "Erf": (R.erf, 9), "Tanh": (R.tanh, 1),
+    "Sigmoid": (R.sigmoid, 1), "Sign": (R.sign, 9), "Not": (R.logical_not, 1),
+    "BitwiseNot": (R.bitwise_not, 18), "IsNaN": (R.isnan, 9),
+}
+
+# ONNX op → (relax builder, first opset)
+BINARY = {
+    "Add": (R.add, 1), "Sub": (R.subtract, 1), "Mul": (R.multiply, 1), "Div": (R.divide, 1),
+    "Equal": (R.equal, 1), "Less": (R.less, 1), "Greater": (R.greater, 1),
+    "LessOrEqual": (R.less_equal, 12), "GreaterOrEqual": (R.greater_equal, 12),
+    "And": (R.logical_and, 1), "Or": (R.logical_or, 1), "Xor": (R.logical_xor, 1),
+    "BitwiseAnd": (R.bitwise_and, 18), "BitwiseOr": (R.bitwise_or, 18),
+    "BitwiseXor": (R.bitwise_xor, 18),
+}
+
+
+def _unary(fn):
+    return lambda ctx, node, inputs, attrs: fn(inputs[0])
+
+
+def _binary(fn):
+    return lambda ctx, node, inputs, attrs: fn(inputs[0], inputs[1])
+
+
+for _op, (_fn, _since) in UNARY.items():
+    converter(_op, since=_since)(_unary(_fn))
+for _op, (_fn, _since) in BINARY.items():
+    converter(_op, since=_since)(_binary(_fn))
+
+
+@converter("Reciprocal", since=1)
+def reciprocal(ctx, node, inputs, attrs):
+    return R.divide(scalar(inputs[0], 1), inputs[0])
+
+
+@converter("Round", since=11)
+def round_half_even(ctx, node, inputs, attrs):
+    # ONNX rounds halves to even: r = round(x); fix the halves rounded away from even
+    x = inputs[0]
+    r = ctx.emit(R.floor(R.add(x, scalar(x, 0.5))))
+    is_half = R.equal(R.subtract(r, x), scalar(x, 0.5))
+    odd = R.not_equal(R.floor_mod(r, scalar(x, 2.0)), scalar(x, 0.0))
+    return R.where(R.logical_and(is_half, odd), R.subtract(r, scalar(x, 1.0)), r)
+
+
+@converter("IsInf", since=10)
+def is_inf(ctx, node, inputs, attrs):
+    x = inputs[0]
+    neg, pos = attrs.get("detect_negative", 1), attrs.get("detect_positive", 1)
+    inf = R.isinf(x)
+    if neg and pos:
+        return inf
+    if not neg and not pos:
+        return R.logical_and(inf, R.not_equal(x, x))
+    side = R.greater(x, scalar(x, 0)) if pos else R.less(x, scalar(x, 0))
+    return R.logical_and(inf, side)
+
+
+@converter("BitShift", since=11)
+def bit_shift(ctx, node, inputs, attrs):
+    fn = R.left_shift if attrs["direction"] == "LEFT" else R.right_shift
+    return fn(inputs[0], inputs[1])
+
+
+@converter("Mod", since=10)
+def mod(ctx, node, inputs, attrs):
+    a, b = inputs
+    if attrs.get("fmod", 0):
+        return R.mod(a, b)
+    if (dtype_of(a) or "").startswith("float"):
+        # sign follows the divisor: floor-mod
+        return R.subtract(a, R.multiply(b, R.floor(R.divide(a, b))))
+    return R.floor_mod(a, b)
+
+
+@converter("Pow", since=1)
+def power(ctx, node, inputs, attrs):
+    base, exp = inputs
+    if dtype_of(exp) != dtype_of(base):
+        if not (dtype_of(base) or "").startswith("float"):
+            # integer base: compute in float64 and cast back (ONNX keeps the base dtype)
+            out = R.power(R.astype(base, "float64"), R.astype(exp, "float64"))
+            return R.astype(out, dtype_of(base))
+        exp = R.astype(exp, dtype_of(base))
+    return R.power(base, exp)
+
+
+@converter("Cast", since=1)
+def cast(ctx, node, inputs, attrs):
+    to = attrs["to"]
+    dtype = onnx_dtype(to) if isinstance(to, int) else str(to).lower()
+    return R.astype(inputs[0], dtype)
+
+
+@converter("CastLike", since=15)
+def cast_like(ctx, node, inputs, attrs):
+    return R.astype(inputs[0], dtype_of(inputs[1]))
+
+
+@converter("Where", since=9)
+def where(ctx, node, inputs, attrs):
+    return R.where(*inputs)
+
+
+@converter("Clip", since=1)
+def clip(ctx, node, inputs, attrs):
+    x = inputs[0]
+    if ctx.opset < 11:
+        lo, hi = attrs.get("min", -np.inf), attrs.get("max", np.inf)
+        return R.clip(x, lo, hi)
+    lo = inputs[1] if len(inputs) > 1 else None
+    hi = inputs[2] if len(inputs) > 2 else None
+    lo_v, hi_v = ctx.const_value(lo), ctx.const_value(hi)
+    out = x
+    if lo is not None:
+        out = R.maximum(out, const(lo_v) if lo_v is not None else lo)
+    if hi is not None:
+        out = R.minimum(ctx.emit(out), const(hi_v) if hi_v is not None else hi)
+    return out
+
+
+def _variadic(fn):
+    def convert(ctx, node, inputs, attrs):
+        args = [x for x in inputs if x is not None]
+        out = args[0]
+        for x in args[1:]:
+            out = ctx.emit(fn(out, x))
+        if len(args) == 1:
+            out = R.add(out, scalar(out, 0)) if node.op_type in ("Sum", "Mean") else fn(out, out)
+        return out
+
+    return convert
+
+
+converter("Max", since=1)(_variadic(R.maximum))
+converter("Min", since=1)(_variadic(R.minimum))
+converter("Sum", since=1)(_variadic(R.add))
+
+
+@converter("Mean", since=1)
+def mean(ctx, node, inputs, attrs):
+    args = [x for x in inputs if x is not None]
+    total = _variadic(R.add)(ctx, node, args, attrs)
+    return R.divide(ctx.emit(total), scalar(args[0], len(args)))

@@ -1,0 +1,303 @@
+"""ONNX converters: tensor layout and shape ops — Constant, Identity, Dropout, Shape, Size,
+Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather,
+GatherElements, Expand, Tile.
+
+Arguments that are shapes (Reshape's shape, Slice's starts/ends, …) are read with
+``ctx.const_value`` when known at import time; ``shape_arg`` also accepts shape values
+tracked as ``ShapeExpr`` (``Shape`` of a tensor with symbolic dims).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.ir import IntImm
+
+from ... import op as R
+from ...expr import PrimValue, ShapeExpr, const
+from .common import dtype_of, int_list, ndim_of, norm_axes, norm_axis, shape_of
+from .registry import converter
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def known_ints(ctx, expr, what: str) -> list[int]:
+    """The int values of a shape-like input known at import time (or an error)."""
+    value = ctx.const_value(expr)
+    if value is None:
+        raise ctx.error(f"{what} must be known at import time (a constant or initializer); "
+                        "a run-time value is not supported here")
+    return int_list(value)
+
+
+def shape_arg(ctx, expr, what: str):
+    """A shape input as a list of ints / PrimExprs (symbolic)."""
+    if isinstance(expr, ShapeExpr):
+        return [int(v.value) if isinstance(v, IntImm) else v for v in expr.values]
+    return known_ints(ctx, expr, what)
+
+
+@converter("Constant", since=1)
+def constant(ctx, node, inputs, attrs):
+    for key in ("value", "sparse_value"):
+        if key in attrs:
+            return const(np.asarray(attrs[key]))
+    if "value_float" in attrs:
+        return const(np.array(attrs["value_float"], "float32"))
+    if "value_floats" in attrs:
+        return const(np.array(attrs["value_floats"], "float32"))
+    if "value_int" in attrs:
+        return const(np.array(attrs["value_int"], "int64"))
+    if "value_ints" in attrs:
+        return const(np.array(attrs["value_ints"], "int64"))
+    raise ctx.error(f"unsupported Constant attributes {sorted(attrs)}")
+
+
+@converter("Identity", since=1)
+def identity(ctx, node, inputs, attrs):
+    return inputs[0]
+
+
+@converter("Dropout", since=1)
+def dropout(ctx, node, inputs, attrs):
+    # inference: the input passes through; the mask is all ones
+    x = inputs[0]
+    if len(node.output) > 1 and node.output[1]:
+        return [x, R.ones_like(x, "bool")]
+    return x
+
+
+@converter("Shape", since=1)
+def shape(ctx, node, inputs, attrs):
+    dims = shape_of(inputs[0])
+    if dims is None:
+        raise ctx.error("Shape needs an input of known rank")
+    n = len(dims)
+    start, end = attrs.get("start", 0), attrs.get("end", n)
+    start = min(max(start + n if start < 0 else start, 0), n)
+    end = min(max(end + n if end < 0 else end, 0), n)
+    dims = dims[start:end]
+    if all(isinstance(d, int) for d in dims):
+        return const(np.array(dims, dtype="int64"))
+    return ShapeExpr(dims)
+
+
+@converter("Size", since=1)
+def size(ctx, node, inputs, attrs):
+    dims = shape_of(inputs[0])
+    if dims is not None and all(isinstance(d, int) for d in dims):
+        return const(np.array(int(np.prod(dims)), dtype="int64"))
+    total = 1
+    for d in dims or ():
+        total = total * d
+    return PrimValue(total) if dims is not None else None
+
+
+@converter("Reshape", since=1)
+def reshape(ctx, node, inputs, attrs):
+    x = inputs[0]
+    target = attrs["shape"] if ctx.opset < 5 else shape_arg(ctx, inputs[1], "Reshape's shape")
+    allowzero = attrs.get("allowzero", 0)
+    dims = shape_of(x)
+    new = []
+    for i, d in enumerate(target):
+        if isinstance(d, int) and d == 0 and not allowzero:
+            if dims is None:
+                raise ctx.error("Reshape with 0 (copy a dim) needs an input of known rank")
+            new.append(dims[i])
+        else:
+            new.append(d)
+    return R.reshape(x, new)
+
+
+@converter("Flatten", since=1)
+def flatten(ctx, node, inputs, attrs):
+    x = inputs[0]
+    dims = shape_of(x)
+    axis = norm_axis(attrs.get("axis", 1), len(dims) + 1)
+    outer, inner = 1, 1
+    for d in dims[:axis]:
+        outer = outer * d
+    for d in dims[axis:]:
+        inner = inner * d
+    return R.reshape(x, [outer, inner])
+
+
+def _axes_input(ctx, node, inputs, attrs, index: int):
+    if ctx.opset >= 13 and node.op_type in ("Squeeze", "Unsqueeze") or \
+            ctx.opset >= 18 and node.op_type.startswith("Reduce"):
+        if len(inputs) > index and inputs[index] is not None:
+            return known_ints(ctx, inputs[index], f"{node.op_type}'s axes")
+        return None
+    return attrs.get("axes")
+
+
+@converter("Squeeze", since=1)
+def squeeze(ctx, node, inputs, attrs):
+    x = inputs[0]
+    axes = _axes_input(ctx, node, inputs, attrs, 1)
+    if isinstance(x, ShapeExpr):
+        return PrimValue(x.values[0])
+    if axes is None:
+        dims = shape_of(x)
+        axes = [i for i, d in enumerate(dims) if isinstance(d, int) and d == 1]
+    return R.squeeze(x, norm_axes(axes, ndim_of(x)))
+
+
+@converter("Unsqueeze", since=1)
+def unsqueeze(ctx, node, inputs, attrs):
+    x = inputs[0]
+    axes = _axes_input(ctx, node, inputs, attrs, 1)
+    if isinstance(x, PrimValue):
+        return ShapeExpr([x.value])
+    out_ndim = ndim_of(x) + len(axes)
+    axes = sorted(norm_axes(axes, out_ndim))
+    dims = list(shape_of(x))
+    for a in axes:
+        dims.insert(a, 1)
+    return R.reshape(x, dims)
+
+
+@converter("Transpose", since=1)
+def transpose(ctx, node, inputs, attrs):
+    perm = attrs.get("perm")
+    if perm is None:
+        perm = list(range(ndim_of(inputs[0])))[::-1]
+    return R.permute_dims(inputs[0], perm)
+
+
+@converter("Concat", since=1)
+def concat(ctx, node, inputs, attrs):
+    args = [x for x in inputs if x is not None]
+    if any(isinstance(x, ShapeExpr | PrimValue) for x in args):
+        dims = []
+        for x in args:
+            dims += shape_arg(ctx, x, "Concat's shape input") if not isinstance(x, PrimValue) else [x.value]
+        return ShapeExpr(dims)
+    args = [x for x in args if shape_of(x) is None or 0 not in shape_of(x)] or args[:1]
+    if len(args) == 1:
+        return args[0]
+    return R.concat(args, axis=norm_axis(attrs["axis"], ndim_of(args[0])))
+
+
+@converter("Split", since=1)
+def split(ctx, node, inputs, attrs):
+    x = inputs[0]
+    axis = norm_axis(attrs.get("axis", 0), ndim_of(x))
+    if ctx.opset >= 13 and len(inputs) > 1 and inputs[1] is not None:
+        sizes = known_ints(ctx, inputs[1], "Split's split")
+    elif ctx.opset < 13 and len(inputs) > 1 and inputs[1] is not None:
+        sizes = known_ints(ctx, inputs[1], "Split's split")
+    else:
+        sizes = attrs.get("split")
+    n = len(node.output)
+    dim = shape_of(x)[axis]
+    if sizes is None:
+        if not isinstance(dim, int):
+            return R.split(x, n, axis)
+        parts = attrs.get("num_outputs", n)
+        chunk = -(-dim // parts)
+        sizes = [min(chunk, dim - i * chunk) for i in range(parts)]
+    indices = list(np.cumsum(sizes)[:-1])
+    return R.split(x, [int(i) for i in indices], axis)
+
+
+def _slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
+    if step > 0:
+        start = min(max(start + dim if start < 0 else start, 0), dim)
+        end = min(max(end + dim if end < 0 else end, 0), dim)
+    else:
+        start = min(max(start + dim if start < 0 else start, -1), dim - 1)
+        end = min(max(end + dim if end < 0 else end, -1), dim - 1)
+    return start, end
+
+
+@converter("Slice", since=1)
+def slice_(ctx, node, inputs, attrs):
+    x = inputs[0]
+    if ctx.opset < 10:
+        starts, ends = attrs["starts"], attrs["ends"]
+        axes = attrs.get("axes", list(range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts = known_ints(ctx, inputs[1], "Slice's starts")
+        ends = known_ints(ctx, inputs[2], "Slice's ends")
+        axes = (known_ints(ctx, inputs[3], "Slice's axes") if len(inputs) > 3 and inputs[3] is not None
+                else list(range(len(starts))))
+        steps = (known_ints(ctx, inputs[4], "Slice's steps") if len(inputs) > 4 and inputs[4] is not None
+                 else [1] * len(starts))
+    if isinstance(x, ShapeExpr):
+        vals = list(x.values)
+        s, e = _slice_bounds(len(vals), starts[0], ends[0], steps[0])
+        return ShapeExpr(vals[s:e:steps[0]] if steps[0] > 0 else vals[s:(e if e >= 0 else None):steps[0]])
+    dims = shape_of(x)
+    axes = norm_axes(axes, len(dims))
+    begin, end = [], []
+    for a, s, e, st in zip(axes, starts, ends, steps, strict=True):
+        d = dims[a]
+        if not isinstance(d, int):
+            raise ctx.error(f"Slice on axis {a} of symbolic length {d} is not supported yet")
+        b, en = _slice_bounds(d, s, e, st)
+        begin.append(b)
+        end.append(en)
+    return R.strided_slice(x, axes, begin, end, steps)
+
+
+@converter("Gather", since=1)
+def gather(ctx, node, inputs, attrs):
+    x, idx = inputs
+    axis = attrs.get("axis", 0)
+    if isinstance(x, ShapeExpr):
+        i = ctx.const_value(idx)
+        if i is not None:
+            vals = list(x.values)
+            picked = [vals[int(j)] for j in np.asarray(i).reshape(-1)]
+            return PrimValue(picked[0]) if np.asarray(i).ndim == 0 else ShapeExpr(picked)
+    axis = norm_axis(axis, ndim_of(x))
+    dim = shape_of(x)[axis]
+    # negative indices count from the end
+    idx_v = ctx.const_value(idx)
+    if idx_v is not None:
+        if (idx_v < 0).any() and isinstance(dim, int):
+            idx = const(np.where(idx_v < 0, idx_v + dim, idx_v).astype(idx_v.dtype))
+    else:
+        d = const(np.array(dim, dtype_of(idx))) if isinstance(dim, int) else \
+            R.astype(ctx.emit(R.full((), PrimValue(dim), "int64")), dtype_of(idx))
+        idx = ctx.emit(R.where(R.less(idx, const(np.array(0, dtype_of(idx)))), R.add(idx, d), idx))
+    return R.take(x, idx, axis=axis)
+
+
+@converter("GatherElements", since=11)
+def gather_elements(ctx, node, inputs, attrs):
+    x, idx = inputs
+    axis = norm_axis(attrs.get("axis", 0), ndim_of(x))
+    dim = shape_of(x)[axis]
+    zero = const(np.array(0, dtype_of(idx)))
+    d = const(np.array(dim, dtype_of(idx)))
+    idx = ctx.emit(R.where(R.less(idx, zero), R.add(idx, d), idx))
+    return R.gather_elements(x, idx, axis)
+
+
+@converter("Expand", since=8)
+def expand(ctx, node, inputs, attrs):
+    x = inputs[0]
+    target = shape_arg(ctx, inputs[1], "Expand's shape")
+    dims = shape_of(x)
+    n = max(len(dims), len(target))
+    a = [1] * (n - len(dims)) + list(dims)
+    b = [1] * (n - len(target)) + list(target)
+    out = []
+    for da, db in zip(a, b, strict=True):
+        if isinstance(db, int) and db == 1:
+            out.append(da)
+        elif isinstance(da, int) and da == 1:
+            out.append(db)
+        else:
+            out.append(da if isinstance(da, int) else db)
+    return R.broadcast_to(x, out)
+
+
+@converter("Tile", since=6)
+def tile(ctx, node, inputs, attrs):
+    reps = known_ints(ctx, inputs[1], "Tile's repeats")
+    return R.tile(inputs[0], reps)
