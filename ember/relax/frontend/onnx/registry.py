@@ -39,6 +39,7 @@ CONVERTERS: dict[tuple[str, str], list[tuple[int, Converter]]] = {}
 #: modules under ember.relax.frontend.onnx that register converters
 FAMILY_MODULES: list[str] = [
     "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce",
+    "quantize",
 ]
 
 _loaded = False
