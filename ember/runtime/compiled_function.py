@@ -29,7 +29,7 @@ from .array_fields import (
     ARRAY_FIELDS, C_CONTIGUOUS, CPU_WORD, DLTENSOR_SIZE, DLTENSOR_WORDS, MEMORY, NUMPY_DTYPE_WORD,
     NUMPY_FIELDS_OK, fill_from_numpy, fill_from_torch,
 )
-from .errors import ArgumentError, ArgumentTypeError
+from .errors import ArgumentError, ArgumentTypeError, runtime_error_for_check
 from .function_info import FunctionInfo, ParamInfo
 from .device import cpu
 from .ndarray import NDArray, _wrap_numpy
@@ -162,7 +162,12 @@ class CompiledFunction:
             )
         return value
 
-    def _explain(self, status: int, args: tuple, buf) -> ArgumentError:
+    def _explain(self, status: int, args: tuple, buf) -> Exception:
+        checks = self.info.checks
+        if 0 < status <= len(checks):
+            runtime_error = runtime_error_for_check(checks[status - 1])
+            if runtime_error is not None:  # e.g. MemoryError from a failed heap Allocate
+                return type(runtime_error)(f"{self.info.name}: {runtime_error}")
         values = [
             TensorView.read(_UINT64.unpack_from(buf, 8 * i)[0]) if p.kind == "buffer" else arg
             for i, (p, arg) in enumerate(zip(self.info.params, args))

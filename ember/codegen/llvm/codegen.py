@@ -11,11 +11,11 @@ its check index + 1 (from a parallel chunk: through a status slot the launcher r
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from llvmlite import ir
 
-from ember.ir import DataType, IntImm, StringImm, Var
+from ember.ir import Cast, DataType, IntImm, Mul, StringImm, Var
 from ember.runtime.library import kernel_symbol
 from ember.tir import (
     Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
@@ -23,7 +23,7 @@ from ember.tir import (
 )
 
 from .expr import NONTEMPORAL_STORE, CodegenError, ExprEmitter
-from .types import I32, I64, PTR, VOID, llvm_type, memory_type
+from .types import I1, I32, I64, PTR, VOID, llvm_type, memory_type
 
 __all__ = ["CodeGenLLVM", "CodegenError", "STACK_ALLOCA_LIMIT"]
 
@@ -40,6 +40,7 @@ class _Frame:
     builder: ir.IRBuilder
     entry: ir.IRBuilder  # appends allocas to the entry block
     vars: dict
+    heap: list = field(default_factory=list)  # live heap Allocates, freed on an early return
 
 
 def _float_flags(attrs) -> tuple[str, ...]:
@@ -133,8 +134,11 @@ class CodeGenLLVM(ExprEmitter):
         return llvm_type(param.dtype)  # handles (the packed ABI's uint64_t* args too) are i8*
 
     def emit_return(self, value: ir.Value, dtype) -> None:
-        """Return ``value`` (an int status) from the current function and continue in dead code."""
+        """Return ``value`` (an int status) from the current function and continue in dead code;
+        heap buffers allocated by enclosing Allocates are freed first."""
         b = self.builder
+        for ptr in reversed(self._frame.heap):
+            b.call(self._libc("free", VOID, [PTR]), [ptr])
         if value.type != I32:
             value = b.trunc(value, I32) if value.type.width > 32 else b.zext(value, I32)
         b.ret(value)
@@ -249,13 +253,33 @@ class CodeGenLLVM(ExprEmitter):
         log.debug("%s: Allocate %s goes to the heap (%s)", self._name, s.buffer_var.name,
                   "symbolic size" if count is None else f"{count * itemsize} bytes > {STACK_ALLOCA_LIMIT}")
         b = self.builder
-        size = ir.Constant(I64, itemsize)
-        for extent in s.extents:
-            size = b.mul(size, self._index_i64(self.emit(extent), extent.dtype))
+        size, overflow = ir.Constant(I64, itemsize), ir.Constant(I1, 0)
+        for extent in s.extents:  # unsigned: a negative extent is a huge size, which fails
+            product = b.umul_with_overflow(size, self._index_i64(self.emit(extent), extent.dtype))
+            size, overflow = b.extract_value(product, 0), b.or_(overflow, b.extract_value(product, 1))
+        too_big = b.or_(overflow, b.icmp_unsigned(">", size, ir.Constant(I64, _MAX_HEAP_BYTES)))
         rounded = b.and_(b.add(size, ir.Constant(I64, _HEAP_ALIGN)), ir.Constant(I64, ~(_HEAP_ALIGN - 1)))
+        rounded = b.select(too_big, ir.Constant(I64, _FAILING_SIZE), rounded)  # aligned_alloc -> NULL
         ptr = b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [ir.Constant(I64, _HEAP_ALIGN), rounded])
-        self._scoped(s.buffer_var, ptr, lambda: self.emit_stmt(s.body))
+        self._fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), _alloc_failure_message(s))
+        self._frame.heap.append(ptr)
+        try:
+            self._scoped(s.buffer_var, ptr, lambda: self.emit_stmt(s.body))
+        finally:
+            self._frame.heap.pop()
         self.builder.call(self._libc("free", VOID, [PTR]), [ptr])
+
+    def _fail_if(self, cond: ir.Value, message: str) -> None:
+        """Return the status of a new check ``message`` when ``cond`` holds."""
+        index = len(self.checks)
+        self.checks.append(message)
+        b = self.builder
+        fail, ok = self.new_block("check_failed"), self.new_block("check_ok")
+        b.cbranch(cond, fail, ok)
+        b.position_at_end(fail)
+        self.emit_return(ir.Constant(I32, index + 1), None)
+        b.branch(ok)
+        b.position_at_end(ok)
 
     def _libc(self, name: str, ret: ir.Type, args: list) -> ir.Function:
         fn = self.module.globals.get(name)
@@ -396,6 +420,31 @@ class CodeGenLLVM(ExprEmitter):
 
 
 INT32 = DataType("int32")
+_MAX_HEAP_BYTES = 1 << 62  # larger requests fail without calling the allocator
+_FAILING_SIZE = ~(_HEAP_ALIGN - 1) & ((1 << 64) - 1)  # a size aligned_alloc always refuses
+
+
+def _alloc_failure_message(s: Allocate) -> str:
+    """The check message of a failed heap Allocate; the ``MemoryError:`` prefix makes the
+    runtime raise MemoryError (``ember.runtime.errors.error_for_check``)."""
+    extents = " * ".join(_expr_text(e) for e in s.extents)
+    return (f"MemoryError: could not allocate the intermediate buffer '{s.buffer_var.name}' "
+            f"({extents} elements of {s.dtype}): out of memory")
+
+
+def _expr_text(expr) -> str:
+    if isinstance(expr, IntImm):
+        return str(expr.value)
+    if isinstance(expr, Cast):  # FlattenBuffer widens int32 extents
+        return _expr_text(expr.value)
+    if isinstance(expr, Mul):
+        return f"{_expr_text(expr.a)} * {_expr_text(expr.b)}"
+    if isinstance(expr, Var):
+        return expr.name
+    try:
+        return str(expr)  # TVMScript
+    except Exception:  # the message must never fail the build
+        return type(expr).__name__
 
 
 def _is_zero(x) -> bool:

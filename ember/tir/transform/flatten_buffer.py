@@ -5,19 +5,22 @@ buffer that shares the original's ``data`` Var, has shape ``(extent,)`` and no
 strides or offset; the index is the original's element offset (row-major, or via
 ``strides`` when present, plus ``elem_offset``).  ``Allocate`` extents become one
 product and ``DeclBuffer`` statements are dropped (the lowered-TIR contract has none).
+An Allocate whose int32 element count may overflow (a symbolic shape such as ``(n, n)``)
+is guarded by a check, made in int64, that the count fits the int32 indices: a large ``n``
+raises MemoryError at the call instead of allocating a wrapped-around size.
 Parameter buffers in ``buffer_map`` are left as they are; argument checks need them.
 Assumes blocks are gone (LowerOpaqueBlock) and ``axis_separators`` are unused.
 """
 
 from __future__ import annotations
 
-from ember.ir import IntImm, const, replace
+from ember.ir import Cast, DataType, IntImm, StringImm, const, replace
 from ember.transform import Pass
 
 from ..buffer import Buffer, BufferLoad
 from ..function import PrimFunc
 from ..functor import IRMutator
-from ..stmt import Allocate, BufferStore, DeclBuffer
+from ..stmt import Allocate, AssertStmt, BufferStore, DeclBuffer
 from ._common import make_pass
 
 __all__ = ["flatten_buffer", "flat_buffer_of", "FlattenBuffer"]
@@ -31,6 +34,32 @@ def _product(values):
     for v in values[1:]:
         out = out * v
     return out
+
+
+INT64 = DataType("int64")
+_INT32_LIMIT = 1 << 31
+
+
+def _may_overflow_int32(extents) -> bool:
+    """Whether the int32 product of ``extents`` may wrap around."""
+    if len(extents) < 2 or any(e.dtype.bits > 32 for e in extents):
+        return False  # one int32 extent always fits; int64 extents multiply in int64
+    count = 1
+    for e in extents:
+        if not isinstance(e, IntImm):
+            return True
+        count *= e.value
+    return count >= _INT32_LIMIT
+
+
+def _guard_int32_count(alloc: Allocate, body) -> AssertStmt:
+    """``assert product(extents) < 2**31`` computed in int64, around ``body``."""
+    count = _product([Cast(INT64, e) for e in alloc.extents])
+    text = " * ".join(getattr(e, "name", None) or str(getattr(e, "value", e)) for e in alloc.extents)
+    # the "MemoryError: " prefix makes the runtime raise MemoryError (ember.runtime.errors)
+    message = (f"MemoryError: the intermediate buffer '{alloc.buffer_var.name}' would have {text} elements "
+               f"of {alloc.dtype}, more than the 2**31 - 1 its int32 indices can address")
+    return AssertStmt(count < const(_INT32_LIMIT, "int64"), StringImm(message), body)
 
 
 def _is_flat(buf: Buffer) -> bool:
@@ -94,7 +123,8 @@ class _Flattener(IRMutator):
     def visit_Allocate(self, alloc: Allocate):
         body = self.visit(alloc.body)
         extents = alloc.extents if len(alloc.extents) == 1 else (_product(alloc.extents),)
-        return replace(alloc, extents=extents, body=body)
+        flat = replace(alloc, extents=extents, body=body)
+        return _guard_int32_count(alloc, flat) if _may_overflow_int32(alloc.extents) else flat
 
     def visit_DeclBuffer(self, decl: DeclBuffer):
         return self.visit(decl.body)
