@@ -14,11 +14,10 @@ import itertools
 
 import numpy as np
 
-from ember import relax
 from ember.relax import op as R
 
 from ...expr import ShapeExpr, const
-from .common import ONNXImportError, dtype_of, norm_axis, shape_of, static_shape
+from .common import ONNXImportError, norm_axis, shape_of, static_shape
 from .registry import converter
 
 __all__ = ["reverse_sequence"]
@@ -119,5 +118,3 @@ def det(ctx, node, inputs, attrs):
             total = ctx.emit((R.subtract if inversions % 2 else R.add)(total, term))
     return total
 
-
-_ = (relax, dtype_of)
