@@ -1,10 +1,19 @@
-"""Test helpers: numeric comparison that accepts any array type, and device-aware skips."""
+"""Test helpers, under TVM's ``tvm.testing`` names: numeric comparison for any array type,
+fixtures that work in test classes, target parametrisation, device-aware skips and
+before/after transform tests."""
 
-from .asserts import assert_allclose, to_numpy
-from .devices import enabled_targets, requires_cuda, requires_gpu, uses_gpu
-from .utils import main, parameter, requires_llvm
+from .asserts import assert_allclose, assert_prim_expr_equal, to_numpy
+from .compare import CompareBeforeAfter
+from .devices import enabled_targets, uses_gpu
+from .fixtures import (
+    exclude_targets, fixture, known_failing_targets, parameter, parameters, parametrize_targets,
+)
+from .marks import *  # noqa: F403  (the requires_* decorators)
+from .marks import __all__ as _marks_all
+from .utils import main
 
 __all__ = [
-    "assert_allclose", "enabled_targets", "main", "parameter", "requires_cuda", "requires_gpu",
-    "requires_llvm", "to_numpy", "uses_gpu",
+    "CompareBeforeAfter", "assert_allclose", "assert_prim_expr_equal", "enabled_targets",
+    "exclude_targets", "fixture", "known_failing_targets", "main", "parameter", "parameters",
+    "parametrize_targets", "to_numpy", "uses_gpu", *_marks_all,
 ]

@@ -1,4 +1,5 @@
-"""``assert_allclose`` for NDArrays, numpy arrays, torch tensors, DLPack objects and lists."""
+"""``assert_allclose`` for NDArrays, numpy arrays, torch tensors, DLPack objects and lists;
+``assert_prim_expr_equal`` for scalar expressions that must be provably equal."""
 
 from __future__ import annotations
 
@@ -44,3 +45,17 @@ def _comparable(arr: np.ndarray) -> np.ndarray:
     if arr.dtype.kind == "V" or arr.dtype.name == "bfloat16":
         return arr.astype(np.float32)
     return arr
+
+
+def assert_prim_expr_equal(lhs, rhs) -> None:
+    """Raise ValueError unless the analyzer proves ``lhs == rhs`` (ints and PrimExprs)."""
+    from ..arith import Analyzer
+    from ..ir.expr import IntImm, const
+
+    def as_expr(v):
+        return const(v, "int32") if isinstance(v, int) and not isinstance(v, bool) else v
+
+    diff = Analyzer().simplify(as_expr(lhs) - as_expr(rhs))
+    if not (isinstance(diff, IntImm) and diff.value == 0):
+        raise ValueError(f"assert_prim_expr_equal: {lhs} and {rhs} are not provably equal "
+                         f"(their difference simplifies to {diff})")

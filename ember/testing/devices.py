@@ -1,8 +1,7 @@
 """Which targets this machine can run, and pytest markers that skip cleanly without a GPU.
 
-``@requires_cuda`` marks a test ``gpu`` (deselected by default, see pyproject.toml) and
-skips it when no CUDA device exists, so ``pytest -m gpu`` on a CPU-only machine reports
-skips, not failures.
+``uses_gpu`` marks a test ``gpu`` (deselected by default, see pyproject.toml); the
+``requires_*`` decorators live in ``marks.py``.
 """
 
 from __future__ import annotations
@@ -18,22 +17,6 @@ def enabled_targets() -> list[tuple[str, object]]:
     if cuda(0).exist:
         targets.append(("cuda", cuda(0)))
     return targets
-
-
-def _cuda_marks():
-    import pytest
-
-    return [pytest.mark.gpu, pytest.mark.skipif(not cuda(0).exist, reason="needs a CUDA GPU (none found)")]
-
-
-def requires_cuda(test):
-    """Decorator: mark a test as needing a CUDA GPU; it is skipped without one."""
-    for mark in _cuda_marks():
-        test = mark(test)
-    return test
-
-
-requires_gpu = requires_cuda
 
 
 def uses_gpu(test):
