@@ -1,0 +1,188 @@
+"""The workloads of ``bench_models.py``: ONNX models with random weights, as bytes.
+
+Two sources: the ``light_*`` models shipped inside the onnx package's backend tests
+(ResNet-50, SqueezeNet, Inception v1, DenseNet-121; batch 1 only, their graphs fix it)
+and models written here in PyTorch and exported with the TorchScript exporter
+(MobileNetV2, a BERT encoder, a GPT-2-style decoder step, the MLP 784-256-10).  The
+PyTorch module comes back too, so PyTorch eager / ``torch.compile`` run the same model.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Workload:
+    name: str
+    onnx_bytes: bytes
+    inputs: dict  # ONNX input name → numpy array
+    torch_module: object = None  # None for the light models
+    notes: list = field(default_factory=list)
+
+
+def _light(name: str, batch: int) -> Workload | None:
+    import onnx
+
+    path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", f"light_{name}.onnx")
+    if batch != 1:
+        return None
+    model = onnx.load(path)
+    inits = {i.name for i in model.graph.initializer}
+    rng = np.random.default_rng(0)
+    inputs = {}
+    for inp in model.graph.input:
+        if inp.name in inits:
+            continue
+        dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+        inputs[inp.name] = rng.standard_normal(dims).astype("float32")
+    return Workload(name, model.SerializeToString(), inputs)
+
+
+def _torch_models():
+    import torch
+    from torch import nn
+
+    class Bottleneck(nn.Module):  # MobileNetV2's inverted residual
+        def __init__(self, cin, cout, stride, expand):
+            super().__init__()
+            hidden = cin * expand
+            layers = []
+            if expand != 1:
+                layers += [nn.Conv2d(cin, hidden, 1, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6()]
+            layers += [nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False), nn.BatchNorm2d(hidden),
+                       nn.ReLU6(), nn.Conv2d(hidden, cout, 1, bias=False), nn.BatchNorm2d(cout)]
+            self.body = nn.Sequential(*layers)
+            self.residual = stride == 1 and cin == cout
+
+        def forward(self, x):
+            return x + self.body(x) if self.residual else self.body(x)
+
+    class MobileNetV2(nn.Module):
+        def __init__(self):
+            super().__init__()
+            cfg = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+                   (6, 320, 1, 1)]
+            layers = [nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU6()]
+            cin = 32
+            for t, c, n, s in cfg:
+                for k in range(n):
+                    layers.append(Bottleneck(cin, c, s if k == 0 else 1, t))
+                    cin = c
+            layers += [nn.Conv2d(cin, 1280, 1, bias=False), nn.BatchNorm2d(1280), nn.ReLU6()]
+            self.features = nn.Sequential(*layers)
+            self.classifier = nn.Linear(1280, 1000)
+
+        def forward(self, x):
+            return self.classifier(self.features(x).mean((2, 3)))
+
+    class EncoderLayer(nn.Module):
+        def __init__(self, hidden, heads, ffn):
+            super().__init__()
+            self.heads = heads
+            self.qkv = nn.Linear(hidden, 3 * hidden)
+            self.out = nn.Linear(hidden, hidden)
+            self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+            self.fc1, self.fc2 = nn.Linear(hidden, ffn), nn.Linear(ffn, hidden)
+
+        def forward(self, x):
+            b, s, h = x.shape
+            q, k, v = self.qkv(x).reshape(b, s, 3, self.heads, h // self.heads).permute(2, 0, 3, 1, 4)
+            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(h // self.heads), dim=-1)
+            ctx = (att @ v).transpose(1, 2).reshape(b, s, h)
+            x = self.ln1(x + self.out(ctx))
+            return self.ln2(x + self.fc2(torch.nn.functional.gelu(self.fc1(x))))
+
+    class Encoder(nn.Module):
+        def __init__(self, layers=6, hidden=384, heads=12):
+            super().__init__()
+            self.layers = nn.ModuleList(EncoderLayer(hidden, heads, 4 * hidden) for _ in range(layers))
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    class DecoderStep(nn.Module):  # pre-LN GPT-2 block, one new token against a KV cache
+        def __init__(self, layers=4, hidden=768, heads=12):
+            super().__init__()
+            self.heads, self.hidden = heads, hidden
+            self.blocks = nn.ModuleList(nn.ModuleDict({
+                "ln1": nn.LayerNorm(hidden), "qkv": nn.Linear(hidden, 3 * hidden), "proj": nn.Linear(hidden, hidden),
+                "ln2": nn.LayerNorm(hidden), "fc": nn.Linear(hidden, 4 * hidden), "fc_out": nn.Linear(4 * hidden, hidden),
+            }) for _ in range(layers))
+            self.ln_f = nn.LayerNorm(hidden)
+
+        def forward(self, x, past_k, past_v):
+            b = x.shape[0]
+            d = self.hidden // self.heads
+            for n, blk in enumerate(self.blocks):
+                q, k, v = blk["qkv"](blk["ln1"](x)).reshape(b, 1, 3, self.heads, d).permute(2, 0, 3, 1, 4)
+                keys = torch.cat([past_k[n], k], dim=2)
+                values = torch.cat([past_v[n], v], dim=2)
+                att = torch.softmax(q @ keys.transpose(-1, -2) / math.sqrt(d), dim=-1)
+                x = x + blk["proj"]((att @ values).transpose(1, 2).reshape(b, 1, self.hidden))
+                x = x + blk["fc_out"](torch.nn.functional.gelu(blk["fc"](blk["ln2"](x)), approximate="tanh"))
+            return self.ln_f(x)
+
+    mlp = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    return {"mobilenet_v2": MobileNetV2, "bert": Encoder, "gpt2_step": DecoderStep, "mlp": lambda: mlp}
+
+
+def _randomize_bn(module) -> None:
+    import torch
+
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.1, 0.1)
+
+
+def _exported(name: str, batch: int, dynamic: bool) -> Workload:
+    import torch
+
+    torch.manual_seed(0)
+    module = _torch_models()[name]().eval()
+    _randomize_bn(module)
+    rng = np.random.default_rng(0)
+    if name == "mobilenet_v2":
+        args = {"x": rng.standard_normal((batch, 3, 224, 224))}
+    elif name == "bert":
+        args = {"x": rng.standard_normal((batch, 128, 384))}
+    elif name == "gpt2_step":
+        args = {"x": rng.standard_normal((batch, 1, 768)), "past_k": rng.standard_normal((4, batch, 12, 127, 64)),
+                "past_v": rng.standard_normal((4, batch, 12, 127, 64))}
+    else:
+        args = {"x": rng.standard_normal((batch, 784))}
+    args = {k: v.astype("float32") for k, v in args.items()}
+    dynamic_axes = {"x": {0: "batch", 1: "seq"}} if dynamic else None
+    buf = io.BytesIO()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, tuple(torch.from_numpy(v) for v in args.values()), buf, dynamo=False,
+                          opset_version=17, input_names=list(args), output_names=["out"], dynamic_axes=dynamic_axes)
+    return Workload(name + ("_dyn" if dynamic else ""), buf.getvalue(), args, module)
+
+
+LIGHT = ("resnet50", "squeezenet", "inception_v1", "densenet121")
+EXPORTED = ("mobilenet_v2", "bert", "gpt2_step", "mlp")
+ALL = LIGHT + EXPORTED + ("bert_dyn",)
+
+
+def workload(name: str, batch: int) -> Workload | None:
+    """The named workload at ``batch``, or None when it has no such batch."""
+    if name in LIGHT:
+        return _light(name, batch)
+    if name == "bert_dyn":
+        return _exported("bert", batch, dynamic=True)
+    return _exported(name, batch, dynamic=False)
