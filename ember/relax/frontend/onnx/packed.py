@@ -1,0 +1,197 @@
+"""Numpy-backed packed functions for the ONNX ops a tensor program cannot express.
+
+Why these are not TE/TIR kernels:
+
+- ``NonZero``, ``Unique`` and ``NonMaxSuppression`` produce outputs whose *shape*
+  depends on the input *values*.  Relax kernels (``call_tir``) write into outputs
+  allocated before the call, so the size would have to be known first; instead the
+  importer calls these functions through ``call_pure_packed`` with an unknown-shape
+  result, then ``match_cast``s it to a fresh symbolic shape so the rest of the graph
+  compiles as usual.
+- ``TopK`` with ``k`` computed at run time has an output size given by a value too.
+- The random generators (``RandomNormal``, ``RandomUniform``, ``Bernoulli``,
+  ``Multinomial``) need a stateful generator, which TIR has no notion of.
+
+Each function receives and returns ``ember.runtime`` NDArrays; they are registered
+under ``ember.onnx.*`` when this module is imported (the importer imports it whenever a
+converter uses one, and a built module needs it imported in the process that runs it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.runtime import register_func
+
+__all__ = ["nonzero", "unique", "non_max_suppression", "NAMES"]
+
+NAMES = {
+    "nonzero": "ember.onnx.nonzero",
+    "unique": "ember.onnx.unique",
+    "topk": "ember.onnx.topk",
+    "nms": "ember.onnx.non_max_suppression",
+    "random_normal": "ember.onnx.random_normal",
+    "random_uniform": "ember.onnx.random_uniform",
+    "bernoulli": "ember.onnx.bernoulli",
+    "multinomial": "ember.onnx.multinomial",
+}
+
+
+def _arr(x) -> np.ndarray:
+    return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
+
+
+def _nd(a: np.ndarray):
+    from ember.runtime import ndarray
+
+    return ndarray.array(np.ascontiguousarray(a))
+
+
+@register_func(NAMES["nonzero"], override=True)
+def nonzero(x):
+    """Indices of the non-zero elements, shape ``(rank, count)``, int64 (ONNX NonZero)."""
+    return _nd(np.array(np.nonzero(_arr(x)), dtype="int64").reshape(_arr(x).ndim, -1))
+
+
+def unique_numpy(x: np.ndarray, axis: int | None, sorted_: bool):
+    """ONNX Unique's four outputs: values, first indices, inverse indices, counts."""
+    if axis is None:
+        flat = x.reshape(-1)
+        y, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True)
+        source, take_axis = flat, 0
+    else:
+        y, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                              axis=axis)
+        source, take_axis = x, axis
+    inverse = inverse.reshape(-1)
+    if not sorted_:
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        first, counts, inverse = first[order], counts[order], rank[inverse]
+        y = np.take(source, first, axis=take_axis)
+    return y, first.astype("int64"), inverse.astype("int64"), counts.astype("int64")
+
+
+@register_func(NAMES["unique"], override=True)
+def unique(x, axis, sorted_):
+    """ONNX Unique; ``axis`` is ``-1 - rank`` for "flatten" (no axis attribute)."""
+    data = _arr(x)
+    axis = int(axis)
+    outs = unique_numpy(data, None if axis < -data.ndim else axis, bool(int(sorted_)))
+    return tuple(_nd(o) for o in outs)
+
+
+def topk_numpy(x: np.ndarray, k: int, axis: int, largest: bool):
+    """The k largest/smallest along ``axis`` (ties: lower index first), values and int64 indices."""
+    n = x.shape[axis]
+    if not 0 <= k <= n:
+        raise ValueError(f"TopK: k={k} is outside [0, {n}] for an axis of length {n}")
+    if largest:  # stable descending order: reverse, sort stably ascending, reverse back
+        order = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+        order = n - 1 - order
+    else:
+        order = np.argsort(x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis), idx.astype("int64")
+
+
+@register_func(NAMES["topk"], override=True)
+def topk(x, k, axis, largest):
+    values, indices = topk_numpy(_arr(x), int(_arr(k).reshape(-1)[0]), int(axis), bool(int(largest)))
+    return _nd(values), _nd(indices)
+
+
+def _corners(box: np.ndarray, center: bool) -> tuple[float, float, float, float]:
+    """(y_min, x_min, y_max, x_max) of a box in either ONNX box layout."""
+    if center:
+        xc, yc, w, h = (float(v) for v in box)
+        return yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2
+    y1, x1, y2, x2 = (float(v) for v in box)
+    return min(y1, y2), min(x1, x2), max(y1, y2), max(x1, x2)
+
+
+def _overlaps(a, b, threshold: float) -> bool:
+    """IoU(a, b) > threshold, with degenerate boxes never suppressing."""
+    ih = min(a[2], b[2]) - max(a[0], b[0])
+    iw = min(a[3], b[3]) - max(a[1], b[1])
+    if ih <= 0 or iw <= 0:
+        return False
+    inter = ih * iw
+    area_a = (a[2] - a[0]) * (a[3] - a[1])
+    area_b = (b[2] - b[0]) * (b[3] - b[1])
+    union = area_a + area_b - inter
+    if area_a <= 0 or area_b <= 0 or union <= 0:
+        return False
+    return inter / union > threshold
+
+
+def nms_numpy(boxes, scores, max_per_class: int, iou_threshold: float, score_threshold: float | None,
+              center: bool) -> np.ndarray:
+    """Greedy per-(batch, class) NMS; rows ``(batch, class, box)`` in selection order."""
+    selected = []
+    n_batch, n_class, n_box = scores.shape
+    for b in range(n_batch):
+        corners = [_corners(boxes[b, i], center) for i in range(n_box)]
+        for c in range(n_class):
+            s = scores[b, c]
+            cand = [i for i in range(n_box) if score_threshold is None or s[i] > score_threshold]
+            cand.sort(key=lambda i: (-s[i], i))  # best score first, lower index on ties
+            kept: list[int] = []
+            for i in cand:
+                if len(kept) >= max_per_class:
+                    break
+                if not any(_overlaps(corners[i], corners[j], iou_threshold) for j in kept):
+                    kept.append(i)
+                    selected.append((b, c, i))
+    return np.array(selected, dtype="int64").reshape(-1, 3)
+
+
+@register_func(NAMES["nms"], override=True)
+def non_max_suppression(boxes, scores, max_per_class, iou_threshold, score_threshold, center):
+    """ONNX NonMaxSuppression; the three thresholds arrive as (possibly empty) tensors."""
+    mx, iou, st = _arr(max_per_class).reshape(-1), _arr(iou_threshold).reshape(-1), _arr(score_threshold).reshape(-1)
+    out = nms_numpy(_arr(boxes), _arr(scores), max(int(mx[0]), 0) if mx.size else 0,
+                    float(iou[0]) if iou.size else 0.0, float(st[0]) if st.size else None, bool(int(center)))
+    return _nd(out)
+
+
+_RNG = np.random.default_rng()
+
+
+def _generator(seed: float):
+    """A generator seeded from ``seed`` (NaN: the process-wide unseeded one)."""
+    return _RNG if np.isnan(float(seed)) else np.random.default_rng(int(float(seed) * 1000003) & 0xFFFFFFFF)
+
+
+@register_func(NAMES["random_normal"], override=True)
+def random_normal(mean, scale, seed, out):
+    shape, dtype = tuple(out.shape), str(out.dtype)
+    value = _generator(seed).normal(float(mean), float(scale), shape)
+    out.copyfrom(np.asarray(value, dtype=dtype))
+
+
+@register_func(NAMES["random_uniform"], override=True)
+def random_uniform(low, high, seed, out):
+    shape, dtype = tuple(out.shape), str(out.dtype)
+    value = _generator(seed).uniform(float(low), float(high), shape)
+    out.copyfrom(np.asarray(value, dtype=dtype))
+
+
+@register_func(NAMES["bernoulli"], override=True)
+def bernoulli(p, seed, out):
+    probs = _arr(p)
+    value = _generator(seed).uniform(0.0, 1.0, probs.shape) < probs
+    out.copyfrom(value.astype(str(out.dtype)))
+
+
+@register_func(NAMES["multinomial"], override=True)
+def multinomial(logits, seed, out):
+    """``out[b, j]``: a class drawn from ``softmax``-free unnormalised log-probabilities."""
+    lg = _arr(logits).astype("float64")
+    rng = _generator(seed)
+    probs = np.exp(lg - lg.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    n = out.shape[1]
+    value = np.stack([rng.choice(probs.shape[1], size=n, p=row) for row in probs])
+    out.copyfrom(value.astype(str(out.dtype)))
