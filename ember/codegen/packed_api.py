@@ -20,7 +20,7 @@ from ember.ir import (
 )
 from ember.runtime.function_info import ParamInfo
 from ember.tir import (
-    AssertStmt, AttrStmt, BufferLoad, LetStmt, PrimFunc, Stmt, collect, decl_buffer,
+    AssertStmt, AttrStmt, BufferLoad, BufferStore, LetStmt, PrimFunc, Stmt, collect, decl_buffer,
 )
 from ember.tir.op import if_then_else, reinterpret
 
@@ -99,6 +99,7 @@ def make_packed_api(func: PrimFunc, name: str, device_type: int = 1) -> PrimFunc
     def where(i: int, pname: str) -> str:
         return f"argument '{pname}' (#{i + 1})"
 
+    written = {id(s.buffer.data) for s in collect(func.body, lambda x: isinstance(x, BufferStore))}
     names = ", ".join(_param_name(func, p) for p in func.params)
     b.check(num_args == _i32(nparams), f"{name} expects {nparams} arguments ({names})")
 
@@ -109,7 +110,8 @@ def make_packed_api(func: PrimFunc, name: str, device_type: int = 1) -> PrimFunc
         if param in func.buffer_map:
             buf = func.buffer_map[param]
             handles[i] = b.let(Var(f"{buf.name}_handle", "handle"), reinterpret("handle", raw))
-            infos.append(ParamInfo(buf.name, "buffer", str(buf.dtype), tuple(_shape_text(s) for s in buf.shape), device_type))
+            infos.append(ParamInfo(buf.name, "buffer", str(buf.dtype), tuple(_shape_text(s) for s in buf.shape),
+                                   device_type, written=id(buf.data) in written))
             continue
         kind = _KIND_OF[str(param.dtype.element_of()).rstrip("0123456789")]
         if kind == "int":

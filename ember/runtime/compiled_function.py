@@ -103,7 +103,8 @@ class CompiledFunction:
         self._pool: list = []
         if type(self).__call__ is CompiledFunction.__call__:  # (a subclass may bring its own)
             self.__class__ = _call_class(type(self), tuple(p.kind for p in info.params),
-                                         tuple(self._tensor_at), tuple(self._room))
+                                         tuple(self._tensor_at), tuple(self._room),
+                                         tuple(p.written for p in info.params))
 
     @property
     def name(self) -> str:
@@ -126,6 +127,12 @@ class CompiledFunction:
 
     def _buffer_slow(self, slot: list, index: int, arg: Any) -> int:
         """The DLTensor address for a buffer argument the generated fast path did not handle."""
+        if self.info.params[index].written and _is_read_only(arg):
+            raise ArgumentError(
+                f"{self.info.name}: {_where(self.info.params[index], index)}: {self.info.name} writes to it, "
+                "got a read-only array (numpy writeable=False, e.g. over read-only memory such as a "
+                "read-only mmap); pass a writable array"
+            )
         filler = _filler_for(type(arg))
         if filler is not None:
             at = self._tensor_at[index]
@@ -196,8 +203,9 @@ class CompiledFunction:
 _CALL_CLASSES: dict[tuple, type] = {}
 
 
-def _call_source(kinds: tuple, tensor_at: tuple, room: tuple) -> str:
-    """Straight-line Python for calling a function with these parameter kinds."""
+def _call_source(kinds: tuple, tensor_at: tuple, room: tuple, written: tuple = ()) -> str:
+    """Straight-line Python for calling a function with these parameter kinds (arrays for the
+    ``written`` buffers must be writable: read-only ones take the slow path, which refuses them)."""
     n = len(kinds)
     names = [f"a{i}" for i in range(n)]
     lines = [
@@ -222,23 +230,29 @@ def _call_source(kinds: tuple, tensor_at: tuple, room: tuple) -> str:
             values.append(names[i])
             continue
         at, r = tensor_at[i], room[i]
+        out = i < len(written) and written[i]
         lines += [
             f"        t = type(a{i})",
+            f"        if t is NDArray and (a{i}._np is None or a{i}._np.flags.writeable):" if out else
             "        if t is NDArray:",
             f"            v{i} = a{i}._dltensor_addr",
         ]
         if NUMPY_FIELDS_OK:  # contiguous numpy arrays inline (fill_from_numpy, unrolled)
+            flags = "== WRITABLE_C_CONTIGUOUS" if out else ""
             lines += [
                 f"        elif t is ndarray and (w := DTYPE_WORD.get(a{i}.dtype)) is not None and "
-                f"(f := UNPACK(MEMORY, id(a{i})))[4] & C_CONTIGUOUS:",
+                f"(f := UNPACK(MEMORY, id(a{i})))[4] & {'WRITABLE_C_CONTIGUOUS' if out else 'C_CONTIGUOUS'}{flags}:",
                 f"            PACK(buf, {at}, f[0], CPU_WORD, f[1] | w, f[2], 0)",
                 f"            v{i} = base + {at}",
             ]
-        lines += [
-            "        else:",
-            "            fill = FILLERS.get(t)",
-            f"            v{i} = fill and fill(buf, {at}, base + {at}, a{i}, {r}) or self._buffer_slow(slot, {i}, a{i})",
-        ]
+        lines += ["        else:"]
+        if out:
+            lines.append(f"            v{i} = self._buffer_slow(slot, {i}, a{i})")
+        else:
+            lines += [
+                "            fill = FILLERS.get(t)",
+                f"            v{i} = fill and fill(buf, {at}, base + {at}, a{i}, {r}) or self._buffer_slow(slot, {i}, a{i})",
+            ]
         values.append(f"v{i}")
     lines += [
         "        try:",
@@ -256,23 +270,36 @@ def _call_source(kinds: tuple, tensor_at: tuple, room: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _call_class(base: type, kinds: tuple, tensor_at: tuple, room: tuple) -> type:
+def _call_class(base: type, kinds: tuple, tensor_at: tuple, room: tuple, written: tuple = ()) -> type:
     """A subclass of ``base`` whose ``__call__`` is generated for this signature (cached)."""
-    key = (base, kinds, tensor_at, room)
+    key = (base, kinds, tensor_at, room, written)
     cls = _CALL_CLASSES.get(key)
     if cls is None:
         namespace = {
             "NDArray": NDArray, "FILLERS": _FILLERS, "ndarray": np.ndarray, "DTYPE_WORD": NUMPY_DTYPE_WORD,
             "UNPACK": ARRAY_FIELDS.unpack_from, "MEMORY": MEMORY, "C_CONTIGUOUS": C_CONTIGUOUS,
             "PACK": DLTENSOR_WORDS.pack_into, "CPU_WORD": CPU_WORD,
+            "WRITABLE_C_CONTIGUOUS": C_CONTIGUOUS | NPY_WRITEABLE,
         }
-        source = _call_source(kinds, tensor_at, room)
+        source = _call_source(kinds, tensor_at, room, written)
         exec(compile(source, f"<CompiledFunction call {kinds}>", "exec"), namespace)  # noqa: S102 - ours
         call = namespace["__call__"]
         call.__doc__ = "Call the native function (generated for this signature; see _call_source)."
         cls = _CALL_CLASSES[key] = type(base.__name__, (base,), {"__slots__": (), "__call__": call})
         cls.__module__, cls.__qualname__ = base.__module__, base.__qualname__
     return cls
+
+
+NPY_WRITEABLE = 0x400  # NPY_ARRAY_WRITEABLE in numpy's array flags
+
+
+def _is_read_only(arg: Any) -> bool:
+    """Whether ``arg`` is an array whose memory must not be written (numpy writeable=False,
+    an NDArray over such an array or imported read-only through DLPack)."""
+    if isinstance(arg, NDArray):
+        arg = arg._np
+    flags = getattr(arg, "flags", None) if isinstance(arg, np.ndarray) else None
+    return flags is not None and not flags.writeable
 
 
 def _filler_for(cls: type) -> Callable | None:

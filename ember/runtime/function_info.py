@@ -21,7 +21,8 @@ class ParamInfo:
     such as ``"n"`` or an arithmetic expression over such names (``"n * 2 + 1"``).
     ``data_alignment`` is the byte alignment the code assumes for the data (0 = none).
     ``strides`` (in elements, same entry forms as ``shape``) is set only for buffers
-    declared with explicit strides; None means the array must be compact."""
+    declared with explicit strides; None means the array must be compact.  ``written``
+    says the function stores into the buffer: a read-only array is refused for it."""
 
     name: str
     kind: ParamKind
@@ -30,6 +31,7 @@ class ParamInfo:
     device_type: int = 1
     data_alignment: int = 0
     strides: tuple[int | str, ...] | None = None
+    written: bool = False
 
     def __post_init__(self):
         if self.kind not in _KINDS:
