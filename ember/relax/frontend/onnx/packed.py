@@ -8,6 +8,7 @@ Why these are not TE/TIR kernels:
   importer calls these functions through ``call_pure_packed`` with an unknown-shape
   result, then ``match_cast``s it to a fresh symbolic shape so the rest of the graph
   compiles as usual.
+- ``OneHot`` with a run-time ``depth`` needs ``arange(depth)`` (``ember.onnx.arange``).
 - ``TopK`` with ``k`` computed at run time has an output size given by a value too.
 - The random generators (``RandomNormal``, ``RandomUniform``, ``Bernoulli``,
   ``Multinomial``) need a stateful generator, which TIR has no notion of.
@@ -29,6 +30,7 @@ NAMES = {
     "nonzero": "ember.onnx.nonzero",
     "unique": "ember.onnx.unique",
     "topk": "ember.onnx.topk",
+    "arange": "ember.onnx.arange",
     "nms": "ember.onnx.non_max_suppression",
     "random_normal": "ember.onnx.random_normal",
     "random_uniform": "ember.onnx.random_uniform",
@@ -51,6 +53,12 @@ def _nd(a: np.ndarray):
 def nonzero(x):
     """Indices of the non-zero elements, shape ``(rank, count)``, int64 (ONNX NonZero)."""
     return _nd(np.array(np.nonzero(_arr(x)), dtype="int64").reshape(_arr(x).ndim, -1))
+
+
+@register_func(NAMES["arange"], override=True)
+def arange(n):
+    """``arange(n)`` as int64 for a length ``n`` known only at run time."""
+    return _nd(np.arange(int(_arr(n).reshape(-1)[0]), dtype="int64"))
 
 
 def unique_numpy(x: np.ndarray, axis: int | None, sorted_: bool):

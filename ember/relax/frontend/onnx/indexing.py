@@ -1,0 +1,109 @@
+"""ONNX index-driven data movement: GatherND, ScatterND, ScatterElements, Scatter, OneHot.
+
+Negative indices are wrapped here (``idx + dim`` where ``idx < 0``) so the Relax ops see
+in-range indices; GatherND's ``batch_dims`` becomes leading index coordinates (a
+constant grid of batch positions concatenated in front of each index tuple).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember import relax
+from ember.relax import op as R
+
+from . import packed
+from .common import ONNXImportError, dtype_of, ndim_of, norm_axis, static_shape
+from .registry import converter
+
+_REDUCTION = {"none": "update", "add": "add", "mul": "mul", "max": "max", "min": "min"}
+
+
+def _wrap_negative(ctx, idx, dims):
+    """``idx`` with negative entries counted from the end of ``dims`` (per last-axis slot)."""
+    dt = dtype_of(idx)
+    bound = relax.const(np.asarray(dims, dtype=dt))
+    neg = ctx.emit(R.less(idx, relax.const(np.asarray(0, dtype=dt))))
+    return ctx.emit(R.where(neg, ctx.emit(R.add(idx, bound)), idx))
+
+
+def _static(x, what: str):
+    shape = static_shape(x)
+    if shape is None:
+        raise ONNXImportError(f"{what}: the shapes of data and indices must be known at import")
+    return shape
+
+
+@converter("GatherND", since=11)
+def gather_nd(ctx, node, inputs, attrs):
+    data, idx = inputs
+    b = int(attrs.get("batch_dims", 0))
+    dshape, ishape = _static(data, "GatherND"), _static(idx, "GatherND")
+    m = ishape[-1]
+    if b + m > len(dshape):
+        raise ONNXImportError(f"GatherND: batch_dims={b} plus index length {m} exceed data rank {len(dshape)}")
+    idx = ctx.emit(R.astype(idx, "int64")) if dtype_of(idx) != "int64" else idx
+    idx = _wrap_negative(ctx, idx, dshape[b:b + m])
+    if b:
+        grid = np.stack(np.meshgrid(*[np.arange(d) for d in ishape[:b]], indexing="ij"), axis=-1)
+        grid = grid.reshape(tuple(ishape[:b]) + (1,) * (len(ishape) - 1 - b) + (b,))
+        grid = np.broadcast_to(grid, tuple(ishape[:-1]) + (b,)).astype("int64")
+        idx = ctx.emit(R.concat([relax.const(np.ascontiguousarray(grid)), idx], axis=-1))
+    return R.gather_nd(data, idx)
+
+
+@converter("ScatterND", since=11)
+def scatter_nd(ctx, node, inputs, attrs):
+    data, idx, updates = inputs
+    reduction = attrs.get("reduction", "none")
+    if reduction not in _REDUCTION:
+        raise ONNXImportError(f"ScatterND: reduction must be one of {sorted(_REDUCTION)}, got {reduction!r}")
+    dshape, ishape = _static(data, "ScatterND"), _static(idx, "ScatterND")
+    idx = _wrap_negative(ctx, idx, dshape[: ishape[-1]])
+    return R.scatter_nd(data, idx, updates, _REDUCTION[reduction])
+
+
+@converter("ScatterElements", since=11)
+def scatter_elements(ctx, node, inputs, attrs):
+    data, idx, updates = inputs
+    reduction = attrs.get("reduction", "none")
+    if reduction not in _REDUCTION:
+        raise ONNXImportError(f"ScatterElements: reduction must be one of {sorted(_REDUCTION)}, got {reduction!r}")
+    axis = norm_axis(int(attrs.get("axis", 0)), ndim_of(data), "ScatterElements axis")
+    return R.scatter_elements(data, idx, updates, axis, _REDUCTION[reduction])
+
+
+@converter("Scatter", since=9)
+def scatter(ctx, node, inputs, attrs):
+    data, idx, updates = inputs
+    axis = norm_axis(int(attrs.get("axis", 0)), ndim_of(data), "Scatter axis")
+    return R.scatter_elements(data, idx, updates, axis, "update")
+
+
+@converter("OneHot", since=9)
+def one_hot(ctx, node, inputs, attrs):
+    """``where(expand_dims(idx, axis) == positions, on, off)``; ``positions`` is a constant
+    ``arange(depth)``, or, when depth is known only at run time, a packed ``arange`` whose
+    length becomes a fresh symbolic dim."""
+    indices, depth, values = inputs
+    rank = ndim_of(indices)
+    axis = norm_axis(int(attrs.get("axis", -1)), rank + 1, "OneHot axis")
+    idx = indices if dtype_of(indices) == "int64" else ctx.emit(R.astype(indices, "int64"))
+    depth_value = ctx.const_value(depth)
+    if depth_value is not None:
+        n = int(np.asarray(depth_value).reshape(-1)[0])
+        positions = relax.const(np.arange(n, dtype="int64"))
+        depth64 = relax.const(np.asarray(n, "int64"))
+    else:
+        from .sorting import fresh_dim, packed_result
+
+        (positions,) = packed_result(ctx, packed.NAMES["arange"], [depth], [[fresh_dim("onehot_depth")]], ["int64"])
+        depth64 = ctx.emit(R.reshape(ctx.emit(R.astype(depth, "int64")), []))
+    neg = ctx.emit(R.less(idx, relax.const(np.asarray(0, "int64"))))
+    idx = ctx.emit(R.where(neg, ctx.emit(R.add(idx, depth64)), idx))
+    dims = [1] * (rank + 1)
+    dims[axis] = -1
+    hot = ctx.emit(R.equal(ctx.emit(R.expand_dims(idx, axis)), ctx.emit(R.reshape(positions, dims))))
+    off = ctx.emit(R.take(values, relax.const(np.asarray(0, "int64")), axis=0))
+    on = ctx.emit(R.take(values, relax.const(np.asarray(1, "int64")), axis=0))
+    return R.where(hot, on, off)
