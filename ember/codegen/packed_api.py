@@ -99,6 +99,7 @@ def make_packed_api(func: PrimFunc, name: str, device_type: int = 1) -> PrimFunc
     def where(i: int, pname: str) -> str:
         return f"argument '{pname}' (#{i + 1})"
 
+    sizes = {id(dim) for buf in func.buffer_map.values() for dim in buf.shape if isinstance(dim, Var)}
     written = {id(s.buffer.data) for s in collect(func.body, lambda x: isinstance(x, BufferStore))}
     names = ", ".join(_param_name(func, p) for p in func.params)
     b.check(num_args == _i32(nparams), f"{name} expects {nparams} arguments ({names})")
@@ -123,6 +124,10 @@ def make_packed_api(func: PrimFunc, name: str, device_type: int = 1) -> PrimFunc
             value = reinterpret("handle", raw)
         b.let(param, value)
         infos.append(ParamInfo(param.name, kind, str(param.dtype)))
+        if kind == "int" and 1 < param.dtype.bits < 64:  # the value must survive the narrowing
+            b.check(Cast(INT64, param) == raw, f"{where(i, param.name)}: expected a value of dtype {param.dtype}")
+        if kind == "int" and id(param) in sizes:
+            b.check(param >= _zero(param.dtype), f"{where(i, param.name)}: is a size, expected >= 0")
 
     deferred: list[tuple[PrimExpr, PrimExpr, str]] = []
     for i, param in enumerate(func.params):
@@ -143,6 +148,10 @@ def make_packed_api(func: PrimFunc, name: str, device_type: int = 1) -> PrimFunc
     attrs = dict(func.attrs)
     attrs.update({"calling_conv": PACKED_CONV, "global_symbol": name, "ember.param_info": tuple(infos)})
     return PrimFunc(params=(args, num_args), body=b.wrap(body), ret_type=INT32, buffer_map={}, attrs=attrs)
+
+
+def _zero(dtype: DataType) -> IntImm:
+    return IntImm(dtype, 0)
 
 
 def _param_name(func: PrimFunc, param: Var) -> str:
@@ -168,6 +177,8 @@ def _unpack_buffer(b: _Builder, buf, handle: Var, where: str, device_type: int, 
         message = f"{where}: expected shape[{axis}] == {_shape_text(dim)}"
         if isinstance(dim, Var) and id(dim) not in b.bound:
             b.let(dim, got if dim.dtype is INT64 else Cast(dim.dtype, got))
+            if dim.dtype is not INT64:
+                b.check(Cast(INT64, dim) == got, f"{message}: the extent does not fit {dim.dtype}")
         elif _free_vars(dim, b.bound):
             deferred.append((got, dim, message))
         else:

@@ -51,6 +51,11 @@ def explain_failure(info: FunctionInfo, values: list[Any]) -> str | None:
     for scalars.
     """
     bindings: dict[str, tuple[int, str]] = {}  # symbol -> (value, where it was bound)
+    for index, (param, value) in enumerate(zip(info.params, values)):  # scalars are checked first
+        if param.kind == "int":
+            problem = _check_int_scalar(info, param, value)
+            if problem:
+                return f"argument '{param.name}' (#{index + 1}): {problem}"
     for index, (param, value) in enumerate(zip(info.params, values)):
         if param.kind == "buffer":
             problem = _check_buffer(param, value, bindings)
@@ -58,6 +63,30 @@ def explain_failure(info: FunctionInfo, values: list[Any]) -> str | None:
                 return f"argument '{param.name}' (#{index + 1}): {problem}"
         elif param.kind == "int" and is_symbol(param.name):
             bindings.setdefault(param.name, (int(value), f"argument '{param.name}'"))
+    return None
+
+
+def _int_range(dtype: str) -> tuple[int, int] | None:
+    """The values of an integer dtype such as "int32" / "uint8" (None for bool and others)."""
+    for stem, signed in (("uint", False), ("int", True)):
+        if dtype.startswith(stem) and dtype[len(stem):].isdigit():
+            bits = int(dtype[len(stem):])
+            return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return None
+
+
+def _check_int_scalar(info: FunctionInfo, param: ParamInfo, value: Any) -> str | None:
+    """An integer scalar out of its dtype's range, or negative where it is a buffer's size."""
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        return None
+    bounds = _int_range(param.dtype)
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        return f"expected a value of dtype {param.dtype} in [{bounds[0]}, {bounds[1]}], got {value}"
+    users = [p.name for p in info.params if p.kind == "buffer" and param.name in p.shape]
+    if users and value < 0:
+        return f"is a size (in the shape of {', '.join(repr(u) for u in users)}), expected >= 0, got {value}"
     return None
 
 
