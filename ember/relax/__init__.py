@@ -18,8 +18,8 @@ from .struct_info import (
 )
 
 _LAZY_NAMES = {
-    "build": "ember.relax.vm_build", "VirtualMachine": "ember.relax.vm_build",
-    "Executable": "ember.relax.vm_build", "get_pipeline": "ember.relax.pipeline",
+    "build": "ember.relax.vm_build", "VirtualMachine": "ember.runtime.vm",  # running needs no compiler
+    "Executable": "ember.runtime.vm", "get_pipeline": "ember.relax.pipeline",
     "load_executable": "ember.relax.vm_build", "get_default_pipeline": "ember.relax.pipeline",
 }
 _LAZY_SUBMODULES = {

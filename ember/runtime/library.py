@@ -84,16 +84,30 @@ def _symbol_address(lib: ctypes.CDLL, name: str) -> int:
 
 def load_module(path: str, fmt: str = "") -> Module | Executable:
     """TVM's ``tvm.runtime.load_module``: a kernel Module, or a Relax VM Executable when the
-    library holds a VM program (``ex.export_library``)."""
+    library holds a VM program (``ex.export_library``).  A ``.tar`` of objects is linked
+    first.  The file is checked before it is loaded (``export.seal``): a truncated or
+    modified library raises ``ValueError``, it never reaches the dynamic loader."""
+    from .export.seal import LibraryFileError, check_library_file
+
+    path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"load_module: path {path!r} does not exist")
     ext = fmt or path.rsplit(".", 1)[-1]
+    if ext == "tar":
+        from .export.library import load_tar
+
+        path = load_tar(path)
+        ext = "so"
     if ext not in ("so", "dylib", "dll"):
-        raise ValueError(f"load_module: path {path!r}: expected a shared library (.so) written by "
+        raise ValueError(f"load_module: path {path!r}: expected a shared library (.so) or a .tar written by "
                          f"export_library, got format {ext!r}")
+    check_library_file(path, "load_module")
     from .vm.serialize import PROGRAM_SYMBOL, load_executable
 
-    lib = ctypes.CDLL(os.path.abspath(path))
+    try:
+        lib = ctypes.CDLL(os.path.abspath(path))
+    except OSError as err:
+        raise LibraryFileError(f"load_module: {path!r} could not be loaded: {err}") from None
     try:
         ctypes.c_char.in_dll(lib, PROGRAM_SYMBOL)
     except ValueError:

@@ -106,9 +106,12 @@ class Executable:
     def __contains__(self, name: str) -> bool:
         return name in self.functions
 
-    def export_library(self, path: str, cc: str | None = None, **kwargs) -> None:
-        """Write kernels and VM program as one shared library; load it with
-        ``ember.relax.load_executable(path)``."""
-        from .serialize import export_executable
+    def export_library(self, path: str, fcompile=None, cc: str | None = None, native_entry: bool = True,
+                       **kwargs):
+        """Write kernels, VM program and constants as one shared library (or a ``.tar`` of
+        objects); load it with ``ember.runtime.load_module(path)``.  Static-shape models also
+        get a native entry point for the C API.  Returns what that entry covers (or why
+        there is none)."""
+        from ..export.library import export_executable
 
-        export_executable(self, path, cc=cc)
+        return export_executable(self, path, cc=cc, native_entry=native_entry)

@@ -4,8 +4,10 @@ The library is the kernels' own shared library (the code generator's
 ``export_library``) with one more object linked in: the VM program, a byte string
 behind the symbol ``__ember_vm_program`` (length in ``__ember_vm_program_size``),
 assembled with ``.incbin`` so large constants cost nothing to embed.  The program is
-``MAGIC | JSON length | JSON (functions, instructions, constant kinds, plans) | .npz``
-(the constant arrays).  Loading needs the kernels' loader, passed in by the caller
+``MAGIC | JSON length | JSON (functions, instructions, constant kinds, plans) | tensors``:
+the constant arrays in the safetensors layout (``ember.runtime.safetensors``, no pickle),
+64-byte aligned so native code can use them in place.  Version 1 programs (.npz
+constants) still load.  Loading needs the kernels' loader, passed in by the caller
 (``ember.relax.load_executable`` passes the LLVM one), so this module stays free of
 compiler imports.
 """
@@ -22,12 +24,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import safetensors
 from ..ndarray import NDArray, array
 from .executable import Arg, Call, Executable, Goto, If, Ret, VMFunction
 
 __all__ = ["export_executable", "load_executable", "encode_program", "decode_program"]
 
-MAGIC = b"EMBERVM1"
+MAGIC = b"EMBERVM2"
+MAGIC_V1 = b"EMBERVM1"
 PROGRAM_SYMBOL = "__ember_vm_program"
 
 
@@ -74,23 +78,39 @@ def encode_program(exe: Executable) -> bytes:
         "constants": kinds,
         "memory_plans": {name: str(plan) for name, plan in exe.memory_plans.items()},
     }).encode()
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    return MAGIC + len(header).to_bytes(8, "little") + header + buf.getvalue()
+    header += b" " * (-(16 + len(header)) % 64)  # the tensors start 64-byte aligned
+    return MAGIC + len(header).to_bytes(8, "little") + header + safetensors.dumps(arrays, align=64)
 
 
 def decode_program(data: bytes, kernels=None) -> Executable:
-    if not data.startswith(MAGIC):
-        raise ValueError("load_executable: not an ember VM program (bad magic)")
-    size = int.from_bytes(data[8:16], "little")
-    header = json.loads(data[16:16 + size])
-    arrays = np.load(io.BytesIO(data[16 + size:]))
-    constants = [array(arrays[k["array"]]) if "array" in k else _dec(k["value"]) for k in header["constants"]]
-    functions = {
-        f["name"]: VMFunction(f["name"], tuple(f["params"]), tuple(_DECODE[e[0]](e) for e in f["instrs"]),
-                              f["num_regs"])
-        for f in header["functions"]
-    }
+    """The Executable encoded by ``encode_program`` (``kernels``: its runtime Module)."""
+    magic = bytes(data[:8])
+    if magic not in (MAGIC, MAGIC_V1):
+        raise ValueError("load_executable: not an ember VM program (bad magic); the file is corrupt or was "
+                         "not written by export_library")
+    size = int.from_bytes(bytes(data[8:16]), "little")
+    if 16 + size > len(data):
+        raise ValueError(f"load_executable: the VM program is truncated (header of {size} bytes, "
+                         f"{len(data)} bytes in all)")
+    try:
+        header = json.loads(data[16:16 + size])
+        if magic == MAGIC:
+            arrays = safetensors.loads(data[16 + size:], what="load_executable: the VM program's constants")
+        else:
+            arrays = np.load(io.BytesIO(data[16 + size:]), allow_pickle=False)
+        constants = [array(arrays[k["array"]]) if "array" in k else _dec(k["value"])
+                     for k in header["constants"]]
+        functions = {
+            f["name"]: VMFunction(f["name"], tuple(f["params"]),
+                                  tuple(_DECODE[e[0]](e) for e in f["instrs"]), f["num_regs"])
+            for f in header["functions"]
+        }
+    except ValueError as err:
+        if str(err).startswith("load_executable"):
+            raise
+        raise ValueError(f"load_executable: the VM program is corrupt ({err})") from None
+    except (KeyError, TypeError, IndexError, OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"load_executable: the VM program is corrupt ({type(err).__name__}: {err})") from None
     return Executable(functions, constants, kernels, dict(header["memory_plans"]))
 
 

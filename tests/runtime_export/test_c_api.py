@@ -1,0 +1,63 @@
+"""The C API: a C program loads an exported model, runs it and reads the outputs."""
+
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from ember.runtime.c_api import build_runtime
+
+from export_models import mlp_executable
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+
+
+@pytest.fixture(scope="module")
+def deploy_c(tmp_path_factory):
+    runtime = build_runtime()
+    exe = tmp_path_factory.mktemp("c") / "deploy_c"
+    subprocess.run(["cc", "-O2", str(ROOT / "examples" / "deploy_c" / "main.c"), "-I", runtime.include_dir,
+                    "-o", str(exe), *runtime.link_flags], check=True)
+    return exe
+
+
+def test_runtime_library_is_cached():
+    assert build_runtime().library == build_runtime().library
+
+
+def test_c_program_runs_exported_model(deploy_c, tmp_path):
+    ex, reference = mlp_executable()
+    ex.export_library(str(tmp_path / "m.so"))
+    x = np.random.default_rng(3).standard_normal((2, 16)).astype("float32")
+    x.tofile(tmp_path / "x.bin")
+    done = subprocess.run([str(deploy_c), str(tmp_path / "m.so"), str(tmp_path / "x.bin"), str(tmp_path / "y")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    y = np.fromfile(tmp_path / "y0.bin", "float32").reshape(2, 4)
+    np.testing.assert_allclose(y, reference(x), rtol=1e-5, atol=1e-5)
+
+
+def test_c_runtime_reports_bad_files(deploy_c, tmp_path):
+    ex, _ = mlp_executable()
+    ex.export_library(str(tmp_path / "m.so"))
+    np.ones((2, 16), "float32").tofile(tmp_path / "x.bin")
+    data = (tmp_path / "m.so").read_bytes()
+    (tmp_path / "short.so").write_bytes(data[: len(data) // 2])
+    tampered = bytearray(data)
+    tampered[len(data) // 3] ^= 1
+    (tmp_path / "tampered.so").write_bytes(bytes(tampered))
+    for name, message in (("short.so", "truncated"), ("tampered.so", "modified after export")):
+        done = subprocess.run([str(deploy_c), str(tmp_path / name), str(tmp_path / "x.bin"), str(tmp_path / "y")],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and message in done.stderr, done.stderr
+
+
+def test_c_runtime_reports_missing_entry(deploy_c, tmp_path):
+    ex, _ = mlp_executable("n")
+    ex.export_library(str(tmp_path / "dyn.so"))
+    done = subprocess.run([str(deploy_c), str(tmp_path / "dyn.so"), "x.bin", "y"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1 and "no native entry point" in done.stderr
