@@ -51,3 +51,6 @@ def export_library(module, file_name: str, cc: str | None = None, options: tuple
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"export_library: linking {file_name!r} failed ({' '.join(cmd)}):\n{done.stderr}")
+    from ember.runtime.export.seal import seal
+
+    seal(file_name)  # integrity trailer: load_module refuses truncated or modified files
