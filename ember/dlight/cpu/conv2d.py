@@ -21,6 +21,7 @@ from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
+from .normalize import normalize_for_rules
 from .common import lanes_for, schedule_spatial
 
 
@@ -46,7 +47,7 @@ class Conv2D(ScheduleRule):
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
-        sch = Schedule(func)
+        sch = Schedule(normalize_for_rules(func))
         blocks = root_blocks(sch)
         convs = [n for n, b in enumerate(blocks) if _is_conv(b)]
         if len(convs) != 1:

@@ -14,6 +14,7 @@ from ember.tir.schedule import Schedule
 
 from ..analysis import root_blocks
 from ..base import ScheduleRule, func_name
+from .normalize import normalize_for_rules
 from .common import inline_spatial_producers, schedule_spatial
 
 
@@ -22,7 +23,7 @@ class Elementwise(ScheduleRule):
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
-        sch = Schedule(func)
+        sch = Schedule(normalize_for_rules(func))
         blocks = root_blocks(sch)
         if not blocks or not all(b.is_spatial() and b.binds_one_to_one for b in blocks):
             self.decline(name, "not every block is spatial with one loop per iterator")

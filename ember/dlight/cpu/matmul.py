@@ -32,6 +32,7 @@ from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
+from .normalize import normalize_for_rules
 
 MR, NR = 4, 64
 # below this many multiply-adds a kernel runs on one thread
@@ -101,7 +102,7 @@ class Matmul(ScheduleRule):
 
     def _apply(self, func: PrimFunc, target: Target, allow_gemv: bool) -> Schedule | None:
         name = func_name(func)
-        sch = Schedule(func)
+        sch = Schedule(normalize_for_rules(func))
         blocks = root_blocks(sch)
         found = [(n, _match(b)) for n, b in enumerate(blocks)]
         hits = [(n, r) for n, r in found if isinstance(r, MatmulRoles)]

@@ -21,6 +21,7 @@ from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
+from .normalize import normalize_for_rules
 from .common import PARALLEL_MIN, contiguous_inner, inline_spatial_producers, lanes_for
 
 _ROW_REDUCTION = re.compile(r"S*R+")
@@ -35,6 +36,7 @@ class Reduction(ScheduleRule):
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
+        func = normalize_for_rules(func)
         sch = Schedule(func)
         blocks = root_blocks(sch)
         reductions = [b for b in blocks if b.is_reduction()]
