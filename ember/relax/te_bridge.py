@@ -90,9 +90,12 @@ def call_te(bb, func, *args, **kwargs):
     te_kwargs = {k: convert(v) for k, v in kwargs.items()}
     outs = func(*te_args, **te_kwargs)
     out_list = list(outs) if isinstance(outs, list | tuple) else [outs]
-    in_vars = _tir_vars_in([d for p in placeholders for d in p.shape])
+    # a var is bound by the inputs only where it is a whole dim of one (not inside n * 2)
+    in_vars = [v for v in _tir_vars_in([d for p in placeholders for d in p.shape])
+               if any(d is v for p in placeholders for d in p.shape)]
     in_ids = {id(v) for v in in_vars}
-    out_vars = [v for v in _tir_vars_in([d for o in out_list for d in o.shape]) if id(v) not in in_ids]
+    dims = [d for o in out_list for d in o.shape] + [d for p in placeholders for d in p.shape]
+    out_vars = [v for v in _tir_vars_in(dims) if id(v) not in in_ids]
     prim = te.create_prim_func(placeholders + out_list + out_vars)
     prim = _own_vars(prim, in_vars + out_vars)
     if "global_symbol" in getattr(prim, "attrs", {}):
