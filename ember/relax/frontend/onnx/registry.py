@@ -39,7 +39,7 @@ CONVERTERS: dict[tuple[str, str], list[tuple[int, Converter]]] = {}
 #: modules under ember.relax.frontend.onnx that register converters
 FAMILY_MODULES: list[str] = [
     "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce",
-    "quantize", "sorting", "indexing",
+    "quantize", "sorting", "indexing", "resize",
     "control_flow", "sequence", "recurrent", "misc_ops",
 ]
 
