@@ -82,8 +82,9 @@ class _Step:
         return self.ctx.emit(e)
 
     def act(self, fn, x):
+        x = self.emit(x)
         if self.clip is not None:
-            x = R.clip(x, -float(self.clip), float(self.clip))
+            x = self.emit(R.clip(x, -float(self.clip), float(self.clip)))
         return self.emit(fn(x))
 
     def gate(self, x, k: int):
