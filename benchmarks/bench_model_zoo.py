@@ -186,3 +186,48 @@ def workload(name: str, batch: int) -> Workload | None:
     if name == "bert_dyn":
         return _exported("bert", batch, dynamic=True)
     return _exported(name, batch, dynamic=False)
+
+
+def ember_fallback(w: Workload):
+    """The workload built with ``relax.frontend.nn`` (weights from its PyTorch module bound
+    as constants), for models the ONNX importer cannot take yet; None when there is none."""
+    if not w.name.startswith("bert"):
+        return None
+    from ember import relax
+    from ember.relax.frontend import nn
+
+    torch_layers = w.torch_module.layers
+    hidden, heads = 384, 12
+
+    class Layer(nn.Module):
+        def __init__(self):
+            self.qkv, self.out = nn.Linear(hidden, 3 * hidden), nn.Linear(hidden, hidden)
+            self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+            self.fc1, self.fc2 = nn.Linear(hidden, 4 * hidden), nn.Linear(4 * hidden, hidden)
+
+        def forward(self, x):
+            b, s = x.shape[0], x.shape[1]
+            qkv = nn.op.permute_dims(nn.op.reshape(self.qkv(x), (b, s, 3, heads, hidden // heads)), (2, 0, 3, 1, 4))
+            q, k, v = nn.op.split(qkv, 3, axis=0)
+            q, k, v = (nn.op.squeeze(t, 0) for t in (q, k, v))
+            scores = nn.op.matmul(q, nn.op.permute_dims(k, (0, 1, 3, 2))) * (1.0 / math.sqrt(hidden // heads))
+            ctx = nn.op.matmul(nn.op.softmax(scores, axis=-1), v)
+            ctx = nn.op.reshape(nn.op.permute_dims(ctx, (0, 2, 1, 3)), (b, s, hidden))
+            x = self.ln1(x + self.out(ctx))
+            return self.ln2(x + self.fc2(nn.op.gelu(self.fc1(x))))
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            self.layers = nn.ModuleList([Layer() for _ in torch_layers])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    batch, seq = ("batch", "seq") if w.name.endswith("_dyn") else w.inputs["x"].shape[:2]
+    mod, _ = Encoder().export_tvm(spec={"forward": {"x": nn.spec.Tensor((batch, seq, hidden), "float32")}})
+    params = {f"layers.{n}.{k}": v.detach().numpy() for n, layer in enumerate(torch_layers)
+              for k, v in layer.state_dict().items()}
+    mod = relax.transform.BindParams("forward", params)(mod)
+    return mod, "forward"
