@@ -260,7 +260,9 @@ def _run(func, *args, **scalars) -> None:
             expected = int(compile_expr(dim)(env))
             if expected != size:
                 raise ValueError(f"run: {label} has size {size} in dimension {d}, expected {expected}")
-        compile_stmt(func.body)(env)
+        from ..transform.lower_init_block import init_empty_reductions  # inits of empty reductions
+
+        compile_stmt(init_empty_reductions(func.body))(env)
 
 
 def _find_shape_var(func: PrimFunc, name: str):
