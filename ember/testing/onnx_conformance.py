@@ -129,7 +129,8 @@ def run_case(case) -> None:
     initializers = {t.name for t in case.model.graph.initializer}
     names = [v.name for v in case.model.graph.input if v.name not in initializers]
     for inputs, outputs in case.data_sets:
-        args = [ember.nd.array(np.ascontiguousarray(x)) for x, _ in zip(inputs, names, strict=False)]
+        args = [ember.nd.array(np.ascontiguousarray(x).reshape(np.shape(x)))  # keeps 0-d inputs 0-d
+                for x, _ in zip(inputs, names, strict=False)]
         out = vm["main"](*args)
         got = list(out) if isinstance(out, tuple | list) and len(outputs) > 1 else [out]
         if len(got) != len(outputs):
