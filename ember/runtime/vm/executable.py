@@ -84,6 +84,7 @@ class Executable:
     constants: list
     kernels: Any = None  # a runtime Module with the compiled PrimFuncs
     memory_plans: dict = dataclasses.field(default_factory=dict)  # function → printable plan
+    metadata: dict = dataclasses.field(default_factory=dict)  # str → JSON value, kept by export_library
 
     def as_text(self) -> str:
         """The instruction listing of every function, for reading and debugging."""
@@ -101,6 +102,10 @@ class Executable:
                 f"{len(self.constants)} constants, {kernels} kernels")
 
     def __getitem__(self, name: str):
+        if name not in self.functions and name == "default" and "graph_json" in self.metadata:
+            from ..graph_executor import GraphModule  # lib["default"](dev), as relay.build's library
+
+            return lambda device=None: GraphModule(self, None, device)
         return self.functions[name]
 
     def __contains__(self, name: str) -> bool:

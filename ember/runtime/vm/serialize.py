@@ -77,6 +77,7 @@ def encode_program(exe: Executable) -> bytes:
                        "instrs": [_instr(i) for i in f.instrs]} for f in exe.functions.values()],
         "constants": kinds,
         "memory_plans": {name: str(plan) for name, plan in exe.memory_plans.items()},
+        "metadata": exe.metadata,
     }).encode()
     header += b" " * (-(16 + len(header)) % 64)  # the tensors start 64-byte aligned
     return MAGIC + len(header).to_bytes(8, "little") + header + safetensors.dumps(arrays, align=64)
@@ -111,7 +112,7 @@ def decode_program(data: bytes, kernels=None) -> Executable:
         raise ValueError(f"load_executable: the VM program is corrupt ({err})") from None
     except (KeyError, TypeError, IndexError, OSError, UnicodeDecodeError) as err:
         raise ValueError(f"load_executable: the VM program is corrupt ({type(err).__name__}: {err})") from None
-    return Executable(functions, constants, kernels, dict(header["memory_plans"]))
+    return Executable(functions, constants, kernels, dict(header["memory_plans"]), dict(header.get("metadata", {})))
 
 
 def _run(cmd: list, what: str) -> None:
