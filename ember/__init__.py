@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 _SUBPACKAGES = {
     "ir", "arith", "tir", "te", "topi", "script", "relax", "target", "codegen", "runtime",
     "nd", "testing", "support", "transform", "driver", "dlight", "meta_schedule", "contrib",
-    "cli",
+    "cli", "error",
 }
 
 # public name → (module, attribute)
@@ -42,6 +42,7 @@ _LAZY = {
     "lower": ("ember.driver", "lower"),
     "Target": ("ember.target", "Target"),
     "instrument": ("ember.ir", "instrument"),  # tvm.instrument is tvm.ir.instrument
+    "TVMError": ("ember.error", "TVMError"),
 }
 
 
