@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 
 from ember.ir import GlobalVar, IRModule, Op, replace, structural_equal
+from ember.error import StructInfoError, StructInfoTypeError, TVMError
 
 from .expr import (
     Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, DataTypeImm, Expr,
@@ -343,7 +344,14 @@ class BlockBuilder:
             rule = op.get_attr("FInferStructInfo")
             if rule is None:
                 raise ValueError(f"operator {op.name} has no FInferStructInfo rule")
-            return rule(call, self)
+            try:
+                return rule(call, self)
+            except TVMError:
+                raise
+            except TypeError as err:  # operand kinds/dtypes: also a TVMError, as in TVM
+                raise StructInfoTypeError(str(err)) from err
+            except ValueError as err:  # operand shapes/values
+                raise StructInfoError(str(err)) from err
         if isinstance(op, GlobalVar):
             func = self._mod.functions.get(op) if op in self._mod.functions else (
                 self._mod[op.name_hint] if op.name_hint in self._mod else None

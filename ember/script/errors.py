@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from ember.error import DiagnosticError
+
 __all__ = ["ParserError"]
 
 
-class ParserError(Exception):
+class ParserError(DiagnosticError):
     """A construct the TVMScript parser cannot accept, located in the source.
 
     ``str(err)`` reads like a compiler diagnostic::

@@ -18,7 +18,6 @@ from .stmt import (
     For, ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, Stmt, While, seq,
 )
 
-stmt_functor = __import__("ember.tir.functor", fromlist=["functor"])
-
 from . import analysis, transform  # noqa: E402 - lowering passes and analyses (tvm.tir.transform.X)
-from .schedule import IndexMap, Schedule, ScheduleError, TensorIntrin  # noqa: E402 - tvm.tir.Schedule & co
+from . import expr, stmt_functor  # noqa: E402 - TVM's module paths tvm.tir.expr / tvm.tir.stmt_functor
+from .schedule import IndexMap, Schedule, ScheduleError, ScheduleState, TensorIntrin  # noqa: E402 - tvm.tir.Schedule & co

@@ -9,12 +9,14 @@ may ask for ``"fast"`` (problem only) or ``"none"``.
 
 from __future__ import annotations
 
+from ember.error import TVMError
+
 from .printing import func_script, mark_line
 
 __all__ = ["ScheduleError"]
 
 
-class ScheduleError(ValueError):
+class ScheduleError(TVMError, ValueError):
     """A schedule primitive was applied where it is not legal."""
 
     def __init__(self, problem: str, func=None, block=None, loop=None, func_name: str = "main",

@@ -26,17 +26,15 @@ __all__ = ["Schedule"]
 
 
 class Schedule(MorePrimitives):
-    """A TensorIR schedule of ``func_or_mod`` (a PrimFunc or an IRModule of them)."""
+    """A TensorIR schedule of ``mod`` (a PrimFunc or an IRModule of them)."""
 
-    def __init__(self, func_or_mod, seed: int | None = None, debug_mask="all",
+    def __init__(self, mod, *, seed: int | None = None, debug_mask="all",
                  error_render_level: str = "detail", enable_check: bool = True):
-        if isinstance(func_or_mod, PrimFunc):
-            mod = IRModule({"main": func_or_mod})
-        elif isinstance(func_or_mod, IRModule):
-            mod = func_or_mod
-        else:
-            raise TypeError(f"Schedule expects a PrimFunc or an IRModule as func_or_mod, "
-                            f"got {type(func_or_mod).__name__}")
+        if isinstance(mod, PrimFunc):
+            mod = IRModule({"main": mod})
+        elif not isinstance(mod, IRModule):
+            raise TypeError(f"Schedule expects a PrimFunc or an IRModule as mod, "
+                            f"got {type(mod).__name__}")
         if error_render_level not in ("detail", "fast", "none"):
             raise ValueError(f"error_render_level must be 'detail', 'fast' or 'none', "
                              f"got {error_render_level!r}")

@@ -63,9 +63,17 @@ INLINE = "<inline>"  # LoopRV key of the "inline" location
 class ScheduleState:
     """The module being scheduled and the name of the function primitives work on."""
 
-    def __init__(self, mod: IRModule, func_name: str | None):
+    def __init__(self, mod, func_name: str | None = None, *, debug_mask="none", enable_check: bool = True):
+        from ember.tir import PrimFunc
+
+        if isinstance(mod, PrimFunc):
+            mod = IRModule({"main": mod})
+        if func_name is None:
+            prims = [gv.name_hint for gv, f in mod.functions.items() if isinstance(f, PrimFunc)]
+            func_name = prims[0] if len(prims) == 1 else None
         self.mod = mod
         self.func_name = func_name
+        self.debug_mask, self.enable_check = debug_mask, enable_check
 
     @property
     def func(self):

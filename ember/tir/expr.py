@@ -1,0 +1,4 @@
+"""``tvm.tir.expr``: the module path of TIR's expression nodes (they live in ``ember.ir.expr``)."""
+
+from ember.ir.expr import *  # noqa: F403
+from ember.ir.expr import __all__  # noqa: F401
