@@ -38,8 +38,9 @@ CONVERTERS: dict[tuple[str, str], list[tuple[int, Converter]]] = {}
 
 #: modules under ember.relax.frontend.onnx that register converters
 FAMILY_MODULES: list[str] = [
-    "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce",
-    "quantize", "sorting", "indexing", "resize",
+    "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce", "ops_activation", "ops_nn", "ops_norm",
+    "ops_tensor_create",
+    "quantize", "sorting", "indexing", "resize", "einsum",
     "control_flow", "sequence", "recurrent", "misc_ops",
 ]
 
