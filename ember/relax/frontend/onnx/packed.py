@@ -8,6 +8,8 @@ Why these are not TE/TIR kernels:
   importer calls these functions through ``call_pure_packed`` with an unknown-shape
   result, then ``match_cast``s it to a fresh symbolic shape so the rest of the graph
   compiles as usual.
+- ``RoiAlign`` (static output shape) samples each bin on a grid whose size depends on
+  the ROI's extent when ``sampling_ratio`` is 0, a loop bound read from the data.
 - ``OneHot`` with a run-time ``depth`` needs ``arange(depth)`` (``ember.onnx.arange``).
 - ``TopK`` with ``k`` computed at run time has an output size given by a value too.
 - The random generators (``RandomNormal``, ``RandomUniform``, ``Bernoulli``,
@@ -32,6 +34,7 @@ NAMES = {
     "topk": "ember.onnx.topk",
     "arange": "ember.onnx.arange",
     "nms": "ember.onnx.non_max_suppression",
+    "roi_align": "ember.onnx.roi_align",
     "random_normal": "ember.onnx.random_normal",
     "random_uniform": "ember.onnx.random_uniform",
     "bernoulli": "ember.onnx.bernoulli",
@@ -162,6 +165,63 @@ def non_max_suppression(boxes, scores, max_per_class, iou_threshold, score_thres
     out = nms_numpy(_arr(boxes), _arr(scores), max(int(mx[0]), 0) if mx.size else 0,
                     float(iou[0]) if iou.size else 0.0, float(st[0]) if st.size else None, bool(int(center)))
     return _nd(out)
+
+
+def _bilinear_taps(y, x, height: int, width: int):
+    """Flat positions (..., 4) and weights (..., 4) of bilinear samples at (y, x); samples
+    more than one pixel outside the map get zero weight, others clamp to the border."""
+    out = (y < -1.0) | (y > height) | (x < -1.0) | (x > width)
+    y, x = np.maximum(y, 0.0), np.maximum(x, 0.0)
+    y0, x0 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
+    ytop, xtop = y0 >= height - 1, x0 >= width - 1
+    y0, x0 = np.where(ytop, height - 1, y0), np.where(xtop, width - 1, x0)
+    y, x = np.where(ytop, y0, y), np.where(xtop, x0, x)
+    y1, x1 = np.where(ytop, y0, y0 + 1), np.where(xtop, x0, x0 + 1)
+    ly, lx = y - y0, x - x0
+    hy, hx = 1.0 - ly, 1.0 - lx
+    pos = np.stack([y0 * width + x0, y0 * width + x1, y1 * width + x0, y1 * width + x1], axis=-1)
+    w = np.stack([hy * hx, hy * lx, ly * hx, ly * lx], axis=-1)
+    w = np.where(out[..., None], 0.0, w)
+    pos = np.where(out[..., None], 0, pos)
+    return pos, w
+
+
+def roi_align_numpy(x, rois, batch_indices, out_h: int, out_w: int, sampling_ratio: int, scale: float,
+                    mode: str, half_pixel: bool) -> np.ndarray:
+    """ONNX RoiAlign: average (or max) of bilinear samples on a grid in each output bin."""
+    n_roi, (_, channels, height, width) = rois.shape[0], x.shape
+    out = np.zeros((n_roi, channels, out_h, out_w), dtype=np.float64)
+    shift = 0.5 if half_pixel else 0.0
+    for r in range(n_roi):
+        x0, y0, x1, y1 = (float(v) * scale - shift for v in rois[r])
+        rw, rh = x1 - x0, y1 - y0
+        if not half_pixel:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / out_h, rw / out_w
+        gh = sampling_ratio if sampling_ratio > 0 else int(np.ceil(rh / out_h))
+        gw = sampling_ratio if sampling_ratio > 0 else int(np.ceil(rw / out_w))
+        if gh <= 0 or gw <= 0:
+            continue
+        ys = y0 + np.arange(out_h)[:, None] * bh + (np.arange(gh)[None, :] + 0.5) * bh / gh  # (oh, gh)
+        xs = x0 + np.arange(out_w)[:, None] * bw + (np.arange(gw)[None, :] + 0.5) * bw / gw  # (ow, gw)
+        yy = np.broadcast_to(ys[:, None, :, None], (out_h, out_w, gh, gw))
+        xx = np.broadcast_to(xs[None, :, None, :], (out_h, out_w, gh, gw))
+        pos, w = _bilinear_taps(yy, xx, height, width)
+        plane = x[int(batch_indices[r])].reshape(channels, -1).astype(np.float64)
+        weighted = plane[:, pos] * w  # (C, oh, ow, gh, gw, 4)
+        if mode == "avg":
+            out[r] = weighted.sum(axis=(3, 4, 5)) / max(gh * gw, 1)
+        else:
+            out[r] = weighted.max(axis=5).max(axis=(3, 4))
+    return out.astype(x.dtype)
+
+
+@register_func(NAMES["roi_align"], override=True)
+def roi_align(x, rois, batch_indices, sampling_ratio, scale, mode, half_pixel, out):
+    """ONNX RoiAlign into ``out`` (its last two dims give the output height and width)."""
+    value = roi_align_numpy(_arr(x), _arr(rois), _arr(batch_indices), out.shape[2], out.shape[3],
+                            int(sampling_ratio), float(scale), str(mode), bool(int(half_pixel)))
+    out.copyfrom(value)
 
 
 _RNG = np.random.default_rng()
