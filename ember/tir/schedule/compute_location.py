@@ -12,7 +12,7 @@ fall outside the buffer (non-divisible splits).
 from __future__ import annotations
 
 from ember.ir import And, IntImm, Var, const, replace
-from ember.tir.functor import substitute
+from ember.tir.functor import collect, pre_order_visit, substitute
 from ember.tir.stmt import BlockRealize, For, ForKind, IterVarType, SeqStmt, seq
 
 from . import _arith
@@ -163,6 +163,43 @@ def _common_checks(func, realize, loop, what):
     return root
 
 
+def _check_not_under_reduction(func, loop: For, writers, what: str, block) -> None:
+    """A consumer must not be placed under a loop (``loop`` or one around it) that drives a
+    reduction iterator of a producer under ``loop``: it would read partial results."""
+    scope = scope_of(func, loop)
+    outer = path_to(scope.block.body if scope is not None else func.body, loop) or []
+    loops = [x for x in outer if isinstance(x, For)] + [loop]
+    for w in writers:
+        for iv, value in zip(w.block.iter_vars, w.iter_values):
+            if iv.iter_type != IterVarType.CommReduce:
+                continue
+            used = {id(v) for v in collect(value, lambda n: isinstance(n, Var))}
+            bad = next((lp for lp in loops if id(lp.loop_var) in used), None)
+            if bad is not None:
+                raise ScheduleError(
+                    f"{what}: loop {bad.loop_var.name!r} drives the reduction iterator {iv.var.name!r} of block "
+                    f"{w.block.name_hint!r}; block {block.name_hint!r} under it would read partial results",
+                    func, loop=bad)
+
+
+def _check_inputs_ready(func, realize: BlockRealize, loop: For, what: str) -> None:
+    """Every buffer the moved block reads must be fully written before its new place: its
+    writers outside ``loop`` must come before ``loop`` in program order."""
+    order: dict[int, int] = {}
+    pre_order_visit(func.body, lambda n: order.setdefault(id(n), len(order)) is None or True)
+    scope = scope_of(func, realize)
+    at = order[id(loop)]
+    for other in blocks_under(scope.block.body if scope is not None else func.body):
+        if other is realize or path_to(loop, other) is not None or path_to(other, realize) is not None:
+            continue
+        if any(w.buffer is r.buffer for w in other.block.writes for r in realize.block.reads) \
+                and order[id(subtree_root(func, other))] > at:
+            raise ScheduleError(
+                f"{what}: block {realize.block.name_hint!r} reads what block {other.block.name_hint!r} writes, "
+                f"which runs after loop {loop.loop_var.name!r}; the block would read it before it is written",
+                func, block=realize.block)
+
+
 def _positions(loop: For, pred) -> list[int]:
     children = loop.body.seq if isinstance(loop.body, SeqStmt) else (loop.body,)
     return [k for k, c in enumerate(children) if any(pred(r) for r in blocks_under(c))]
@@ -183,6 +220,7 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
                             f"loop {loop.loop_var.name!r} (none reads {buffer.name!r})", func, loop=loop)
     _check_others_under(func, realize, loop, buffer, what, "read")
     _check_order(func, root, loop, what, block, before=True)
+    _check_inputs_ready(func, realize, loop, what)
     store_indices = _write_indices(func, block, buffer, what)
     dims = _dim_of_iters(func, block, store_indices, what)
     nest = _nest_under(func, realize, loop, readers, buffer, "read", dims, preserve_unit_loops)
@@ -255,6 +293,8 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
     buffer = next(x.buffer for x in block.reads if any(w.buffer is x.buffer for w in writers[0].block.writes))
     _check_others_under(func, realize, loop, buffer, what, "write")
     _check_order(func, root, loop, what, block, before=False)
+    _check_not_under_reduction(func, loop, writers, what, block)
+    _check_inputs_ready(func, realize, loop, what)
     loads = _read_indices(func, block, buffer, what)
     dims = _dim_of_iters(func, block, loads, what)
     reduce_dims = [iv for iv in block.iter_vars if iv.iter_type != IterVarType.DataPar and id(iv.var) in dims]

@@ -11,6 +11,10 @@ the new shape is larger (non-dividing tiles) the extra elements are padding; wit
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ember.ir import Range, Var, as_expr, const, replace
 from ember.tir.buffer import BufferLoad
 from ember.tir.functor import IRMutator, substitute
@@ -98,6 +102,7 @@ def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=N
         new_shape = imap.map_shape(buf.shape)
     except ValueError as err:
         raise ScheduleError(f"transform_layout: {err}", func, block=block) from None
+    _check_injective(func, block, buf, imap)
     new_buf = replace(buf, shape=tuple(new_shape), strides=())
     padded = not imap.is_bijective_on(buf.shape)
     mut = _Relayout(buf, new_buf, imap)
@@ -112,6 +117,40 @@ def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=N
         top = subtree_root(func, writer)
         func = replace_stmts(func, {top: seq(_fill_stage(new_buf, pad_value, unique_name(func, buf.name + "_pad")), top)})
     return func
+
+
+_ENUMERATE_LIMIT = 1 << 22  # points checked one by one when iter-map detection cannot decide
+
+
+def _check_injective(func, block: Block, buf, imap: IndexMap) -> None:
+    """Two elements of ``buf`` must never land on one element of the new layout: the map is
+    proven injective by iter-map detection (each index used whole, without overlap), or,
+    for padded layouts, by evaluating it on every index of the (constant) shape."""
+    from ember.arith.iter_map import detect_iter_map
+
+    dom = {v: Range(const(0, v.dtype), s) for v, s in zip(imap.initial_indices, buf.shape)}
+    if detect_iter_map(list(imap.final_indices), dom, check_level="bijective").indices:
+        return
+    sizes = [_arith.as_int(s) for s in buf.shape]
+    if None in sizes or math.prod(sizes) > _ENUMERATE_LIMIT:
+        raise ScheduleError(f"transform_layout: cannot prove that the index map {imap.to_python()} is injective "
+                            f"on buffer {buf.name!r} of shape {tuple(str(s) for s in buf.shape)}; two elements "
+                            "might share one place", func, block=block)
+    from ember.tir.interpreter.expr import compile_expr
+
+    total = math.prod(sizes)
+    grids = np.meshgrid(*[np.arange(n, dtype=np.int64) for n in sizes], indexing="ij")
+    env = {v: g.ravel().astype(np.dtype(str(v.dtype))) for v, g in zip(imap.initial_indices, grids)}
+    outs = np.stack([np.broadcast_to(np.asarray(compile_expr(e)(env), dtype=np.int64), (total,))
+                     for e in imap.final_indices], axis=1)
+    _, first, counts = np.unique(outs, axis=0, return_index=True, return_counts=True)
+    if total and counts.max() > 1:
+        target = outs[first[np.argmax(counts)]]
+        a, b = np.flatnonzero((outs == target).all(axis=1))[:2]
+        pa, pb = (tuple(int(g.ravel()[k]) for g in grids) for k in (a, b))
+        raise ScheduleError(f"transform_layout: the index map {imap.to_python()} is not injective on buffer "
+                            f"{buf.name!r}: indices {pa} and {pb} both map to {tuple(int(x) for x in target)}",
+                            func, block=block)
 
 
 def _blocks(func):

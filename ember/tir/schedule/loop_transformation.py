@@ -71,6 +71,17 @@ def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
         known *= f if f is not None else 1
     extent = loop.extent
     n = _arith.as_int(extent)
+    limit = (1 << (loop.loop_var.dtype.bits - 1)) - 1
+    if known > limit:  # loop extents and the rebuilt index are in the loop var's dtype
+        raise ScheduleError(
+            f"split: the factors {factors!r} multiply to {known}, which does not fit the "
+            f"{loop.loop_var.dtype} loop {loop.loop_var.name!r} (at most {limit})", func, loop=loop)
+    upper = _arith.const_bound(extent, _loop_bounds(func, loop))[1] if n is None else n
+    if None not in factors and n is None and (upper is None or known < upper):
+        raise ScheduleError(
+            f"split: the factors {factors!r} have the fixed product {known}, which may not cover the "
+            f"symbolic extent {extent} of loop {loop.loop_var.name!r}; give None for one factor "
+            f"(e.g. {[None, *factors[1:]]!r})", func, loop=loop)
     if None in factors:
         inferred = -(-n // known) if n is not None else _arith.simplify((extent + (known - 1)) // known)
         factors = [inferred if f is None else f for f in factors]
