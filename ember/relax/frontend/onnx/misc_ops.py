@@ -2,8 +2,8 @@
 
 - ReverseSequence gathers along the time axis with indices ``len-1-t`` inside each row's
   length (``t`` past it), so sequence lengths may be run-time values.
-- CumSum/CumProd: ``relax.cumsum/cumprod``; ``reverse`` flips around them.  The axis must
-  be known at import.
+- CumSum/CumProd: ``relax.cumsum/cumprod``; ``reverse`` flips around them.  A run-time
+  axis scans along every axis and selects the requested result.
 - Compress: the condition must be known at import (the output length depends on it).
 - Det: cofactor expansion over static matrices up to 4x4 (batched over leading dims).
 """
@@ -48,17 +48,32 @@ def reverse_sequence_op(ctx, node, inputs, attrs):
     return reverse_sequence(ctx, x, lens, batch_axis, time_axis)
 
 
-def _scan_op(ctx, node, inputs, attrs, fn):
-    x, axis = inputs
-    value = ctx.const_value(axis)
-    if value is None:
-        raise ONNXImportError(f"{node.op_type} {node.name!r}: the axis must be known at import")
-    axis = norm_axis(int(np.asarray(value).reshape(-1)[0]), x.struct_info.ndim)
-    reverse = bool(attrs.get("reverse", 0))
+def _scan_along(ctx, x, axis: int, fn, reverse: bool, exclusive: bool):
     if reverse:
         x = ctx.emit(R.flip(x, axis))
-    y = ctx.emit(fn(x, axis=axis, exclusive=bool(attrs.get("exclusive", 0))))
+    y = ctx.emit(fn(x, axis=axis, exclusive=exclusive))
     return ctx.emit(R.flip(y, axis)) if reverse else y
+
+
+def _scan_op(ctx, node, inputs, attrs, fn):
+    x, axis = inputs
+    rank = x.struct_info.ndim
+    reverse, exclusive = bool(attrs.get("reverse", 0)), bool(attrs.get("exclusive", 0))
+    value = ctx.const_value(axis)
+    if value is None and rank == 1:
+        value = np.array(0)
+    if value is not None:
+        return _scan_along(ctx, x, norm_axis(int(np.asarray(value).reshape(-1)[0]), rank), fn, reverse, exclusive)
+    if rank < 1:
+        raise ONNXImportError(f"{node.op_type} {node.name!r}: the input must have rank >= 1")
+    # a run-time axis: scan along every axis and pick the requested one
+    a = ctx.emit(R.reshape(ctx.emit(R.astype(axis, "int64")), ShapeExpr([])))
+    a = ctx.emit(R.floor_mod(a, const(np.array(rank, "int64"))))
+    result = _scan_along(ctx, x, rank - 1, fn, reverse, exclusive)
+    for k in range(rank - 2, -1, -1):
+        pick = ctx.emit(R.equal(a, const(np.array(k, "int64"))))
+        result = ctx.emit(R.where(pick, _scan_along(ctx, x, k, fn, reverse, exclusive), result))
+    return result
 
 
 @converter("CumSum", since=11)

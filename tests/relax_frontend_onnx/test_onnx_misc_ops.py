@@ -1,0 +1,77 @@
+"""ONNX ReverseSequence, CumSum/CumProd (constant and run-time axis), Compress and Det
+against ONNX Runtime (ONNX reference where Runtime lacks the op)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+from onnx_helpers import check_against_ort, make_model, run_ember
+
+from ember.relax.frontend.onnx import ONNXImportError, from_onnx
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+@pytest.mark.parametrize("batch_axis,time_axis", [(1, 0), (0, 1)])
+def test_reverse_sequence_run_time_lengths(batch_axis, time_axis):
+    shape = [4, 3] if time_axis == 0 else [3, 4]
+    model = make_model([helper.make_node("ReverseSequence", ["x", "lens"], ["y"], batch_axis=batch_axis,
+                                         time_axis=time_axis)],
+                       [("x", F, shape + [2]), ("lens", I64, [3])], [("y", F, shape + [2])])
+    x = np.arange(24, dtype="float32").reshape(shape + [2])
+    for lens in ([4, 1, 2], [2, 4, 3]):
+        check_against_ort(model, {"x": x, "lens": np.array(lens, "int64")})
+
+
+@pytest.mark.parametrize("op", ["CumSum", "CumProd"])
+@pytest.mark.parametrize("exclusive,reverse", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumulative_constant_axis(op, exclusive, reverse):
+    axis = helper.make_tensor("axis", I64, [], [1])
+    model = make_model([helper.make_node(op, ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)],
+                       [("x", F, [2, 5])], [("y", F, [2, 5])], initializers=[axis], opset=26)
+    x = np.random.default_rng(0).uniform(0.5, 1.5, (2, 5)).astype("float32")
+    from onnx.reference import ReferenceEvaluator
+
+    expected = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(run_ember(model, {"x": x})[0], expected, rtol=1e-5)
+
+
+def test_cumsum_run_time_axis():
+    model = make_model([helper.make_node("CumSum", ["x", "axis"], ["y"])],
+                       [("x", F, [2, 3, 4]), ("axis", I64, [])], [("y", F, [2, 3, 4])], opset=14)
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype("float32")
+    for axis in (0, 2, -2):
+        check_against_ort(model, {"x": x, "axis": np.array(axis, "int64")})
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_compress_known_condition(axis):
+    cond = helper.make_tensor("cond", TensorProto.BOOL, [3], [True, False, True])
+    kwargs = {} if axis is None else {"axis": axis}
+    out_shape = [2] if axis is None else ([2, 3] if axis == 0 else [3, 2])
+    model = make_model([helper.make_node("Compress", ["x", "cond"], ["y"], **kwargs)],
+                       [("x", F, [3, 3])], [("y", F, out_shape)], initializers=[cond])
+    check_against_ort(model, {"x": np.arange(9, dtype="float32").reshape(3, 3)})
+
+
+def test_compress_run_time_condition_is_refused():
+    model = make_model([helper.make_node("Compress", ["x", "cond"], ["y"], axis=0)],
+                       [("x", F, [3]), ("cond", TensorProto.BOOL, [3])], [("y", F, [None])])
+    with pytest.raises(ONNXImportError, match="condition must be known at import"):
+        from_onnx(model)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (3, 3), (2, 4, 4)])
+def test_det(shape):
+    model = make_model([helper.make_node("Det", ["x"], ["y"])], [("x", F, list(shape))],
+                       [("y", F, list(shape[:-2]))])
+    x = np.random.default_rng(2).standard_normal(shape).astype("float32")
+    got = run_ember(model, {"x": x})[0]
+    np.testing.assert_allclose(got, np.linalg.det(x), rtol=1e-4, atol=1e-5)
+
+
+def test_det_too_large_is_refused():
+    model = make_model([helper.make_node("Det", ["x"], ["y"])], [("x", F, [5, 5])], [("y", F, [])])
+    with pytest.raises(ONNXImportError, match="up to 4x4"):
+        from_onnx(model)
