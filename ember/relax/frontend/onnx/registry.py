@@ -41,6 +41,7 @@ FAMILY_MODULES: list[str] = [
     "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce", "ops_activation", "ops_nn", "ops_norm",
     "ops_tensor_create",
     "quantize", "sorting", "indexing", "resize", "einsum", "detection", "random",
+    "contrib_microsoft",
     "control_flow", "sequence", "recurrent", "misc_ops",
 ]
 
