@@ -111,3 +111,29 @@ def test_gemv_along_k_for_nt_weight(m, k, n):
     out, sch = _run(dense_relu(m, k, n, transposed_weight=True), a, w, b, out_shape=(m, n))
     np.testing.assert_allclose(out, np.maximum(a @ w.T + b, 0), rtol=1e-4, atol=1e-4)
     assert "rfactor" in str(sch.trace)
+
+
+@pytest.mark.parametrize("batch,seq,transposed", [(1, 9, False), (3, 5, False), (1, 1, True), (2, 3, True)])
+def test_batched_rows_against_a_shared_weight(batch, seq, transposed):
+    """x[b, s, k] @ w[k, n] (a Linear over a sequence): b and s are rows of A only; with
+    topi's broadcast the unit batch dim is read at a constant 0 (normalised to the iterator)."""
+    from ember.relax.transform.legalize_ops.linear_algebra import batch_matmul_broadcast
+
+    x = te.placeholder((batch, seq, 32), name="X")
+    if transposed:
+        w_t = te.placeholder((48, 32), name="W")
+        w = te.compute((32, 48), lambda k, n: w_t[n, k], name="W_T")
+    else:
+        w_t = w = te.placeholder((32, 48), name="W")
+    out = batch_matmul_broadcast(x, w, (batch, seq, 48), "float32")
+    x_func, w = x, w_t
+    func = te.create_prim_func([x_func, w, out])
+    sch = cpu.Matmul().apply(func, TARGET, False)
+    assert sch is not None
+    mod = ember.build(sch.mod, target="llvm")
+    rng = np.random.default_rng(batch * 10 + seq)
+    xv = rng.standard_normal((batch, seq, 32)).astype("float32")
+    wv = rng.standard_normal((48, 32) if transposed else (32, 48)).astype("float32")
+    got = np.zeros((batch, seq, 48), "float32")
+    mod(xv, wv, got)
+    np.testing.assert_allclose(got, xv @ (wv.T if transposed else wv), rtol=1e-4, atol=1e-4)

@@ -70,14 +70,18 @@ def _match(info: BlockInfo) -> MatmulRoles | str:
         return "the reduction iterator does not index both operands"
     if any(len(d) > 1 for d in x.dims + y.dims):
         return "an operand index mixes iterators (a convolution?)"
+    out_order = [next(iter(d)) for d in out.dims]
     for a, b in ((x, y), (y, x)):
         only_b = (b.iters() - a.iters()) & s_out
         only_a = (a.iters() - b.iters()) & s_out
-        if len(only_b) == 1 and len(only_a) <= 1:
-            batch = tuple(sorted(a.iters() & b.iters() & s_out))
+        if len(only_b) == 1:
+            # several A-only iterators (x[b, s, k] @ w[k, n]): the innermost is the row, the
+            # others are batch iterators B does not depend on
+            i = max(only_a, key=out_order.index) if only_a else None
+            batch = tuple(sorted((a.iters() & b.iters() & s_out) | (only_a - {i})))
             if set(batch) | only_a | only_b != s_out:
                 continue
-            return MatmulRoles(batch, next(iter(only_a), None), next(iter(only_b)), k, a, b)
+            return MatmulRoles(batch, i, next(iter(only_b)), k, a, b)
     return "no operand pair with one row and one column iterator"
 
 
@@ -140,7 +144,8 @@ class Matmul(ScheduleRule):
         vectorise over k into a vector accumulator instead of packing the weight."""
         m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
         k = const_int(info.loop_extents[roles.k])
-        return (m is not None and m < MR and k is not None and k % lanes == 0 and not roles.batch
+        return (m is not None and m < MR and k is not None and k % lanes == 0
+                and all(const_int(info.loop_extents[p]) == 1 for p in roles.batch)
                 and roles.a.dims[-1] == frozenset({roles.k}) and roles.b.dims[-1] == frozenset({roles.k}))
 
     def _gemv(self, sch: Schedule, info: BlockInfo, roles: MatmulRoles, epilogue, lanes: int,

@@ -39,7 +39,7 @@ def _unit_index_block(block: Block) -> Block:
         for d, index in enumerate(indices):
             target = out[d + shift] if 0 <= d + shift < len(out) else None
             if (isinstance(index, IntImm) and index.value == 0 and const_int(node.buffer.shape[d]) == 1
-                    and isinstance(target, Var) and target in unit and target.dtype == index.dtype):
+                    and isinstance(target, Var) and target in unit):
                 indices[d] = target
         return replace(node, indices=tuple(indices)) if indices != list(node.indices) else None
 

@@ -1,0 +1,115 @@
+"""Per-kernel time of a whole model under ember's default schedules: which kernels cost
+what, and which dlight rule scheduled each.  Kernels are timed alone on random inputs of
+their static shapes (symbolic kernels are skipped), one thread count for all.
+
+Run: python benchmarks/profile_kernels.py MODEL [--batch 1] [--top 20]
+(MODEL from bench_model_zoo.ALL; the ONNX import, else the relax.frontend.nn fallback)
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import logging
+import time
+
+import numpy as np
+
+from common import set_threads
+
+import bench_model_zoo as zoo
+
+
+class _RuleLog(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.rule = {}
+
+    def emit(self, record):
+        msg = record.getMessage()
+        if ": scheduled by " in msg:
+            name, rule = msg.split(": scheduled by ")
+            self.rule[name] = rule
+
+
+def scheduled_module(w):
+    import onnx
+
+    import ember as tvm
+    from ember import dlight as dl
+    from ember import relax
+    from ember.relax.frontend.onnx import from_onnx
+
+    try:
+        mod = from_onnx(onnx.load_from_string(w.onnx_bytes))
+    except Exception:
+        mod, _ = zoo.ember_fallback(w)
+    mod = relax.get_pipeline("zero")(mod)
+    handler = _RuleLog()
+    log = logging.getLogger("ember.dlight")
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    with tvm.target.Target("llvm"):
+        mod = dl.ApplyDefaultSchedule(*dl.cpu.default_rules())(mod)
+    return mod, handler.rule
+
+
+def call_counts(mod) -> collections.Counter:
+    counts = collections.Counter()
+    text = "\n".join(f.script() for f in mod.functions.values() if type(f).__name__ == "Function")
+    for gv in mod.functions:
+        counts[gv.name_hint] = text.count(f"cls.{gv.name_hint},") + text.count(f"cls.{gv.name_hint}(")
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model")
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+    set_threads(args.threads)
+    import ember as tvm
+    from ember.tir import PrimFunc
+
+    mod, rules = scheduled_module(zoo.workload(args.model, args.batch))
+    counts = call_counts(mod)
+    rows = []
+    rng = np.random.default_rng(0)
+    for gv, func in mod.functions.items():
+        if not isinstance(func, PrimFunc):
+            continue
+        shapes = []
+        for p in func.params:
+            buf = func.buffer_map.get(p)
+            dims = [getattr(d, "value", None) for d in buf.shape] if buf is not None else [None]
+            if None in dims:
+                shapes = None
+                break
+            shapes.append((dims, buf.dtype))
+        if shapes is None:
+            rows.append((0.0, gv.name_hint, counts[gv.name_hint], None, rules.get(gv.name_hint, "?")))
+            continue
+        kernel = tvm.build(func, target="llvm")
+        arrays = [tvm.nd.array(rng.standard_normal(d).astype(str(t)) if "float" in str(t)
+                               else np.zeros(d, str(t))) for d, t in shapes]
+        kernel(*arrays)
+        number, start = 0, time.perf_counter()
+        while time.perf_counter() - start < 0.1:
+            kernel(*arrays)
+            number += 1
+        per = (time.perf_counter() - start) / number
+        n = max(counts[gv.name_hint], 1)
+        rows.append((per * n, gv.name_hint, n, per, rules.get(gv.name_hint, "unscheduled?")))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows)
+    print(f"total of timed kernels: {total * 1e3:.2f} ms")
+    print("| kernel | calls | us/call | total ms | % | rule |\n|---|---|---|---|---|---|")
+    for tot, name, n, per, rule in rows[:args.top]:
+        per_s = "symbolic" if per is None else f"{per * 1e6:.1f}"
+        print(f"| {name} | {n} | {per_s} | {tot * 1e3:.2f} | {100 * tot / total:.1f} | {rule} |")
+
+
+if __name__ == "__main__":
+    main()
