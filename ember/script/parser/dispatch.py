@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["register_function_parser", "function_parser"]
+__all__ = ["register_function_parser", "function_parser", "check_decorator_keywords"]
 
 _PARSERS: dict = {}
 
@@ -22,6 +22,20 @@ def register_function_parser(decorator, fn: Callable) -> None:
 def function_parser(decorator) -> Callable | None:
     _builtin()
     return _PARSERS.get(decorator)
+
+
+def check_decorator_keywords(ev, decorator_node, parse: Callable, kwargs: dict) -> None:
+    """Unknown decorator keywords (``@T.prim_func(foo=1)``) are reported at the decorator."""
+    import inspect
+
+    params = list(inspect.signature(parse).parameters.values())[3:]  # after source, fdef, outer
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    known = [p.name for p in params]
+    unknown = [k for k in kwargs if k not in known]
+    if unknown:
+        raise ev.error(decorator_node, f"unknown decorator keyword argument {unknown[0]!r}; expected one of "
+                                       f"{', '.join(known) or 'none'}")
 
 
 _done = False

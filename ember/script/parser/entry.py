@@ -48,9 +48,13 @@ def _is_method(func) -> bool:
     return len(parts) >= 2 and parts[-2] != "<locals>"
 
 
-def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True, frame=None):
+def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True, frame=None, **unknown):
     """Parse ``func``'s source as a PrimFunc (``frame``: where the decorator was applied)."""
     from .tir_func import parse_prim_func
+
+    if unknown:
+        raise TypeError(f"T.prim_func: unknown keyword argument {next(iter(unknown))!r}; expected one of "
+                        "private, check_well_formed")
 
     if frame is None:
         frame = inspect.currentframe().f_back
@@ -111,11 +115,12 @@ def from_source(text: str, namespace: dict | None = None, filename: str = "<scri
             return parse_ir_module(source, node, names)
         elif isinstance(node, ast.FunctionDef):
             decorator, kwargs = decorator_of(ev, node)
-            from .dispatch import function_parser
+            from .dispatch import check_decorator_keywords, function_parser
 
             parse = function_parser(decorator)
             if parse is None:
                 raise ev.error(node.decorator_list[0], f"unknown function decorator {decorator!r}")
+            check_decorator_keywords(ev, node.decorator_list[0], parse, kwargs)
             return parse(source, node, names, **kwargs)
         elif isinstance(node, ast.Assign):
             exec(compile(ast.Module([node], []), filename, "exec"), names)  # noqa: S102

@@ -219,6 +219,11 @@ def buffer_access(buf: Buffer, key):
     """``A[i, j]`` (a load), or ``A[i, 0:4]`` (a region, extents simplified)."""
     if not isinstance(key, tuple):
         key = (key,)
+    for k in key:  # a float index used to reach code generation
+        dtype = getattr(k, "dtype", None) if not isinstance(k, slice) else None
+        if isinstance(k, float) or dtype is not None and not (dtype.is_int or dtype.is_uint):
+            raise TypeError(f"buffer {buf.name} is indexed with {k!r}" + (f" of dtype {dtype}" if dtype else "")
+                            + "; indices must be integers")
     if not any(isinstance(k, slice) for k in key):
         return buf[key]
     ranges = []

@@ -11,7 +11,7 @@ import ast
 
 from ember.ir import GlobalVar, IRModule
 
-from .dispatch import function_parser
+from .dispatch import check_decorator_keywords, function_parser
 from .evaluator import Evaluator, Scope
 from .source import Source
 
@@ -63,6 +63,7 @@ def parse_ir_module(source: Source, cdef: ast.ClassDef, outer: dict,
             if parse is None:
                 raise ev.error(stmt.decorator_list[0], f"unknown function decorator {decorator!r}; "
                                                       "expected @T.prim_func")
+            check_decorator_keywords(ev, stmt.decorator_list[0], parse, kwargs)
             kwargs.setdefault("check_well_formed", check_well_formed)
             functions[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \

@@ -59,9 +59,15 @@ def _param(p: TIRParser, arg: ast.arg):
     func = p.callee(ann)
     if func is W.Buffer:
         args, kwargs = p.eval_args(ann)
-        value = W.Buffer(*args, name=name, **kwargs)
+        try:
+            value = W.Buffer(*args, name=name, **kwargs)
+        except (TypeError, ValueError) as err:
+            raise p.error(ann, f"{type(err).__name__}: {err}") from None
     else:
         value = p.eval(ann)
+    if isinstance(value, Buffer) and value.dtype.is_handle:
+        raise p.error(ann, f"parameter {name!r}: buffers of dtype 'handle' are not supported (a buffer holds "
+                           "numbers; use 'uint64' for addresses)")
     if isinstance(value, Buffer):
         buf = W.rename_buffer(value, name)
         return Var(name, "handle"), buf

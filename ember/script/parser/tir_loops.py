@@ -70,6 +70,11 @@ def parse_for(p: TIRParser, node: ast.For):
         raise p.error(node.iter, "a loop must iterate over range(...), T.grid, T.serial, "
                                  "T.parallel, T.vectorized, T.unroll or T.thread_binding")
     specs = _loop_specs(p, node.iter, func)
+    for spec in specs:
+        for key in ("extent", "min"):
+            dtype = spec[key].dtype
+            if not (dtype.is_int or dtype.is_uint) or dtype.lanes != 1:
+                raise p.error(node.iter, f"a loop {key} must be an integer, got {spec[key]} of dtype {dtype}")
     names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
     if len(names) != len(specs):
         raise p.error(node.target, f"the loop makes {len(specs)} variables but {len(names)} "

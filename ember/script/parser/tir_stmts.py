@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable
 
 from ember.ir import PrimExpr, StringImm, Var, as_expr, const
+from ember.script.errors import ParserError
 from ember.tir.buffer import Buffer, BufferLoad
 from ember.tir.stmt import (
     AssertStmt, BufferStore, Evaluate, IfThenElse, LetStmt, Stmt, While, seq,
@@ -108,7 +109,12 @@ class TIRParser(Evaluator):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             raise self.error(node, f"{type(node).__name__} statements are not supported in TVMScript")
-        return method(node)
+        try:
+            return method(node)
+        except ParserError:
+            raise
+        except Exception as err:  # noqa: BLE001 - every failure is reported at its statement
+            raise self.error(node, f"{type(err).__name__}: {err}") from err
 
     def callee(self, node):
         """The evaluated callee of a call node, or None for anything else."""
@@ -194,7 +200,10 @@ class TIRParser(Evaluator):
         buf = self.eval(target.value)
         if not isinstance(buf, Buffer):
             raise self.error(target.value, f"only buffers can be stored to, got {type(buf).__name__}")
-        load = buffer_access(buf, self.eval(target.slice))
+        try:
+            load = buffer_access(buf, self.eval(target.slice))
+        except (TypeError, ValueError) as err:
+            raise self.error(target, str(err)) from None
         if not isinstance(load, BufferLoad):
             raise self.error(target, "a buffer store needs one index per dimension, not a slice")
         if len(load.indices) != len(buf.shape):
@@ -204,13 +213,17 @@ class TIRParser(Evaluator):
             value = as_expr(value, buf.dtype)
         return BufferStore(buf, value, load.indices)
 
-    def stmt_AugAssign(self, node: ast.AugAssign):
+    def stmt_AugAssign(self, node: ast.AugAssign):  # noqa: N802
         from .evaluator import _BINOPS
 
         if not isinstance(node.target, ast.Subscript):
             raise self.error(node, "augmented assignment is only supported on buffer elements")
+        op = _BINOPS.get(type(node.op))
+        if op is None or type(node.op) not in _AUG_OPS:
+            raise self.error(node, f"augmented assignment {_AUG_OPS_TEXT.get(type(node.op), type(node.op).__name__)} "
+                                   f"is not supported; use one of {', '.join(_AUG_OPS.values())}")
         current = self.eval(node.target)
-        return self.buffer_store(node.target, _BINOPS[type(node.op)](current, self.eval(node.value)))
+        return self.buffer_store(node.target, op(current, self.eval(node.value)))
 
     def stmt_AnnAssign(self, node: ast.AnnAssign):
         name = self.target_name(node.target)
@@ -284,3 +297,9 @@ class TIRParser(Evaluator):
         if not self.blocks:
             raise self.error(node, f"{word} must be used inside a `with T.block(...)` body")
         return self.blocks[-1]
+
+
+_AUG_OPS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=", ast.Mod: "%="}
+_AUG_OPS_TEXT = {**_AUG_OPS, ast.MatMult: "@=", ast.Pow: "**=", ast.BitAnd: "&=", ast.BitOr: "|=",
+                 ast.BitXor: "^=", ast.LShift: "<<=", ast.RShift: ">>="}
+

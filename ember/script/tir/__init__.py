@@ -38,12 +38,12 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
 ]
 
 
-def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True):
+def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True, **unknown):
     """Parse the decorated Python function as a TensorIR PrimFunc."""
     from ember.script.parser.entry import prim_func as _parse
 
     frame = inspect.currentframe().f_back
-    return _parse(func, private=private, check_well_formed=check_well_formed, frame=frame)
+    return _parse(func, private=private, check_well_formed=check_well_formed, frame=frame, **unknown)
 
 
 def __getattr__(name: str):
