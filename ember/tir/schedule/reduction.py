@@ -90,6 +90,9 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
                          body=init_body, init=None, alloc_buffers=(), match_buffers=(), annotations={})
     init_block = replace(init_block, writes=infer_regions(init_block)[1])
     available = {lp.loop_var for lp in loops[:loops.index(loop)]} | set(vmap)
+    # symbolic shape vars (n in `i < n`) are not loops: conjuncts over them stay
+    loop_vars = {lp.loop_var for lp in loops}
+    available |= {v for v in vars_in(realize.predicate) if v not in loop_vars}
     pred = _predicate_for(realize.predicate, available, vmap)
     init_realize = BlockRealize(tuple(substitute(v, vmap) for _, v in spatial), pred, init_block)
     update = replace(block, init=None, name_hint=unique_name(func, block.name_hint + "_update"))
