@@ -55,7 +55,7 @@ def _unary(name):
     needs_float = name not in ("fabs", "popcount", "clz", "bitwise_not", "isnan", "isinf", "isfinite")
     returns_bool = name in ("isnan", "isinf", "isfinite")
 
-    def build(x, *rest):
+    def build(x, *rest, dtype=None, span=None):  # dtype: accepted as TVMScript does; the result follows x
         x = _float_arg(x) if needs_float else as_expr(x)
         dtype = DataType("bool").with_lanes(x.dtype.lanes) if returns_bool else x.dtype
         return Call(dtype, Op.get("tir." + name), (x,))
@@ -99,9 +99,12 @@ def round(x) -> PrimExpr:  # noqa: A001 - TVM's name
     return Call(x.dtype, Op.get("tir.round"), (x,))
 
 
-def if_then_else(cond, t, f) -> PrimExpr:
-    """``t if cond else f``, evaluating only the taken side (unlike ``Select``)."""
+def if_then_else(cond, t, f, span=None, dtype=None) -> PrimExpr:
+    """``t if cond else f``, evaluating only the taken side (unlike ``Select``); ``dtype``
+    (as TVMScript prints it) casts both sides first."""
     cond = as_expr(cond)
+    if dtype is not None:
+        t, f = cast(as_expr(t), dtype), cast(as_expr(f), dtype)
     t, f = promote(t, f)
     return Call(t.dtype, Op.get("tir.if_then_else"), (cond, t, f))
 
@@ -244,3 +247,9 @@ def infinity(dtype) -> PrimExpr:
     return max_value(dtype)
 
 
+
+
+from . import builtin as _builtin  # noqa: E402 - device and packed-call builtins (tvm_fill_fragment, ptx_mma, …)
+from .builtin import *  # noqa: E402,F403
+
+__all__ += [n for n in _builtin.__all__ if n != "BUILTINS" and n not in __all__]

@@ -333,3 +333,37 @@ class Schedule(MorePrimitives):
     def enter_postproc(self) -> None:
         self._record("enter_postproc", [], [], [])
 
+
+
+def _accept_block_names(cls):
+    """Let every public primitive that takes a ``BlockRV`` also take a block's name, as
+    TVM's do: the name is looked up with ``get_block`` (recorded in the trace) first."""
+    import functools
+    import inspect
+
+    for name, method in inspect.getmembers(cls, inspect.isfunction):
+        if name.startswith("_") or name == "get_block":
+            continue
+        sig = inspect.signature(method)
+        blocks = {p.name for p in sig.parameters.values() if "BlockRV" in str(p.annotation)}
+        if not blocks:
+            continue
+
+        def wrap(method=method, sig=sig, blocks=blocks):
+            @functools.wraps(method)
+            def primitive(self, *args, **kwargs):
+                if any(isinstance(a, str) for a in args) or any(isinstance(v, str) for v in kwargs.values()):
+                    bound = sig.bind(self, *args, **kwargs)
+                    for key in blocks & bound.arguments.keys():
+                        if isinstance(bound.arguments[key], str):
+                            bound.arguments[key] = self.get_block(bound.arguments[key])
+                    return method(*bound.args, **bound.kwargs)
+                return method(self, *args, **kwargs)
+
+            return primitive
+
+        setattr(cls, name, wrap())
+    return cls
+
+
+_accept_block_names(Schedule)
