@@ -13,7 +13,7 @@ from ember import relax
 from ember.relax import op as R
 
 from . import packed
-from .common import ONNXImportError, dtype_of, ndim_of, norm_axis, static_shape
+from .common import ONNXImportError, dtype_of, ndim_of, norm_axis, shape_of, static_shape
 from .registry import converter
 
 _REDUCTION = {"none": "update", "add": "add", "mul": "mul", "max": "max", "min": "min"}
@@ -30,15 +30,23 @@ def _wrap_negative(ctx, idx, dims):
 def _static(x, what: str):
     shape = static_shape(x)
     if shape is None:
-        raise ONNXImportError(f"{what}: the shapes of data and indices must be known at import")
+        raise ONNXImportError(f"{what}: the shape of data must be known at import")
     return shape
+
+
+def _index_shape(idx, what: str, batch_dims: int = 0):
+    """Indices' shape: the index-tuple length (last dim) and batch dims must be static."""
+    dims = shape_of(idx)
+    if dims is None or not isinstance(dims[-1], int) or not all(isinstance(d, int) for d in dims[:batch_dims]):
+        raise ONNXImportError(f"{what}: the last dim of indices (and batch dims) must be known at import")
+    return dims
 
 
 @converter("GatherND", since=11)
 def gather_nd(ctx, node, inputs, attrs):
     data, idx = inputs
     b = int(attrs.get("batch_dims", 0))
-    dshape, ishape = _static(data, "GatherND"), _static(idx, "GatherND")
+    dshape, ishape = _static(data, "GatherND"), _index_shape(idx, "GatherND", b)
     m = ishape[-1]
     if b + m > len(dshape):
         raise ONNXImportError(f"GatherND: batch_dims={b} plus index length {m} exceed data rank {len(dshape)}")
@@ -47,6 +55,8 @@ def gather_nd(ctx, node, inputs, attrs):
     if b:
         grid = np.stack(np.meshgrid(*[np.arange(d) for d in ishape[:b]], indexing="ij"), axis=-1)
         grid = grid.reshape(tuple(ishape[:b]) + (1,) * (len(ishape) - 1 - b) + (b,))
+        if not all(isinstance(d, int) for d in ishape):
+            raise ONNXImportError("GatherND: batch_dims > 0 needs the indices' shape at import")
         grid = np.broadcast_to(grid, tuple(ishape[:-1]) + (b,)).astype("int64")
         idx = ctx.emit(R.concat([relax.const(np.ascontiguousarray(grid)), idx], axis=-1))
     return R.gather_nd(data, idx)
@@ -58,7 +68,7 @@ def scatter_nd(ctx, node, inputs, attrs):
     reduction = attrs.get("reduction", "none")
     if reduction not in _REDUCTION:
         raise ONNXImportError(f"ScatterND: reduction must be one of {sorted(_REDUCTION)}, got {reduction!r}")
-    dshape, ishape = _static(data, "ScatterND"), _static(idx, "ScatterND")
+    dshape, ishape = _static(data, "ScatterND"), _index_shape(idx, "ScatterND")
     idx = _wrap_negative(ctx, idx, dshape[: ishape[-1]])
     return R.scatter_nd(data, idx, updates, _REDUCTION[reduction])
 
