@@ -20,7 +20,7 @@ class MLP(nn.Module):
         return self.fc2(self.relu(self.fc1(x)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mlp_executable(batch: int | str = 2):
     """(executable, params in order, reference function) for a 16→32→4 MLP; the weights are
     bound as constants, so ``forward(x)`` takes the input only."""

@@ -1,0 +1,1 @@
+"""``ember``'s command line: ``ember compile | run | bench | tune | inspect`` (see ``main``)."""
