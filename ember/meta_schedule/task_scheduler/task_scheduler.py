@@ -1,0 +1,195 @@
+"""``TaskScheduler``: the tuning loop over tasks (one kernel each).
+
+Each step the scheduler picks a task (``next_task_id``, the policy of a subclass), asks
+its search strategy for a batch, builds it, checks and times it, commits every result to
+the database (failures included, with their error), updates the cost model and tells
+the strategy.  It stops when the global trial budget, ``max_time`` or every task's
+space is used up.  The first batch of a task also measures its default-schedule seed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from ..builder import BuilderInput
+from ..database import FAILED_SECS, TuningRecord
+from ..default_seed import default_schedule_trace, finalize_for_build
+from ..runner import RunnerInput, RunnerResult
+from ..search_strategy.candidate import replay
+
+LOG = logging.getLogger("ember.meta_schedule")
+
+
+@dataclass
+class TaskState:
+    """What the scheduler knows about one task while tuning it."""
+
+    ctx: object
+    weight: float = 1.0
+    flops: float = 0.0
+    trials: int = 0
+    failed: int = 0
+    done: bool = False
+    best_secs: float = FAILED_SECS
+    default_secs: float | None = None
+    reference: str | None = None
+    seed_trace: object = None
+    history: list = field(default_factory=list)  # (trials, seconds since start, best secs)
+    rounds: list = field(default_factory=list)  # best secs after each batch
+    bar: object = None
+
+
+class TaskScheduler:
+    """Base of the schedulers; subclasses implement ``next_task_id``."""
+
+    def next_task_id(self) -> int:
+        raise NotImplementedError
+
+    def _live(self) -> list[int]:
+        return [n for n, t in enumerate(self.tasks) if not t.done]
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def tune(self, tasks: list, task_weights: list, max_trials_global: int, max_trials_per_task: int,
+             num_trials_per_iter: int, builder, runner, measure_callbacks, database, cost_model,
+             max_time: float | None = None, work_dir: str | None = None, check_correctness: bool = True,
+             default_seed: bool = True, progress: bool = True) -> list[TaskState]:
+        from ..flops import estimate_flops
+        from ..runner.measure import make_reference
+
+        self.tasks = [TaskState(ctx, float(w)) for ctx, w in zip(tasks, task_weights)]
+        self.builder, self.runner, self.database, self.cost_model = builder, runner, database, cost_model
+        self.measure_callbacks = list(measure_callbacks or [])
+        self.start = time.time()
+        self._ref_dir = work_dir or tempfile.mkdtemp(prefix="ember_ms_ref_")
+        for n, task in enumerate(self.tasks):
+            ctx = task.ctx
+            task.flops = estimate_flops(ctx.mod)
+            ctx.pre_tuning(max_trials_per_task, num_trials_per_iter, ctx.generate_design_space(), database,
+                           cost_model)
+            if check_correctness and ctx.target.kind.name == "llvm":
+                from ..arg_info import ArgInfo
+
+                path = os.path.join(self._ref_dir, f"reference_{n}_{_safe(ctx.task_name)}.npz")
+                try:
+                    task.reference = make_reference(ctx.mod, ctx.target, ArgInfo.from_entry_func(ctx.mod), path)
+                except Exception as err:  # noqa: BLE001 - tuning goes on, unchecked
+                    LOG.warning("%s: no reference result (%s); candidates are not checked", ctx.task_name, err)
+            if default_seed:
+                task.seed_trace = default_schedule_trace(ctx.mod, ctx.target)
+            self._resume(task)
+            if progress:
+                task.bar = _bar(ctx.task_name, max_trials_per_task, n)
+        total = sum(t.trials for t in self.tasks)
+        while total < max_trials_global:
+            if max_time is not None and time.time() - self.start >= max_time:
+                LOG.info("tuning stopped: max_time (%.0f s) reached", max_time)
+                break
+            tid = self.next_task_id()
+            if tid < 0:
+                break
+            task = self.tasks[tid]
+            candidates = self._with_seed(task, task.ctx.generate_measure_candidates())
+            if not candidates:
+                task.done = True
+                continue
+            candidates = candidates[:max(1, max_trials_global - total)]
+            self._measure(task, candidates)
+            total += len(candidates)
+            if task.trials >= max_trials_per_task:
+                task.done = True
+        for task in self.tasks:
+            task.ctx.post_tuning()
+            if task.bar is not None:
+                task.bar.close()
+        return self.tasks
+
+    def _resume(self, task: TaskState) -> None:
+        """Take over trials, best time and the default seed's time from an earlier run."""
+        db = self.database
+        if not db.has_workload(task.ctx.mod):
+            return
+        workload = db.commit_workload(task.ctx.mod)
+        records = db._records_of(workload)
+        task.trials = len(records)
+        task.failed = sum(not r.is_valid for r in records)
+        best = db.get_top_k(workload, 1)
+        task.best_secs = best[0].mean_secs if best else FAILED_SECS
+        if task.seed_trace is not None:
+            seed_json = task.seed_trace.as_json()
+            for r in records:
+                if r.trace.as_json(remove_postproc=True) == seed_json:
+                    task.default_secs = r.mean_secs if r.is_valid else None
+                    task.seed_trace = None  # measured already
+                    break
+        task.history.append((task.trials, 0.0, task.best_secs))
+
+    def _with_seed(self, task: TaskState, candidates):
+        if task.seed_trace is None:
+            return candidates
+        from ..arg_info import ArgInfo
+        from ..search_strategy import MeasureCandidate
+
+        seed = replay(task.ctx.mod, task.seed_trace, 0, task.ctx.search_strategy.postprocs)
+        task.seed_trace = None
+        if seed is None:
+            return candidates
+        task.seed_index = 0
+        return [MeasureCandidate(seed, ArgInfo.from_entry_func(seed.mod))] + list(candidates or [])
+
+    # -- one batch ----------------------------------------------------------------------------------
+    def _measure(self, task: TaskState, candidates: list) -> list:
+        ctx = task.ctx
+        built = self.builder.build([BuilderInput(finalize_for_build(c.sch.mod), ctx.target) for c in candidates])
+        to_run = [(n, b) for n, b in enumerate(built) if b.error_msg is None]
+        futures = self.runner.run([RunnerInput(b.artifact_path, ctx.target.kind.name, candidates[n].args_info,
+                                               task.reference) for n, b in to_run])
+        results = [RunnerResult(None, b.error_msg) for b in built]
+        for (n, _), fut in zip(to_run, futures):
+            results[n] = fut.result()
+        workload = self.database.commit_workload(ctx.mod)
+        for n, (cand, res) in enumerate(zip(candidates, results)):
+            ok = res.error_msg is None and res.run_secs
+            self.database.commit_tuning_record(TuningRecord(
+                cand.sch.trace, workload, list(res.run_secs) if ok else [FAILED_SECS], ctx.target,
+                cand.args_info, None if ok else str(res.error_msg)[-2000:]))
+            if ok:
+                secs = sum(res.run_secs) / len(res.run_secs)
+                task.best_secs = min(task.best_secs, secs)
+                if n == 0 and getattr(task, "seed_index", None) == 0:
+                    task.default_secs = secs
+            else:
+                task.failed += 1
+                LOG.info("%s: candidate failed: %s", ctx.task_name, str(res.error_msg).strip().splitlines()[-1]
+                         if res.error_msg else "no result")
+            task.trials += 1
+            task.history.append((task.trials, time.time() - self.start, task.best_secs))
+        task.seed_index = None
+        task.rounds.append(task.best_secs)
+        for b in built:
+            if b.artifact_path and os.path.exists(b.artifact_path):
+                os.remove(b.artifact_path)
+        if self.cost_model is not None:
+            self.cost_model.update(ctx, candidates, results)
+        ctx.notify_runner_results(candidates, results)
+        for cb in self.measure_callbacks:
+            cb(self, task, candidates, results)
+        if task.bar is not None:
+            task.bar.update(len(candidates))
+            if task.best_secs < FAILED_SECS:
+                task.bar.set_postfix_str(f"best {task.best_secs * 1e6:.1f} us")
+        return results
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60]
+
+
+def _bar(name: str, total: int, position: int):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=name[:30], position=position, leave=True, unit="trial")
