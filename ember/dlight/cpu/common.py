@@ -17,6 +17,18 @@ def lanes_for(target: Target, bits: int) -> int:
     return max(1, target.vector_width_bits // max(bits, 8))
 
 
+def dividing_lanes(extent: int | None, lanes: int) -> int:
+    """The widest of ``lanes``, ``lanes/2``, ``lanes/4`` (at least 4) dividing ``extent``, so
+    the vector loop needs no predicate (a predicated vector loop runs lane by lane);
+    ``lanes`` itself when none divides or the extent is symbolic."""
+    if extent is None:
+        return lanes
+    for n in (lanes, lanes // 2, lanes // 4):
+        if n >= 4 and extent % n == 0:
+            return n
+    return lanes
+
+
 def inline_spatial_producers(sch: Schedule, blocks: list[BlockInfo], keep, shared: bool = True) -> list:
     """Inline every spatial block whose output is an intermediate; returns the blocks left.
     ``shared=False`` keeps blocks read by several consumers (their work is not repeated)."""
@@ -55,7 +67,7 @@ def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
     fused = sch.fuse(*tail) if len(tail) > 1 else tail[0]
     total = const_int(sch.get(fused).extent)
     if vector and (total is None or total >= lanes):
-        outer, inner = sch.split(fused, factors=[None, lanes])
+        outer, inner = sch.split(fused, factors=[None, dividing_lanes(total, lanes)])
         sch.vectorize(inner)
     else:
         outer = fused

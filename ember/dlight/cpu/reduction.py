@@ -22,7 +22,7 @@ from ember.tir.schedule import Schedule, ScheduleError
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from .normalize import normalize_for_rules
-from .common import PARALLEL_MIN, contiguous_inner, inline_spatial_producers, lanes_for
+from .common import PARALLEL_MIN, contiguous_inner, dividing_lanes, inline_spatial_producers, lanes_for
 
 _ROW_REDUCTION = re.compile(r"S*R+")
 
@@ -67,6 +67,8 @@ class Reduction(ScheduleRule):
         # softmax's exp feeds both the sum and the division: computed once per row, not inlined
         inline_spatial_producers(sch, blocks[:-1], keep=(), shared=False)
         blocks = root_blocks(sch)
+        partials = [rf for b in blocks[:-1] if (rf := _split_into_lanes(sch, b, target)) is not None]
+        blocks = root_blocks(sch)
         anchor = blocks[-1]
         if _leading_spatial(anchor) < rows:
             raise ScheduleError(f"the last block has fewer than {rows} spatial loops")
@@ -80,13 +82,15 @@ class Reduction(ScheduleRule):
             work *= const_int(e) or PARALLEL_MIN
         if target.num_cores > 1 and (n_rows is None or (n_rows > 1 and work >= 4096)):
             sch.parallel(row)
+        for rf in partials:
+            _vectorize_partials(sch, rf)
         for info in root_blocks_under(sch, blocks):
             if info.is_spatial() and len(info.loops) > rows and contiguous_inner(info):
                 inner = sch.get(info.loops[-1])
                 lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
                 extent = const_int(inner.extent)
                 if extent is None or extent >= lanes:
-                    _, vec = sch.split(info.loops[-1], factors=[None, lanes])
+                    _, vec = sch.split(info.loops[-1], factors=[None, dividing_lanes(extent, lanes)])
                     sch.vectorize(vec)
         return sch
 
@@ -96,3 +100,63 @@ def root_blocks_under(sch: Schedule, blocks: list[BlockInfo]) -> list[BlockInfo]
     from ..analysis import block_info
 
     return [block_info(sch, b.rv) for b in blocks]
+
+
+
+def _split_into_lanes(sch: Schedule, info: BlockInfo, target: Target):
+    """``rfactor`` a row reduction over a contiguous last axis into ``lanes`` partial results
+    (one vector accumulator, summed at the end of the row): a vector load per step instead
+    of a scalar dependency chain.  Float sums are reassociated, as in every vector BLAS.
+    Returns the partial-result block, or None when the reduction does not fit."""
+    if not info.is_reduction() or info.kinds[-1] != "R" or info.kinds.count("R") != 1:
+        return None
+    last = len(info.kinds) - 1
+    if not info.reads or not all(r.dims and r.dims[-1] == frozenset({last}) for r in info.reads):
+        return None
+    extent = const_int(sch.get(info.loops[-1]).extent)
+    full = lanes_for(target, info.writes[0].buffer.dtype.bits)
+    fits = [n for n in (full, full // 2, full // 4) if n >= 4 and extent is not None
+            and extent % n == 0 and extent >= 2 * n]
+    if not fits:
+        return None
+    lanes = fits[0]
+    _, lane = sch.split(info.loops[-1], factors=[None, lanes])
+    return sch.rfactor(lane, -1)
+
+
+def _vectorize_partials(sch: Schedule, rf) -> None:
+    """Lane loop of a partial-result block innermost and vectorised, its init split off."""
+    from ember.tir import Var
+
+    from ..analysis import block_info
+
+    info = block_info(sch, rf)
+    lane_iter = next(iter(info.writes[0].dims[-1]))
+    realize = _realize(sch, rf)
+    bound = realize.iter_values[lane_iter]
+    loops = sch.get_loops(rf)
+    lane_loop = next(lp for lp in loops if sch.get(lp).loop_var is bound or (
+        not isinstance(bound, Var) and _uses(bound, sch.get(lp).loop_var)))
+    step = loops[-1] if loops[-1] != lane_loop else loops[-2]
+    sch.reorder(step, lane_loop)
+    init = sch.decompose_reduction(rf, step)
+    sch.vectorize(lane_loop)
+    sch.vectorize(sch.get_loops(init)[-1])
+
+
+def _realize(sch: Schedule, rv):
+    from ember.tir import BlockRealize, post_order_visit
+
+    block = sch.get(rv)
+    found: list = []
+    post_order_visit(sch.mod[sch.func_working_on].body,
+                     lambda n: found.append(n) if isinstance(n, BlockRealize) and n.block is block else None)
+    return found[0]
+
+
+def _uses(expr, var) -> bool:
+    from ember.tir import post_order_visit
+
+    hit: list = []
+    post_order_visit(expr, lambda n: hit.append(n) if n is var else None)
+    return bool(hit)
