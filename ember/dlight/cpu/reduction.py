@@ -140,6 +140,7 @@ def _vectorize_partials(sch: Schedule, rf) -> None:
     step = loops[-1] if loops[-1] != lane_loop else loops[-2]
     sch.reorder(step, lane_loop)
     init = sch.decompose_reduction(rf, step)
+    sch.set_scope(rf, 0, "local")  # the partial sums stay in a register
     sch.vectorize(lane_loop)
     sch.vectorize(sch.get_loops(init)[-1])
 
