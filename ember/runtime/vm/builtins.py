@@ -142,6 +142,13 @@ def shape_of(tensor) -> tuple:
     return tuple(tensor.shape)
 
 
+@register_func("vm.builtin.tensor_to_shape", override=True)
+def tensor_to_shape(tensor) -> tuple:
+    """A shape from the values of a 1-D integer tensor (TVM's ``relax.tensor_to_shape``)."""
+    values = tensor.numpy() if isinstance(tensor, NDArray) else tensor
+    return tuple(int(v) for v in values.reshape(-1))
+
+
 @register_func("vm.builtin.null_value", override=True)
 def null_value():
     return None
