@@ -29,12 +29,13 @@ from .module import Module
 from .ndarray import NDArray, array, empty, from_dlpack, tensor
 from .profiling import ProfileResult, time_evaluator
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
+from .threading import get_num_threads, set_num_threads
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "CompiledFunction", "DataType", "Device", "DeviceAPI",
     "DeviceType", "FunctionInfo", "Module", "NDArray", "ParamInfo", "ProfileResult", "array", "cl",
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
-    "get_device_api", "get_global_func", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
+    "get_device_api", "get_global_func", "get_num_threads", "set_num_threads", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
     "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "ShapeTuple",
     "tensor",
     "time_evaluator", "vulkan", "webgpu",

@@ -87,9 +87,10 @@ def _physical_cores() -> int:
 
 
 def default_num_cores() -> int:
-    """Cores to use when the target gives no ``-num-cores``: EMBER_NUM_THREADS,
-    then OMP_NUM_THREADS, then the number of physical cores."""
-    for var in ("EMBER_NUM_THREADS", "OMP_NUM_THREADS"):
+    """Cores to use when the target gives no ``-num-cores``: EMBER_NUM_THREADS (which
+    ``ember.runtime.set_num_threads`` sets), TVM_NUM_THREADS, OMP_NUM_THREADS, then the
+    number of physical cores."""
+    for var in ("EMBER_NUM_THREADS", "TVM_NUM_THREADS", "OMP_NUM_THREADS"):
         value = os.environ.get(var, "").split(",")[0].strip()
         if value.isdigit() and int(value) > 0:
             return int(value)
