@@ -172,8 +172,26 @@ class CodeGenLLVM(ExprEmitter):
             value = self.splat(value, lanes)
         self.access(s.buffer, s.indices, value)
 
-    def _let_stmt(self, s: LetStmt) -> None:
-        self._scoped(s.var, self.emit(s.value), lambda: self.emit_stmt(s.body))
+    def _let_stmt(self, s: LetStmt | AssertStmt) -> None:
+        """A chain of LetStmts and AssertStmts (the packed-API prologue nests one per check) is
+        emitted in a loop: recursing once per link overflows Python's stack for many arguments."""
+        saved: list[tuple[Var, ir.Value | None]] = []
+        try:
+            while isinstance(s, LetStmt | AssertStmt):
+                if isinstance(s, LetStmt):
+                    value = self.emit(s.value)
+                    saved.append((s.var, self.vars.get(s.var)))
+                    self.vars[s.var] = value
+                else:
+                    self._check(s)
+                s = s.body
+            self.emit_stmt(s)
+        finally:
+            for var, previous in reversed(saved):
+                if previous is None:
+                    self.vars.pop(var, None)
+                else:
+                    self.vars[var] = previous
 
     def _scoped(self, var: Var, value: ir.Value, body) -> None:
         """Bind ``var`` while ``body()`` is emitted, then restore: a value must not leak out
@@ -217,7 +235,8 @@ class CodeGenLLVM(ExprEmitter):
         b.branch(head)
         b.position_at_end(end)
 
-    def _assert(self, s: AssertStmt) -> None:
+    def _check(self, s: AssertStmt) -> None:
+        """Return the check's status when ``s.condition`` fails (``s.body`` is not emitted)."""
         index = len(self.checks)
         message = s.message.value if isinstance(s.message, StringImm) else str(s.message)
         self.checks.append(message)
@@ -229,7 +248,6 @@ class CodeGenLLVM(ExprEmitter):
         self.emit_return(ir.Constant(I32, index + 1), None)
         b.branch(ok)
         b.position_at_end(ok)
-        self.emit_stmt(s.body)
 
     def _attr(self, s: AttrStmt) -> None:
         if s.attr_key == "compute_scope":
@@ -459,7 +477,7 @@ _STMT = {
     DeclBuffer: CodeGenLLVM._decl_buffer,
     IfThenElse: CodeGenLLVM._if,
     While: CodeGenLLVM._while,
-    AssertStmt: CodeGenLLVM._assert,
+    AssertStmt: CodeGenLLVM._let_stmt,
     AttrStmt: CodeGenLLVM._attr,
     Allocate: CodeGenLLVM._allocate,
     For: CodeGenLLVM._for,
