@@ -31,7 +31,7 @@ from ...struct_info import TensorStructInfo, TupleStructInfo
 from .common import ONNXImportError, shape_of
 from .registry import converter
 
-__all__ = ["graph_free_names"]
+__all__ = ["graph_free_names", "select_at_run_time"]
 
 _loop_ids = itertools.count()
 
@@ -112,6 +112,17 @@ def if_(ctx, node, inputs, attrs):
     if n == 1:
         return [result]
     return [ctx.emit(TupleGetItem(result, i)) for i in range(n)]
+
+
+def select_at_run_time(ctx, key, choices: list[int], build):
+    """``build(c)`` for the ``c`` in ``choices`` equal to the 0-d int64 tensor ``key`` at run
+    time (the last choice when none is): a chain of Relax Ifs, each branch built in its scope."""
+    if len(choices) == 1:
+        return build(choices[0])
+    pick = ctx.emit(R.equal(key, const(np.array(choices[0], "int64"))))
+    then_seq = _scope_seq(ctx, lambda: build(choices[0]))
+    else_seq = _scope_seq(ctx, lambda: select_at_run_time(ctx, key, choices[1:], build))
+    return ctx.emit(If(pick, then_seq, else_seq))
 
 
 # -- Loop ---------------------------------------------------------------------------------
