@@ -17,14 +17,15 @@ import numpy as np
 import onnx
 
 from ember import tir
-from ember.ir import IRModule
+from ember.ir import IntImm, IRModule
 
 from ...block_builder import BlockBuilder
-from ...expr import Constant, Expr, ShapeExpr, Tuple, TupleGetItem, Var, const
+from ...expr import Constant, Expr, PrimValue, ShapeExpr, Tuple, TupleGetItem, Var, const
 from ...struct_info import TensorStructInfo, TupleStructInfo
 from .common import ONNXImportError, OpNotImplemented, decode_attrs, onnx_dtype, tensor_to_numpy
 from .functions import expand_node, function_schema
 from .registry import find_converter
+from .shape_values import SHAPE_AWARE, as_tensor
 
 __all__ = ["from_onnx", "ConvertContext"]
 
@@ -72,9 +73,9 @@ class ConvertContext:
             bound = self.bb.lookup_binding(expr)
             if isinstance(bound, Constant):
                 return bound.numpy()
+        if isinstance(expr, PrimValue) and isinstance(expr.value, IntImm):
+            return np.array(int(expr.value.value), dtype="int64")
         if isinstance(expr, ShapeExpr):
-            from ember.ir import IntImm
-
             if all(isinstance(v, IntImm) for v in expr.values):
                 return np.array([int(v.value) for v in expr.values], dtype="int64")
         return None
@@ -192,7 +193,7 @@ class _Importer:
             else:
                 bb.begin_binding_block()
             self.convert_nodes(self.graph.node, self.opsets)
-            outputs = [self._graph_output(o.name) for o in self.graph.output]
+            outputs = [as_tensor(self.ctx, self._graph_output(o.name)) for o in self.graph.output]
             out = outputs[0] if len(outputs) == 1 else Tuple(outputs)
             if self.use_dataflow:
                 out = bb.emit_output(out)
@@ -265,6 +266,8 @@ class _Importer:
             self._expand(node, inputs, domain, opset, opsets)
             return
         attrs = decode_attrs(node)
+        if node.op_type not in SHAPE_AWARE:
+            inputs = [as_tensor(ctx, x) for x in inputs]
         try:
             result = fn(ctx, node, inputs, attrs)
             self._bind_outputs(node, result)
@@ -298,7 +301,7 @@ class _Importer:
                         f"node {node.name or node.op_type!r} ({node.op_type}): the converter gave no value")
                 continue
             value = values[i]
-            if not isinstance(value, Constant | Var | ShapeExpr):
+            if not isinstance(value, Constant | Var | ShapeExpr | PrimValue):
                 value = self.bb.emit(value, _sanitize(name))
             self.bind(name, value)
 

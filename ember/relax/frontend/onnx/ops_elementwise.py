@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import op as R
-from ...expr import const
+from ...expr import PrimValue, ShapeExpr, const
 from .common import dtype_of, np_dtype, onnx_dtype
 from .registry import converter
 
@@ -114,7 +114,14 @@ def power(ctx, node, inputs, attrs):
 def cast(ctx, node, inputs, attrs):
     to = attrs["to"]
     dtype = onnx_dtype(to) if isinstance(to, int) else str(to).lower()
-    return R.astype(inputs[0], dtype)
+    x = inputs[0]
+    if isinstance(x, ShapeExpr | PrimValue):
+        if dtype == "int64":
+            return x
+        from .shape_values import as_tensor
+
+        x = as_tensor(ctx, x)
+    return R.astype(x, dtype)
 
 
 @converter("CastLike", since=15)

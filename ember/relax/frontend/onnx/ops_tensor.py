@@ -16,6 +16,7 @@ from ember.ir import IntImm
 from ... import op as R
 from ...expr import PrimValue, ShapeExpr, const
 from .common import dtype_of, int_list, ndim_of, norm_axes, norm_axis, shape_of
+from .ops_tensor_dynamic import expand_runtime, reshape_runtime, slice_runtime, tile_runtime
 from .registry import converter
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -96,8 +97,10 @@ def size(ctx, node, inputs, attrs):
 @converter("Reshape", since=1)
 def reshape(ctx, node, inputs, attrs):
     x = inputs[0]
-    target = attrs["shape"] if ctx.opset < 5 else shape_arg(ctx, inputs[1], "Reshape's shape")
     allowzero = attrs.get("allowzero", 0)
+    if ctx.opset >= 5 and not isinstance(inputs[1], ShapeExpr) and ctx.const_value(inputs[1]) is None:
+        return reshape_runtime(ctx, x, inputs[1], bool(allowzero))
+    target = attrs["shape"] if ctx.opset < 5 else shape_arg(ctx, inputs[1], "Reshape's shape")
     dims = shape_of(x)
     new = []
     for i, d in enumerate(target):
@@ -220,6 +223,9 @@ def slice_(ctx, node, inputs, attrs):
         axes = attrs.get("axes", list(range(len(starts))))
         steps = [1] * len(starts)
     else:
+        args = list(inputs[1:5]) + [None] * (5 - len(inputs))
+        if not isinstance(x, ShapeExpr) and any(a is not None and ctx.const_value(a) is None for a in args):
+            return slice_runtime(ctx, x, *args)
         starts = known_ints(ctx, inputs[1], "Slice's starts")
         ends = known_ints(ctx, inputs[2], "Slice's ends")
         axes = (known_ints(ctx, inputs[3], "Slice's axes") if len(inputs) > 3 and inputs[3] is not None
@@ -281,6 +287,8 @@ def gather_elements(ctx, node, inputs, attrs):
 @converter("Expand", since=8)
 def expand(ctx, node, inputs, attrs):
     x = inputs[0]
+    if not isinstance(inputs[1], ShapeExpr) and ctx.const_value(inputs[1]) is None:
+        return expand_runtime(ctx, x, inputs[1])
     target = shape_arg(ctx, inputs[1], "Expand's shape")
     dims = shape_of(x)
     n = max(len(dims), len(target))
@@ -299,5 +307,7 @@ def expand(ctx, node, inputs, attrs):
 
 @converter("Tile", since=6)
 def tile(ctx, node, inputs, attrs):
+    if ctx.const_value(inputs[1]) is None:
+        return tile_runtime(ctx, inputs[0], inputs[1])
     reps = known_ints(ctx, inputs[1], "Tile's repeats")
     return R.tile(inputs[0], reps)

@@ -1,0 +1,173 @@
+"""ONNX converters: convolution and pooling — Conv, ConvTranspose, MaxPool, AveragePool,
+LpPool, GlobalAveragePool, GlobalMaxPool, GlobalLpPool (NCHW-style layouts, 1-D to 3-D).
+
+``auto_pad`` (SAME_UPPER / SAME_LOWER / VALID) is resolved to explicit pads from the
+static input shape; ONNX's ``pads`` order (all begins, then all ends) is Relax's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import op as R
+from .common import ndim_of, shape_of
+from .ops_elementwise import scalar
+from .registry import converter
+
+_CONV = {1: R.nn.conv1d, 2: R.nn.conv2d, 3: R.nn.conv3d}
+_MAX_POOL = {1: R.nn.max_pool1d, 2: R.nn.max_pool2d, 3: R.nn.max_pool3d}
+_AVG_POOL = {1: R.nn.avg_pool1d, 2: R.nn.avg_pool2d, 3: R.nn.avg_pool3d}
+_LAYOUT = {1: ("NCW", "OIW"), 2: ("NCHW", "OIHW"), 3: ("NCDHW", "OIDHW")}
+
+
+def resolve_pads(ctx, attrs, in_dims, kernel, strides, dilations) -> list[int]:
+    """Explicit pads (begins then ends) from ``pads`` / ``auto_pad``."""
+    k = len(kernel)
+    auto = attrs.get("auto_pad", "NOTSET")
+    if auto in ("NOTSET", ""):
+        return list(attrs.get("pads", [0] * (2 * k)))
+    if auto == "VALID":
+        return [0] * (2 * k)
+    begins, ends = [], []
+    for d, kk, s, dl in zip(in_dims, kernel, strides, dilations, strict=True):
+        if not isinstance(d, int):
+            raise ctx.error(f"auto_pad={auto} needs static spatial dims, got {d}")
+        out = -(-d // s)
+        total = max((out - 1) * s + (kk - 1) * dl + 1 - d, 0)
+        small, big = total // 2, total - total // 2
+        begins.append(small if auto == "SAME_UPPER" else big)
+        ends.append(big if auto == "SAME_UPPER" else small)
+    return begins + ends
+
+
+def _spatial(ctx, x, attrs, kernel):
+    k = len(kernel)
+    strides = list(attrs.get("strides", [1] * k))
+    dilations = list(attrs.get("dilations", [1] * k))
+    pads = resolve_pads(ctx, attrs, shape_of(x)[2:], kernel, strides, dilations)
+    return strides, dilations, pads
+
+
+def _bias(ctx, out, bias, k):
+    if bias is None:
+        return out
+    b = ctx.emit(R.reshape(bias, [-1] + [1] * k))
+    return R.add(ctx.emit(out), b)
+
+
+@converter("Conv", since=1)
+def conv(ctx, node, inputs, attrs):
+    x, w = inputs[0], inputs[1]
+    bias = inputs[2] if len(inputs) > 2 else None
+    kernel = attrs.get("kernel_shape") or shape_of(w)[2:]
+    k = len(kernel)
+    if k not in _CONV:
+        raise ctx.error(f"Conv with {k} spatial dims is not supported")
+    strides, dilations, pads = _spatial(ctx, x, attrs, kernel)
+    data_layout, kernel_layout = _LAYOUT[k]
+    out = _CONV[k](x, w, strides=strides, padding=pads, dilation=dilations, groups=attrs.get("group", 1),
+                   data_layout=data_layout, kernel_layout=kernel_layout)
+    return _bias(ctx, out, bias, k)
+
+
+@converter("ConvTranspose", since=1)
+def conv_transpose(ctx, node, inputs, attrs):
+    x, w = inputs[0], inputs[1]
+    bias = inputs[2] if len(inputs) > 2 else None
+    kernel = list(attrs.get("kernel_shape") or shape_of(w)[2:])
+    k = len(kernel)
+    if k not in (1, 2):
+        raise ctx.error(f"ConvTranspose with {k} spatial dims is not supported (1-D and 2-D are)")
+    strides = list(attrs.get("strides", [1] * k))
+    dilations = list(attrs.get("dilations", [1] * k))
+    out_pad = list(attrs.get("output_padding", [0] * k))
+    in_dims = shape_of(x)[2:]
+    auto = attrs.get("auto_pad", "NOTSET")
+    if "output_shape" in attrs or auto in ("SAME_UPPER", "SAME_LOWER"):
+        target = list(attrs["output_shape"])[-k:] if "output_shape" in attrs else \
+            [d * s for d, s in zip(in_dims, strides, strict=True)]
+        pads_b, pads_e = [], []
+        for i in range(k):
+            total = strides[i] * (in_dims[i] - 1) + out_pad[i] + ((kernel[i] - 1) * dilations[i] + 1) - target[i]
+            total = max(total, 0)
+            if auto == "SAME_LOWER":
+                pads_b.append(total - total // 2)
+                pads_e.append(total // 2)
+            else:
+                pads_b.append(total // 2)
+                pads_e.append(total - total // 2)
+        pads = pads_b + pads_e
+    elif auto == "VALID":
+        pads = [0] * (2 * k)
+    else:
+        pads = list(attrs.get("pads", [0] * (2 * k)))
+    group = attrs.get("group", 1)
+    if k == 1:
+        x = ctx.emit(R.expand_dims(x, 2))
+        w = ctx.emit(R.expand_dims(w, 2))
+        strides, dilations, out_pad = [1] + strides, [1] + dilations, [0] + out_pad
+        pads = [0, pads[0], 0, pads[1]]
+    out = R.nn.conv2d_transpose(x, w, strides=strides, padding=pads, output_padding=out_pad,
+                                dilation=dilations, groups=group)
+    if k == 1:
+        out = R.squeeze(ctx.emit(out), [2])
+    return _bias(ctx, out, bias, k)
+
+
+def _pool_args(ctx, x, attrs):
+    kernel = list(attrs["kernel_shape"])
+    strides, dilations, pads = _spatial(ctx, x, attrs, kernel)
+    return kernel, strides, dilations, pads
+
+
+@converter("MaxPool", since=1)
+def max_pool(ctx, node, inputs, attrs):
+    x = inputs[0]
+    if len(node.output) > 1 and node.output[1]:
+        raise ctx.error("MaxPool's Indices output is not supported")
+    kernel, strides, dilations, pads = _pool_args(ctx, x, attrs)
+    k = len(kernel)
+    return _MAX_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=bool(attrs.get("ceil_mode", 0)))
+
+
+@converter("AveragePool", since=1)
+def avg_pool(ctx, node, inputs, attrs):
+    x = inputs[0]
+    kernel, strides, dilations, pads = _pool_args(ctx, x, attrs)
+    k = len(kernel)
+    return _AVG_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=bool(attrs.get("ceil_mode", 0)),
+                        count_include_pad=bool(attrs.get("count_include_pad", 0)))
+
+
+@converter("LpPool", since=1)
+def lp_pool(ctx, node, inputs, attrs):
+    x = inputs[0]
+    p = float(attrs.get("p", 2))
+    kernel, strides, dilations, pads = _pool_args(ctx, x, attrs)
+    k = len(kernel)
+    powered = ctx.emit(R.power(R.abs(x), scalar(x, p)))
+    avg = ctx.emit(_AVG_POOL[k](powered, kernel, strides, pads, dilations,
+                                ceil_mode=bool(attrs.get("ceil_mode", 0)), count_include_pad=True))
+    total = ctx.emit(R.multiply(avg, scalar(x, float(np.prod(kernel)))))
+    return R.power(total, scalar(x, 1.0 / p))
+
+
+def _global(fn):
+    def convert(ctx, node, inputs, attrs):
+        x = inputs[0]
+        return fn(ctx, x, list(range(2, ndim_of(x))), attrs)
+
+    return convert
+
+
+converter("GlobalAveragePool", since=1)(_global(lambda ctx, x, axes, attrs: R.mean(x, axes, keepdims=True)))
+converter("GlobalMaxPool", since=1)(_global(lambda ctx, x, axes, attrs: R.max(x, axes, keepdims=True)))
+
+
+@converter("GlobalLpPool", since=1)
+def global_lp_pool(ctx, node, inputs, attrs):
+    x = inputs[0]
+    p = float(attrs.get("p", 2))
+    axes = list(range(2, ndim_of(x)))
+    s = ctx.emit(R.sum(ctx.emit(R.power(R.abs(x), scalar(x, p))), axes, keepdims=True))
+    return R.power(s, scalar(x, 1.0 / p))

@@ -1,0 +1,190 @@
+"""ONNX converters: ops that create or rearrange tensors — Pad (constant, reflect, edge,
+wrap; negative pads crop), ConstantOfShape, Range, Trilu, EyeLike, OneHot, DepthToSpace,
+SpaceToDepth, BitCast.
+
+Pad's non-constant modes are one TE kernel each (an index map per axis), emitted with
+``call_te`` since Relax's ``nn.pad`` covers only the constant mode.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember import te, tir
+
+from ... import op as R
+from ...expr import ShapeExpr, const
+from .common import dtype_of, ndim_of, norm_axes, np_dtype, onnx_dtype, shape_of
+from .ops_tensor import known_ints, shape_arg
+from .ops_tensor_dynamic import constant_of_shape_runtime, range_runtime
+from .registry import converter
+
+
+def _index_map(mode: str, i, before: int, dim):
+    j = i - before
+    if mode == "edge":
+        return tir.max(tir.min(j, dim - 1), 0)
+    if mode == "wrap":
+        return tir.floormod(j, dim)
+    period = 2 * (dim - 1)
+    k = tir.floormod(j, tir.max(period, 1))
+    return tir.Select(dim == 1, tir.const(0, j.dtype), dim - 1 - tir.abs(k - (dim - 1)))
+
+
+def _pad_te(x, pads, mode, value):
+    n = len(x.shape)
+    out_shape = [x.shape[a] + pads[a] + pads[a + n] for a in range(n)]
+
+    def body(*idx):
+        if mode == "constant":
+            cond = None
+            src = []
+            for a, i in enumerate(idx):
+                j = i - pads[a]
+                c = tir.all(j >= 0, j < x.shape[a])
+                cond = c if cond is None else tir.all(cond, c)
+                src.append(tir.max(tir.min(j, x.shape[a] - 1), 0))
+            return tir.Select(cond, x(*src), tir.const(value, x.dtype)) if cond is not None else x(*src)
+        return x(*[_index_map(mode, i, pads[a], x.shape[a]) for a, i in enumerate(idx)])
+
+    return te.compute(out_shape, body, name="T_pad")
+
+
+@converter("Pad", since=1)
+def pad(ctx, node, inputs, attrs):
+    x = inputs[0]
+    ndim = ndim_of(x)
+    mode = attrs.get("mode", "constant")
+    if ctx.opset < 11:
+        pads = list(attrs.get("pads", attrs.get("paddings", [])))
+        value = attrs.get("value", 0.0)
+    else:
+        pads = known_ints(ctx, inputs[1], "Pad's pads")
+        value = 0
+        if len(inputs) > 2 and inputs[2] is not None:
+            v = ctx.const_value(inputs[2])
+            if v is None:
+                raise ctx.error("Pad's constant_value must be known at import time")
+            value = np.asarray(v).reshape(-1)[0].item() if np.asarray(v).size else 0
+        if len(inputs) > 3 and inputs[3] is not None:
+            axes = norm_axes(known_ints(ctx, inputs[3], "Pad's axes"), ndim)
+            full = [0] * (2 * ndim)
+            for i, a in enumerate(axes):
+                full[a], full[a + ndim] = pads[i], pads[i + len(axes)]
+            pads = full
+    crop = any(p < 0 for p in pads)
+    if crop:
+        dims = shape_of(x)
+        axes, begin, end = [], [], []
+        for a in range(ndim):
+            b, e = max(-pads[a], 0), max(-pads[a + ndim], 0)
+            if b or e:
+                axes.append(a)
+                begin.append(b)
+                end.append(dims[a] - e)
+        x = ctx.emit(R.strided_slice(x, axes, begin, end))
+        pads = [max(p, 0) for p in pads]
+    if not any(pads):
+        return x
+    if not (dtype_of(x) or "").startswith(("float", "bfloat")):
+        value = int(value)
+    if mode == "constant":
+        return R.nn.pad(x, [v for a in range(ndim) for v in (pads[a], pads[a + ndim])], "constant", value)
+    return ctx.bb.call_te(lambda t: _pad_te(t, pads, mode, value), x, primfunc_name_hint=f"pad_{mode}")
+
+
+@converter("ConstantOfShape", since=9)
+def constant_of_shape(ctx, node, inputs, attrs):
+    value = attrs.get("value")
+    value = np.zeros(1, "float32") if value is None else np.asarray(value)
+    if not isinstance(inputs[0], ShapeExpr) and ctx.const_value(inputs[0]) is None:
+        return constant_of_shape_runtime(ctx, inputs[0], value)
+    shape = shape_arg(ctx, inputs[0], "ConstantOfShape's shape")
+    if all(isinstance(d, int) for d in shape):
+        return const(np.full(shape, value.reshape(-1)[0], dtype=value.dtype))
+    return R.full(shape, const(value.reshape(())), str(value.dtype))
+
+
+@converter("Range", since=11)
+def range_(ctx, node, inputs, attrs):
+    vals = [ctx.const_value(x) for x in inputs]
+    if any(v is None for v in vals):
+        return range_runtime(ctx, *inputs)
+    start, limit, delta = (np.asarray(v).reshape(()) for v in vals)
+    return const(np.arange(start, limit, delta).astype(start.dtype))
+
+
+@converter("Trilu", since=14)
+def trilu(ctx, node, inputs, attrs):
+    x = inputs[0]
+    k = 0
+    if len(inputs) > 1 and inputs[1] is not None:
+        k = known_ints(ctx, inputs[1], "Trilu's k")[0]
+    return R.triu(x, k) if attrs.get("upper", 1) else R.tril(x, k)
+
+
+@converter("EyeLike", since=9)
+def eye_like(ctx, node, inputs, attrs):
+    x = inputs[0]
+    dims = shape_of(x)
+    if dims is None or not all(isinstance(d, int) for d in dims):
+        raise ctx.error("EyeLike needs a static input shape")
+    dtype = onnx_dtype(attrs["dtype"]) if "dtype" in attrs else dtype_of(x)
+    return const(np.eye(dims[0], dims[1], k=attrs.get("k", 0), dtype=np_dtype(dtype)))
+
+
+@converter("OneHot", since=9)
+def one_hot(ctx, node, inputs, attrs):
+    indices, depth, values = inputs
+    depth_v = ctx.const_value(depth)
+    vals = ctx.const_value(values)
+    if depth_v is None or vals is None:
+        raise ctx.error("OneHot's depth and values must be known at import time")
+    d = int(np.asarray(depth_v).reshape(-1)[0])
+    idx = indices
+    if not (dtype_of(idx) or "").startswith("int"):
+        idx = ctx.emit(R.astype(idx, "int64"))
+    zero = const(np.array(0, dtype_of(idx)))
+    idx = ctx.emit(R.where(R.less(idx, zero), R.add(idx, const(np.array(d, dtype_of(idx)))), idx))
+    off, on = np.asarray(vals).reshape(-1)[:2]
+    axis = attrs.get("axis", -1)
+    out_dtype = str(np.asarray(vals).dtype)
+    hot = ctx.emit(R.one_hot(idx, 1.0, 0.0, d, axis))
+    onv, offv = const(np.array(on, out_dtype)), const(np.array(off, out_dtype))
+    return R.where(R.astype(hot, "bool"), onv, offv)
+
+
+@converter("DepthToSpace", since=1)
+def depth_to_space(ctx, node, inputs, attrs):
+    x = inputs[0]
+    b = attrs["blocksize"]
+    n, c, h, w = shape_of(x)
+    if attrs.get("mode", "DCR") == "DCR":
+        t = ctx.emit(R.reshape(x, [n, b, b, c // (b * b), h, w]))
+        t = ctx.emit(R.permute_dims(t, [0, 3, 4, 1, 5, 2]))
+    else:
+        t = ctx.emit(R.reshape(x, [n, c // (b * b), b, b, h, w]))
+        t = ctx.emit(R.permute_dims(t, [0, 1, 4, 2, 5, 3]))
+    return R.reshape(t, [n, c // (b * b), h * b, w * b])
+
+
+@converter("SpaceToDepth", since=1)
+def space_to_depth(ctx, node, inputs, attrs):
+    x = inputs[0]
+    b = attrs["blocksize"]
+    n, c, h, w = shape_of(x)
+    t = ctx.emit(R.reshape(x, [n, c, h // b, b, w // b, b]))
+    t = ctx.emit(R.permute_dims(t, [0, 3, 5, 1, 2, 4]))
+    return R.reshape(t, [n, c * b * b, h // b, w // b])
+
+
+@converter("BitCast", since=26)
+def bit_cast(ctx, node, inputs, attrs):
+    value = ctx.const_value(inputs[0])
+    to = np_dtype(onnx_dtype(attrs["to"]))
+    if value is None:
+        raise ctx.error("BitCast of a run-time tensor is not supported (no Relax bit-cast op yet)")
+    if np.asarray(value).dtype.itemsize != to.itemsize:
+        raise ctx.error(f"BitCast between dtypes of different sizes ({value.dtype} to {to})")
+    return const(np.ascontiguousarray(value).view(to))
+
