@@ -103,3 +103,26 @@ def test_scatter_nd_unknown_reduction_is_named():
     model = make_model(node, [("x", F, [4]), ("i", I64, [1, 1]), ("u", F, [1])], [("y", F, [4])], opset=18)
     with pytest.raises(ONNXImportError, match="reduction must be one of"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("mode", ["linear", "circular"])
+def test_tensor_scatter_matches_numpy(mode):
+    # ONNX Runtime has no TensorScatter kernel yet: numpy is the oracle
+    from onnx_helpers import run_ember
+
+    node = helper.make_node("TensorScatter", ["past", "upd", "w"], ["y"], mode=mode)
+    model = make_model(node, [("past", F, [2, 3, 6, 4]), ("upd", F, [2, 3, 2, 4]), ("w", I64, [2])],
+                       [("y", F, [2, 3, 6, 4])], opset=24)
+    model.ir_version = 10
+    past = RNG.standard_normal((2, 3, 6, 4)).astype("float32")
+    upd = RNG.standard_normal((2, 3, 2, 4)).astype("float32")
+    w = np.array([1, 5] if mode == "circular" else [1, 4], "int64")
+    (got,) = run_ember(model, {"past": past, "upd": upd, "w": w})
+    want = past.copy()
+    for b in range(2):
+        for s in range(2):
+            pos = w[b] + s
+            if mode == "circular":
+                pos %= 6
+            want[b, :, pos] = upd[b, :, s]
+    np.testing.assert_array_equal(got, want)

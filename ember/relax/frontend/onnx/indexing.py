@@ -117,3 +117,29 @@ def one_hot(ctx, node, inputs, attrs):
     off = ctx.emit(R.take(values, relax.const(np.asarray(0, "int64")), axis=0))
     on = ctx.emit(R.take(values, relax.const(np.asarray(1, "int64")), axis=0))
     return R.where(hot, on, off)
+
+
+@converter("TensorScatter", since=24)
+def tensor_scatter(ctx, node, inputs, attrs):
+    """KV-cache update: ``update`` written into ``past_cache`` along ``axis`` starting at
+    ``write_indices[b]`` (wrapping modulo the cache length in ``circular`` mode), as a
+    scatter_elements with an index tensor built from ``write_indices + arange(seq)``."""
+    past, update = inputs[0], inputs[1]
+    write = inputs[2] if len(inputs) > 2 else None
+    mode = attrs.get("mode", "linear")
+    if mode not in ("linear", "circular"):
+        raise ONNXImportError(f"TensorScatter: mode must be 'linear' or 'circular', got {mode!r}")
+    pshape, ushape = _static(past, "TensorScatter"), _static(update, "TensorScatter")
+    rank = len(pshape)
+    axis = norm_axis(int(attrs.get("axis", -2)), rank, "TensorScatter axis")
+    if axis == 0:
+        raise ONNXImportError("TensorScatter: axis must not be the batch axis 0")
+    steps = np.arange(ushape[axis], dtype="int64").reshape([-1 if i == axis else 1 for i in range(rank)])
+    idx = relax.const(steps)
+    if write is not None:
+        start = ctx.emit(R.reshape(ctx.emit(R.astype(write, "int64")), [pshape[0]] + [1] * (rank - 1)))
+        idx = ctx.emit(R.add(idx, start))
+    if mode == "circular":
+        idx = ctx.emit(R.floor_mod(idx, relax.const(np.asarray(pshape[axis], "int64"))))
+    idx = ctx.emit(R.broadcast_to(idx, list(ushape)))
+    return R.scatter_elements(past, idx, update, axis, "update")
