@@ -8,7 +8,9 @@ machine code.  The cache keeps the ``MAX_CACHED`` most recently used entries.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sys
 import threading
 from collections import OrderedDict
 
@@ -101,8 +103,26 @@ def function_name(gv, func: PrimFunc) -> str:
     return str(func.attrs.get("global_symbol") or gv.name_hint)
 
 
+@contextlib.contextmanager
+def _deep_ir_allowed(limit: int = 50_000):
+    """The packed-API prologue nests a LetStmt / AssertStmt per argument check, so a kernel with
+    hundreds of buffers is thousands of levels deep; the recursive IR walks (structural hash and
+    equality) need a larger Python recursion limit than the default 1000."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
 def build_llvm(mod: IRModule, target) -> LLVMModule:
     """Compile the (lowered) PrimFuncs of ``mod`` for the CPU ``target``."""
+    with _deep_ir_allowed():
+        return _build_llvm(mod, target)
+
+
+def _build_llvm(mod: IRModule, target) -> LLVMModule:
     packed: list[tuple[str, PrimFunc]] = []
     for gv, func in mod.functions.items():
         if not isinstance(func, PrimFunc):
