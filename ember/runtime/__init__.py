@@ -30,6 +30,7 @@ from .ndarray import NDArray, array, empty, from_dlpack, tensor
 from .profiling import ProfileResult, time_evaluator
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
 from .threading import get_num_threads, set_num_threads
+from .convert import const, convert
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "CompiledFunction", "DataType", "Device", "DeviceAPI",
@@ -37,6 +38,6 @@ __all__ = [
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
     "get_device_api", "get_global_func", "get_num_threads", "set_num_threads", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
     "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "ShapeTuple",
-    "tensor",
+    "tensor", "const", "convert",
     "time_evaluator", "vulkan", "webgpu",
 ]  # fmt: skip

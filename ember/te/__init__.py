@@ -8,6 +8,7 @@ from ember.tir.op import *  # noqa: F403 - te.exp, te.max_value, te.if_then_else
 from .create_prim_func import create_prim_func
 from .operation import compute, extern, placeholder, reduce_axis, size_var, thread_axis, var
 from .schedule import Schedule, Stage, create_schedule
+from .tag import tag_scope
 from .reduce import CommReducer, Reduce, comm_reducer, max, min, sum  # noqa: A004
 from .tensor import (
     ComputeOp, ExternOp, Operation, PlaceholderOp, ProducerLoad, Tensor, TensorLoad, TeIterVar,
@@ -16,6 +17,7 @@ from .tensor import (
 IterVar = TeIterVar
 
 __all__ = [
+    "tag_scope",
     "Range", "const", "create_prim_func", "compute", "extern", "placeholder", "reduce_axis",
     "size_var", "thread_axis", "var", "CommReducer", "Reduce", "comm_reducer", "max", "min",
     "sum", "ComputeOp", "ExternOp", "Operation", "PlaceholderOp", "ProducerLoad", "Tensor",

@@ -149,7 +149,9 @@ def compute(shape, fcompute, name: str = "compute", tag: str = "", attrs=None, v
     body = fcompute(*[iv.var for iv in axis])
     exprs = _check_body(body, name)
     reduce_axis = exprs[0].axis if isinstance(exprs[0], Reduce) else ()
-    op = ComputeOp(name, tag, dict(attrs or {}), axis, tuple(reduce_axis), exprs)
+    from .tag import current_tag
+
+    op = ComputeOp(name, tag or current_tag(), dict(attrs or {}), axis, tuple(reduce_axis), exprs)
     outputs = [op.output(i) for i in range(op.num_outputs)]
     return outputs if isinstance(body, list | tuple) else outputs[0]
 

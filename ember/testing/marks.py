@@ -32,7 +32,9 @@ class Requirement:
             marks.append(pytest.mark.skip(reason=f"{self.name}: {reason}"))
         return marks
 
-    def __call__(self, test):
+    def __call__(self, test=None):
+        if test is None:  # used as @requires_llvm()
+            return self
         for mark in self.marks():
             test = mark(test)
         return test

@@ -94,7 +94,7 @@ def abs(x) -> PrimExpr:  # noqa: A001 - TVM's name
     return Select(x >= 0, x, -x)
 
 
-def round(x) -> PrimExpr:  # noqa: A001 - TVM's name
+def round(x, span=None, dtype=None) -> PrimExpr:  # noqa: A001 - TVM's name; dtype as TVMScript prints it
     x = _float_arg(x)
     return Call(x.dtype, Op.get("tir.round"), (x,))
 
