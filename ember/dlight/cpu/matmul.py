@@ -17,7 +17,8 @@ Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M an
 (parallel over column panels, vectorised over N with ``x[k]`` broadcast); with B contiguous
 along K (a dense layer's (N, K) weight), ``rfactor`` splits k into a vector accumulator per
 output element (parallel over outputs, vectorised over k, lanes summed at the end).
-Ragged N is split with predicates; symbolic M gets one row per tile (mr = 1).  Kernels under
+Ragged N is split with predicates; symbolic M keeps MR-row tiles, the row-tile loop outermost
+(parallel) so the accumulator still compacts into registers.  Kernels under
 PARALLEL_MACS multiply-adds stay on one thread.  The function may contract a*b+c into FMAs
 (``contract_fma``).
 """
@@ -185,9 +186,10 @@ class Matmul(ScheduleRule):
         lanes = max(1, target.vector_width_bits // bits)
         m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
         n = const_int(info.loop_extents[roles.j])
-        # symbolic M: one row per tile (a predicated row split leaves the accumulator
-        # uncompacted); small M: all rows in one tile
-        mr = 1 if m is None else min(m, MR)
+        # small M: all rows in one tile; symbolic M: MR-row tiles with the row-tile loop
+        # outside the column panels, so the accumulator compacts to mr x nr at each level
+        mr = MR if m is None else min(m, MR)
+        rows_outer = m is None and roles.i is not None
         nr = _pick_nr(n, lanes)
         j_0, j_1 = sch.split(loops[roles.j], factors=[None, nr])
         if roles.i is not None:
@@ -195,12 +197,17 @@ class Matmul(ScheduleRule):
         else:
             i_0 = i_1 = None
         batch = [loops[p] for p in roles.batch]
-        order = [*batch, j_0, *(x for x in (i_0,) if x is not None), loops[roles.k],
-                 *(x for x in (i_1,) if x is not None), j_1]
-        sch.reorder(*order)
-        outer = sch.fuse(*batch, j_0) if batch else j_0
-        tile = i_0 if i_0 is not None else outer
-        if self._should_pack(info, roles, m, n):
+        if rows_outer:
+            sch.reorder(*batch, i_0, j_0, loops[roles.k], i_1, j_1)
+            outer = sch.fuse(*batch, i_0) if batch else i_0
+            tile = j_0
+        else:
+            order = [*batch, j_0, *(x for x in (i_0,) if x is not None), loops[roles.k],
+                     *(x for x in (i_1,) if x is not None), j_1]
+            sch.reorder(*order)
+            outer = sch.fuse(*batch, j_0) if batch else j_0
+            tile = i_0 if i_0 is not None else outer
+        if not rows_outer and self._should_pack(info, roles, m, n):
             self._pack_b(sch, mm, info, roles, outer, nr)
         # the accumulator tile gets its own local buffer (compacted to mr × nr), written
         # back once per tile through the epilogue, inlined into the write-back
