@@ -253,6 +253,35 @@ def _thread_iter(p: TIRParser, call, name: str):
     return IterVar(Range(const(0, extent.dtype), extent), var, IterVarType.ThreadIndex, thread), extent
 
 
+def _env_thread(p: TIRParser, node, target, func):
+    args = p.bind(node.value, W.env_thread)
+    if not isinstance(args["thread"], str):
+        raise p.error(node.value, f"T.env_thread: 'thread' must name a thread axis, got {args['thread']!r}")
+    name = p.target_name(target)
+    var = Var(name, args["dtype"])
+    p.scope.define(name, var)
+    env = p.__dict__.setdefault("env_threads", {})
+    env[id(var)] = (var, args["thread"])
+
+
+def _launch_thread_stmt(p: TIRParser, call, args):
+    """``T.launch_thread(tx, 4)`` as a statement: tx from ``T.env_thread`` (or a thread name)."""
+    thread, extent = args["thread"], as_expr(args["extent"])
+    known = p.__dict__.get("env_threads", {}).get(id(thread))
+    if known is not None:
+        var, tag = known
+    elif isinstance(thread, str):
+        var, tag = Var(thread, extent.dtype), thread
+    else:
+        raise p.error(call, "T.launch_thread: 'thread' must be a variable from T.env_thread or a thread "
+                            f"axis name such as 'threadIdx.x', got {thread!r}")
+    iv = IterVar(Range(const(0, var.dtype), extent), var, IterVarType.ThreadIndex, tag)
+    return Scoped(lambda body: AttrStmt(iv, "thread_extent", extent, body))
+
+
+EXPR_WORDS[W.launch_thread] = _launch_thread_stmt
+
+
 def _launch_thread(p: TIRParser, node, target, func):
     iv, extent = _thread_iter(p, node.value, p.target_name(target))
     return Scoped(lambda body: AttrStmt(iv, "thread_extent", extent, body))
@@ -279,7 +308,7 @@ def _assign_words():
     table = {
         W.Buffer: _declare_buffer, W.alloc_buffer: _alloc_buffer, W.match_buffer: _match_buffer,
         W.decl_buffer: _decl_buffer, W.allocate: _allocate, W.axis.remap: _remap,
-        W.launch_thread: _launch_thread,
+        W.launch_thread: _launch_thread, W.env_thread: _env_thread,
         T.handle: _named_var, T.var: _named_var, "declare_var": _declare_var,
     }
     table.update({word: _axis for word in _AXIS_TYPES})

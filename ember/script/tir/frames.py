@@ -21,7 +21,7 @@ __all__ = [
     "Buffer", "alloc_buffer", "match_buffer", "decl_buffer", "allocate", "block", "init",
     "where", "reads", "writes", "block_attr", "func_attr", "grid", "serial", "parallel",
     "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt", "Assert", "evaluate",
-    "launch_thread", "sblock",
+    "launch_thread", "env_thread", "sblock",
     "rename_buffer", "PARSER_ONLY",
 ]
 
@@ -178,6 +178,11 @@ unroll = _loop_word("unroll")
 @_parser_only
 def thread_binding(start, stop=None, thread: str | None = None, *, annotations=None):
     """A loop bound to the GPU thread axis ``thread`` ("threadIdx.x", "blockIdx.y" …)."""
+
+
+@_parser_only
+def env_thread(thread: str, dtype: str = "int32"):
+    """``tx = T.env_thread("threadIdx.x")``: a thread variable, launched by ``T.launch_thread(tx, n)``."""
 
 
 @_parser_only
