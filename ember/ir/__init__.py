@@ -12,13 +12,14 @@ from .module import BaseFunc, GlobalVar, IRModule
 from .node import Node, fields_of, node, replace
 from .op import Op, register_op
 from .structural import (
-    StructuralMismatch, assert_structural_equal, structural_equal, structural_hash,
+    StructuralMismatch, assert_structural_equal, get_first_structural_mismatch, structural_equal,
+    structural_hash,
 )
 
 
 
 def __getattr__(name: str):
-    if name in ("transform", "instrument"):  # TVM's tvm.ir.transform / tvm.ir.instrument, loaded
+    if name in ("transform", "instrument", "base"):  # TVM's tvm.ir.transform / tvm.ir.instrument, loaded
         import importlib                      # on first use (they import ember.ir)
 
         return importlib.import_module(f"ember.ir.{name}")

@@ -15,7 +15,10 @@ from ember.runtime.dtype import DataType
 
 from .node import Node, fields_of
 
-__all__ = ["structural_equal", "structural_hash", "assert_structural_equal", "StructuralMismatch"]
+__all__ = [
+    "structural_equal", "structural_hash", "assert_structural_equal", "StructuralMismatch",
+    "get_first_structural_mismatch",
+]
 
 
 class StructuralMismatch(ValueError):
@@ -42,6 +45,7 @@ class _Comparer:
     def fail(self, lhs, rhs) -> bool:
         if self.where is None:
             self.where = (".".join(self.path) or "<root>", lhs, rhs)
+            self.where_steps = tuple(self.path)
         return False
 
     def eq(self, lhs, rhs) -> bool:
@@ -123,6 +127,30 @@ def assert_structural_equal(lhs, rhs, map_free_vars: bool = True) -> None:
         f"---- lhs ----\n{_full(lhs)}\n---- rhs ----\n{_full(rhs)}"
     )
     raise StructuralMismatch(message, path)
+
+
+def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = False):
+    """``None`` when equal, else an ``ObjectPathPair`` locating the first difference in each
+    tree (a sequence of different length: the first element the shorter side lacks)."""
+    from ember.runtime.object_path import ObjectPath, ObjectPathPair
+
+    cmp = _Comparer(map_free_vars)
+    if cmp.eq(lhs, rhs):
+        return None
+    path = ObjectPath.root()
+    for step in cmp.where_steps:
+        if step.startswith("[") and step.endswith("]"):
+            key = step[1:-1]
+            path = path.array_index(int(key)) if key.lstrip("-").isdigit() else path.map_value(key)
+        else:
+            path = path.attr(step)
+    _, a, b = cmp.where
+    lhs_path = rhs_path = path
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list) and len(a) != len(b):
+        n = min(len(a), len(b))
+        lhs_path = path.missing_array_element(n) if len(a) < len(b) else path.array_index(n)
+        rhs_path = path.missing_array_element(n) if len(b) < len(a) else path.array_index(n)
+    return ObjectPathPair(lhs_path, rhs_path)
 
 
 def _short(x) -> str:

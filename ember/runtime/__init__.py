@@ -31,6 +31,8 @@ from .profiling import ProfileResult, time_evaluator
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
 from .threading import get_num_threads, set_num_threads
 from .convert import const, convert
+from . import object_path
+from .object_path import ObjectPath, ObjectPathPair
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "CompiledFunction", "DataType", "Device", "DeviceAPI",
@@ -38,6 +40,6 @@ __all__ = [
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
     "get_device_api", "get_global_func", "get_num_threads", "set_num_threads", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
     "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "ShapeTuple",
-    "tensor", "const", "convert",
+    "tensor", "const", "convert", "ObjectPath", "ObjectPathPair", "object_path",
     "time_evaluator", "vulkan", "webgpu",
 ]  # fmt: skip
