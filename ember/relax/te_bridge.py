@@ -97,6 +97,11 @@ def call_te(bb, func, *args, **kwargs):
     dims = [d for o in out_list for d in o.shape] + [d for p in placeholders for d in p.shape]
     out_vars = [v for v in _tir_vars_in(dims) if id(v) not in in_ids]
     prim = te.create_prim_func(placeholders + out_list + out_vars)
+    # vars used only inside the compute bodies became scalar params too: pass them as well
+    known = {id(v) for v in out_vars}
+    body_vars = [p for p in prim.params if p not in prim.buffer_map and isinstance(p, TirVar)
+                 and id(p) not in known and p.dtype != "handle"]
+    out_vars = out_vars + body_vars
     prim = _own_vars(prim, in_vars + out_vars)
     if "global_symbol" in getattr(prim, "attrs", {}):
         prim = prim.without_attr("global_symbol")
