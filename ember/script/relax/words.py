@@ -37,6 +37,10 @@ class _Word:
     def bare(self):
         return self.make()
 
+    def as_struct_info(self, dict_globals=None):
+        """The struct info the bare word stands for (``R.Object`` → ``ObjectStructInfo()``)."""
+        return self.make()
+
 
 def _dims(values):
     """Strings in a shape are symbolic dims; outside the parser each becomes a fresh var."""
