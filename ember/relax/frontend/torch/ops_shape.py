@@ -151,8 +151,11 @@ def slice_(ctx, x, dim=0, start=None, end=None, step=1):
     whole_end = isinstance(end, int) and (end >= _BIG // 2 or (isinstance(shape[axis], int) and end >= shape[axis]))
     if start == 0 and step == 1 and (whole_end or end is shape[axis]):
         return x
-    if isinstance(start, int) and isinstance(end, int) and isinstance(shape[axis], int):
-        return R.strided_slice(x, [axis], [start], [end], [step])
+    if isinstance(start, int) and isinstance(end, int):
+        if isinstance(shape[axis], int):
+            return R.strided_slice(x, [axis], [start], [end], [step])
+        if start >= 0 and 0 <= end < _BIG // 2:  # constant window of a symbolic dim
+            return R.take(x, ctx.const(list(range(start, end, step)), "int64"), axis)
     if whole_end:
         end = shape[axis]
     if isinstance(start, int) and start < 0:
@@ -176,8 +179,10 @@ def select(ctx, x, dim, index):
     axis = ctx.norm_axis(dim, len(shape))
     if isinstance(index, int) and index < 0:
         index += shape[axis]
-    if isinstance(index, int):
+    if isinstance(index, int) and isinstance(shape[axis], int):
         part = ctx.emit(R.strided_slice(x, [axis], [index], [index + 1]))
+    elif isinstance(index, int) and index >= 0:
+        part = ctx.emit(R.take(x, ctx.const([index], "int64"), axis))
     else:
         part = ctx.emit(R.take(x, ctx.emit(R.arange(_prim(index), _prim(index + 1), 1, "int64")), axis))
     return R.squeeze(part, [axis])
