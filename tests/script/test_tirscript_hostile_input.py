@@ -69,3 +69,15 @@ def test_unknown_dtypes_have_locations():
 
 def test_expression_errors_have_locations():
     _at(_error(HEADER + '    A[0] = A[0] + "x"\n'), 3, "expected a PrimExpr or a Python number, got str")
+
+
+def test_float_buffer_shape():
+    _at(_error('@T.prim_func\ndef f(A: T.Buffer((4, T.float32(1)), "float32")):\n    A[0, 0] = T.float32(1)\n'), 2,
+        "parameter 'A': buffer shape entries must be integers, got T.float32(1.0) of dtype float32")
+    _at(_error(HEADER + "    B = T.alloc_buffer((2.5,))\n    A[0] = T.float32(1)\n"), 3,
+        "buffer 'B': shape entries must be integers")
+
+
+def test_bitwise_operator_on_floats():
+    _at(_error(HEADER + "    A[0] = A[1] | A[2]\n"), 3, "operator | needs integer or bool operands")
+    _at(_error(HEADER + "    A[0] = ~A[1]\n"), 3, "operator ~ needs integer or bool operands")

@@ -38,6 +38,15 @@ _CMPOPS = {
 }
 _ORDERED = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge}
 _MISSING = object()
+_INTEGER_ONLY = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+
+
+def _check_integer_operands(op: str, *values) -> None:
+    """Bitwise operators take integers or bools (on floats they used to reach LLVM)."""
+    for v in values:
+        dtype = getattr(v, "dtype", None) if isinstance(v, PrimExpr) else None
+        if isinstance(v, float) or dtype is not None and not (dtype.is_int or dtype.is_uint or dtype.is_bool):
+            raise TypeError(f"operator {op} needs integer or bool operands, got {v} of dtype {dtype or 'float'}")
 
 
 class Scope:
@@ -144,7 +153,10 @@ class Evaluator:
         fn = _BINOPS.get(type(node.op))
         if fn is None:
             raise self.error(node, f"operator {type(node.op).__name__} is not supported")
-        return fn(self.eval(node.left), self.eval(node.right))
+        left, right = self.eval(node.left), self.eval(node.right)
+        if type(node.op) in _INTEGER_ONLY:
+            _check_integer_operands(_INTEGER_ONLY[type(node.op)], left, right)
+        return fn(left, right)
 
     def eval_UnaryOp(self, node: ast.UnaryOp):
         x = self.eval(node.operand)
@@ -154,6 +166,7 @@ class Evaluator:
             return -x
         if isinstance(node.op, ast.UAdd):
             return x
+        _check_integer_operands("~", x)
         return ~x
 
     def eval_BoolOp(self, node: ast.BoolOp):

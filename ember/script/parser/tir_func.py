@@ -65,6 +65,11 @@ def _param(p: TIRParser, arg: ast.arg):
             raise p.error(ann, f"{type(err).__name__}: {err}") from None
     else:
         value = p.eval(ann)
+    if isinstance(value, Buffer):
+        for dim in value.shape:
+            if not (dim.dtype.is_int or dim.dtype.is_uint):
+                raise p.error(ann, f"parameter {name!r}: buffer shape entries must be integers, got {dim} of "
+                                   f"dtype {dim.dtype}")
     if isinstance(value, Buffer) and value.dtype.is_handle:
         raise p.error(ann, f"parameter {name!r}: buffers of dtype 'handle' are not supported (a buffer holds "
                            "numbers; use 'uint64' for addresses)")

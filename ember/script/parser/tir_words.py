@@ -107,9 +107,14 @@ EXPR_WORDS = {
 def _named_call(p: TIRParser, node: ast.Assign, name: str, func):
     args, kwargs = p.eval_args(node.value)
     try:
-        return func(*args, name=name, **kwargs)
-    except TypeError as err:
+        buf = func(*args, name=name, **kwargs)
+    except (TypeError, ValueError) as err:
         raise p.error(node.value, f"T.{getattr(func, '__name__', 'Buffer')}: {err}") from None
+    for dim in getattr(buf, "shape", ()):
+        if not (dim.dtype.is_int or dim.dtype.is_uint):
+            raise p.error(node.value, f"buffer {name!r}: shape entries must be integers, got {dim} of dtype "
+                                      f"{dim.dtype}")
+    return buf
 
 
 def _declare_buffer(p: TIRParser, node, target, func):
