@@ -137,3 +137,31 @@ def test_batched_rows_against_a_shared_weight(batch, seq, transposed):
     got = np.zeros((batch, seq, 48), "float32")
     mod(xv, wv, got)
     np.testing.assert_allclose(got, xv @ (wv.T if transposed else wv), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("epilogue", [False, True])
+def test_symbolic_rows_padded_to_tiles(transposed, epilogue):
+    """int64 shapes as Relax legalises them; M symbolic: rows padded to whole MR tiles
+    (dlight.cpu.pad_rows), the padding never reaches the output."""
+    from ember import tir
+
+    i64 = lambda v: tir.const(v, "int64")  # noqa: E731
+    m = te.var("m", "int64")
+    a = te.placeholder((m, i64(40)), name="A")
+    w = te.placeholder((i64(24), i64(40)) if transposed else (i64(40), i64(24)), name="W")
+    r = te.reduce_axis((i64(0), i64(40)), name="k")
+    c = te.compute((m, i64(24)), lambda i, j: te.sum(a[i, r] * (w[j, r] if transposed else w[r, j]), axis=r),
+                   name="C")
+    out = te.compute((m, i64(24)), lambda i, j: te.max(c[i, j], 0.0), name="D") if epilogue else c
+    sch = cpu.Matmul().apply(te.create_prim_func([a, w, out]), TARGET, False)
+    assert "_pad" in sch.mod["main"].script()
+    mod = ember.build(sch.mod, target="llvm")
+    rng = np.random.default_rng(5)
+    wv = rng.standard_normal((24, 40) if transposed else (40, 24)).astype("float32")
+    for rows in (1, 6, 33):
+        av = rng.standard_normal((rows, 40)).astype("float32")
+        got = np.zeros((rows, 24), "float32")
+        mod(av, wv, got)
+        want = av @ (wv.T if transposed else wv)
+        np.testing.assert_allclose(got, np.maximum(want, 0) if epilogue else want, rtol=1e-4, atol=1e-4)

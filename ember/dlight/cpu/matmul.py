@@ -34,6 +34,7 @@ from ember.tir.schedule import Schedule, ScheduleError
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from .normalize import normalize_for_rules
+from .pad_rows import pad_rows
 
 MR, NR = 4, 64
 # below this many multiply-adds a kernel runs on one thread
@@ -116,6 +117,13 @@ class Matmul(ScheduleRule):
             self.decline(name, f"{len(hits)} matmul-like blocks ({why})")
             return None
         pos, roles = hits[0]
+        if roles.i is not None and const_int(blocks[pos].loop_extents[roles.i]) is None:
+            padded = pad_rows(sch.mod[sch.func_working_on], blocks[pos].name, roles.i, MR)
+            if padded is not None:  # symbolic M: whole MR-row tiles, no predicate per FMA
+                sch = Schedule(padded)
+                blocks = root_blocks(sch)
+                pos = next(n for n, b in enumerate(blocks) if isinstance(_match(b), MatmulRoles))
+                roles = _match(blocks[pos])
         others = [b for n, b in enumerate(blocks) if n != pos]
         if not all(b.is_spatial() for b in others):
             self.decline(name, "another reduction shares the function")
@@ -207,13 +215,23 @@ class Matmul(ScheduleRule):
             sch.reorder(*order)
             outer = sch.fuse(*batch, j_0) if batch else j_0
             tile = i_0 if i_0 is not None else outer
-        if not rows_outer and self._should_pack(info, roles, m, n):
+        if rows_outer and self._should_pack(info, roles, 64, n):
+            self._pack_b(sch, mm, info, roles, None, nr)  # whole B once per call, before the rows
+        elif self._should_pack(info, roles, m, n):
             self._pack_b(sch, mm, info, roles, outer, nr)
         # the accumulator tile gets its own local buffer (compacted to mr × nr), written
         # back once per tile through the epilogue, inlined into the write-back
         tail = sch.cache_write(mm, 0, "local")
         sch.reverse_compute_at(tail, tile)
-        if epilogue is not None:
+        if epilogue is not None and rows_outer:
+            # rows padded to whole tiles: the epilogue covers the first M rows only, so it
+            # stays its own loop nest (inlining it into the write-back would write the
+            # padding rows)
+            from ..analysis import block_info
+            from .common import schedule_spatial
+
+            schedule_spatial(sch, block_info(sch, epilogue), target)
+        elif epilogue is not None:
             try:
                 sch.reverse_compute_inline(epilogue)
             except ScheduleError as err:  # e.g. the epilogue reads the tile at a constant row
@@ -245,7 +263,8 @@ class Matmul(ScheduleRule):
         block = sch.get(mm)
         index = next(n for n, r in enumerate(block.reads) if r.buffer is roles.b.buffer)
         panel = sch.cache_read(mm, index, "global")
-        sch.compute_at(panel, outer)
+        if outer is not None:
+            sch.compute_at(panel, outer)
         dims = roles.b.dims
         jd = next(d for d, s in enumerate(dims) if roles.j in s)
         kd = next(d for d, s in enumerate(dims) if roles.k in s)
