@@ -43,8 +43,35 @@ def _unary(fn):
     return lambda ctx, node, inputs, attrs: fn(inputs[0])
 
 
+# integer arithmetic on shape values stays symbolic (PrimExpr operators)
+SHAPE_ARITH = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+               "Div": lambda a, b: a // b}
+
+
+def _shape_operand(ctx, x):
+    if isinstance(x, PrimValue):
+        return x.value
+    value = ctx.const_value(x)
+    if value is not None and np.asarray(value).ndim == 0 and np.asarray(value).dtype.kind in "iu":
+        return int(value)
+    return None
+
+
 def _binary(fn):
-    return lambda ctx, node, inputs, attrs: fn(inputs[0], inputs[1])
+    def convert(ctx, node, inputs, attrs):
+        a, b = inputs
+        arith = SHAPE_ARITH.get(node.op_type)
+        if arith is not None and (isinstance(a, PrimValue) or isinstance(b, PrimValue)):
+            x, y = _shape_operand(ctx, a), _shape_operand(ctx, b)
+            if x is not None and y is not None:
+                from ember.arith import Analyzer
+
+                return PrimValue(Analyzer().simplify(arith(x, y)))
+        from .shape_values import as_tensor
+
+        return fn(as_tensor(ctx, a), as_tensor(ctx, b))
+
+    return convert
 
 
 for _op, (_fn, _since) in UNARY.items():

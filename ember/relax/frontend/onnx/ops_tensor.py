@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember import tir
 from ember.ir import IntImm
 
 from ... import op as R
 from ...expr import PrimValue, ShapeExpr, const
+from ...struct_info import ShapeStructInfo
 from .common import dtype_of, int_list, ndim_of, norm_axes, norm_axis, shape_of
 from .ops_tensor_dynamic import expand_runtime, reshape_runtime, slice_runtime, tile_runtime
 from .registry import converter
@@ -72,7 +74,7 @@ def dropout(ctx, node, inputs, attrs):
 def shape(ctx, node, inputs, attrs):
     dims = shape_of(inputs[0])
     if dims is None:
-        raise ctx.error("Shape needs an input of known rank")
+        dims = _dims_at_run_time(ctx, inputs[0])
     n = len(dims)
     start, end = attrs.get("start", 0), attrs.get("end", n)
     start = min(max(start + n if start < 0 else start, 0), n)
@@ -81,6 +83,17 @@ def shape(ctx, node, inputs, attrs):
     if all(isinstance(d, int) for d in dims):
         return const(np.array(dims, dtype="int64"))
     return ShapeExpr(dims)
+
+
+def _dims_at_run_time(ctx, x) -> list:
+    """Fresh symbolic dims bound to ``x``'s shape when it has a known rank only."""
+    ndim = ndim_of(x)
+    if ndim < 0:
+        raise ctx.error("Shape needs an input of known rank")
+    value = ctx.emit(R.shape_of(x))
+    dims = [tir.Var(f"dim{i}", "int64") for i in range(ndim)]
+    ctx.bb.match_cast(value, ShapeStructInfo(dims))
+    return dims
 
 
 @converter("Size", since=1)
@@ -172,11 +185,16 @@ def transpose(ctx, node, inputs, attrs):
 @converter("Concat", since=1)
 def concat(ctx, node, inputs, attrs):
     args = [x for x in inputs if x is not None]
-    if any(isinstance(x, ShapeExpr | PrimValue) for x in args):
+    symbolic = [isinstance(x, ShapeExpr | PrimValue) for x in args]
+    if any(symbolic) and all(s or ctx.const_value(x) is not None for x, s in zip(args, symbolic, strict=True)):
         dims = []
         for x in args:
             dims += shape_arg(ctx, x, "Concat's shape input") if not isinstance(x, PrimValue) else [x.value]
         return ShapeExpr(dims)
+    if any(symbolic):
+        from .shape_values import as_tensor
+
+        args = [as_tensor(ctx, x) for x in args]
     args = [x for x in args if shape_of(x) is None or 0 not in shape_of(x)] or args[:1]
     if len(args) == 1:
         return args[0]

@@ -13,9 +13,10 @@ import numpy as np
 from ember import te, tir
 
 from ... import op as R
-from ...expr import ShapeExpr, const
+from ...expr import PrimValue, ShapeExpr, const
 from .common import dtype_of, ndim_of, norm_axes, np_dtype, onnx_dtype, shape_of
 from .ops_tensor import known_ints, shape_arg
+from .shape_values import as_tensor
 from .ops_tensor_dynamic import constant_of_shape_runtime, range_runtime
 from .registry import converter
 
@@ -108,6 +109,21 @@ def constant_of_shape(ctx, node, inputs, attrs):
 @converter("Range", since=11)
 def range_(ctx, node, inputs, attrs):
     vals = [ctx.const_value(x) for x in inputs]
+    symbolic = [isinstance(x, PrimValue) for x in inputs]
+    if any(symbolic) and all(v is not None or s for v, s in zip(vals, symbolic, strict=True)) \
+            and vals[2] is not None and np.asarray(vals[2]).dtype.kind in "iu" and int(vals[2]) > 0:
+        # integer range over symbolic bounds (Range(0, seq_len, 1) in exported transformers)
+        start, limit = (x.value if isinstance(x, PrimValue) else int(v) for x, v in zip(inputs[:2], vals[:2]))
+        step = int(vals[2])
+        if isinstance(start, int) and start == 0 and step == 1:
+            n = limit
+        else:
+            from ember.arith import Analyzer
+
+            n = Analyzer().simplify(tir.max(tir.floordiv(limit - start + (step - 1), step), 0))
+        return ctx.bb.call_te(lambda: te.compute((n,), lambda i: (start + i * step).astype("int64"),
+                                                 name="T_range"), primfunc_name_hint="range")
+    inputs = [as_tensor(ctx, x) for x in inputs]
     if any(v is None for v in vals):
         return range_runtime(ctx, *inputs)
     start, limit, delta = (np.asarray(v).reshape(()) for v in vals)

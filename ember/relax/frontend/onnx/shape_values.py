@@ -27,7 +27,7 @@ __all__ = ["SHAPE_AWARE", "as_tensor", "runtime_shape", "dims_tensor", "dims_to_
 #: ops whose converters accept ShapeExpr / PrimValue inputs as they are
 SHAPE_AWARE = frozenset({
     "Reshape", "Expand", "ConstantOfShape", "Concat", "Gather", "Unsqueeze", "Squeeze", "Slice",
-    "Identity", "Cast", "Shape", "Size",
+    "Identity", "Cast", "Shape", "Size", "Range", "Add", "Sub", "Mul", "Div",
 })
 
 _counter = itertools.count()
