@@ -101,6 +101,17 @@ class ConvertContext:
         name) plus every outer value visible; return its outputs."""
         return self._imp.convert_subgraph(graph, bound)
 
+    def expand_function(self, node: onnx.NodeProto, inputs) -> list[Expr | None]:
+        """Convert ``node`` through its ONNX function body instead (for converters that
+        handle only some attribute combinations natively); its outputs, one per output."""
+        saved = (self.node, self.opset)
+        domain = "" if node.domain == "ai.onnx" else node.domain
+        try:
+            self._imp._expand(node, list(inputs), domain, self.opset, {**self.opsets, domain: self.opset})
+        finally:
+            self.node, self.opset = saved
+        return [self.value(name) if name else None for name in node.output]
+
 
 class _Importer:
     def __init__(self, model: onnx.ModelProto, shape_dict, dtype_dict, opset, keep_params, base_dir):
