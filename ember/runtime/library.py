@@ -42,7 +42,7 @@ def infos_to_json(infos: dict[str, FunctionInfo]) -> str:
             "checks": list(info.checks),
             "params": [
                 {"name": p.name, "kind": p.kind, "dtype": p.dtype, "shape": list(p.shape),
-                 "device_type": p.device_type, "data_alignment": p.data_alignment}
+                 "device_type": p.device_type, "data_alignment": p.data_alignment, "written": p.written}
                 for p in info.params
             ],
         }
@@ -55,7 +55,7 @@ def infos_from_json(text: str) -> dict[str, FunctionInfo]:
     out = {}
     for entry in json.loads(text):
         params = tuple(ParamInfo(p["name"], p["kind"], p["dtype"], tuple(p["shape"]), p["device_type"],
-                                 p["data_alignment"]) for p in entry["params"])
+                                 p["data_alignment"], written=p.get("written", False)) for p in entry["params"])
         out[entry["name"]] = FunctionInfo(entry["name"], params, tuple(entry["checks"]))
     return out
 

@@ -56,3 +56,13 @@ def test_read_only_inputs_are_fine(add_one):
     add_one(a, out)
     np.testing.assert_array_equal(out, np.full(4, 2.0))
     assert [p.written for p in add_one.get_function("main").info.params] == [False, True]
+
+
+def test_exported_library_keeps_the_output_check(add_one, tmp_path):
+    path = str(tmp_path / "add_one.so")
+    add_one.export_library(path)
+    loaded = ember.runtime.load_module(path)
+    out = np.zeros(4, "float32")
+    out.flags.writeable = False
+    with pytest.raises(ArgumentError, match=MESSAGE):
+        loaded["main"](np.ones(4, "float32"), out)
