@@ -34,6 +34,7 @@ _LAZY = {
     "opencl": ("ember.runtime", "opencl"),
     "rocm": ("ember.runtime", "rocm"),
     "device": ("ember.runtime", "device"),
+    "context": ("ember.runtime", "device"),  # TVM < 0.8: tvm.context("cpu", 0)
     "Device": ("ember.runtime", "Device"),
     "register_func": ("ember.runtime", "register_func"),
     "get_global_func": ("ember.runtime", "get_global_func"),
