@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .device import Device, cpu
+from .device import Device, DeviceType, cpu
 from .ndarray import NDArray, array
 from .param_dict import load_param_dict
 from .vm.executable import Executable
@@ -101,6 +101,9 @@ class GraphModule:
                                  "(graph_executor.create(graph_json, lib, dev))")
         self._meta = _parse_graph(graph, exe)
         self.device = device or cpu(0)
+        if self.device.device_type != DeviceType.CPU:
+            raise ValueError(f"GraphModule: the library runs on the CPU (ember's VM compiles for llvm targets), "
+                             f"got device {self.device}; pass ember.cpu()")
         self._vm = VirtualMachine(exe, self.device)
         self._entry = self._vm[self._meta["entry"]]
         self._names = [i["name"] for i in self._meta["inputs"]]

@@ -95,6 +95,8 @@ def test_errors_are_clear(built):
     with pytest.raises(ValueError, match="not parameters of main"):
         mod, params = relay.frontend.from_onnx(model, {"data": (1, 3, 8, 8)})
         relay.build(mod, "llvm", params={"nope": np.zeros(1, "float32")})
+    with pytest.raises(ValueError, match="runs on the CPU"):
+        graph_executor.GraphModule(factory["default"](tvm.gpu(0)))
     with pytest.raises(ValueError, match="not written by ember"):
         graph_runtime.create('{"nodes": []}', factory.lib, tvm.cpu())
 
