@@ -12,12 +12,23 @@ from ember import relax
 from ember.relax.frontend.onnx import from_onnx
 
 
+def _value_info(name, elem_type, shape):
+    """A tensor value info; ``shape=None`` writes a placeholder 1-d shape (the checker needs one;
+    neither ONNX Runtime nor the importer reads graph output shapes)."""
+    if shape is not None:
+        return helper.make_tensor_value_info(name, elem_type, shape)
+    vi = helper.make_tensor_value_info(name, elem_type, [])
+    vi.type.tensor_type.ClearField("shape")
+    vi.type.tensor_type.shape.dim.add().dim_param = "?"
+    return vi
+
+
 def make_model(nodes, inputs, outputs, initializers=(), opset=17):
     """A model from nodes and ``(name, elem_type, shape)`` triples for inputs/outputs."""
     graph = helper.make_graph(
         nodes if isinstance(nodes, list) else [nodes], "test",
         [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        [_value_info(n, t, s) for n, t, s in outputs],
         initializer=list(initializers))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
