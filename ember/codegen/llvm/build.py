@@ -8,7 +8,6 @@ machine code.  The cache keeps the ``MAX_CACHED`` most recently used entries.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import threading
@@ -103,23 +102,18 @@ def function_name(gv, func: PrimFunc) -> str:
     return str(func.attrs.get("global_symbol") or gv.name_hint)
 
 
-@contextlib.contextmanager
-def _deep_ir_allowed(limit: int = 50_000):
-    """The packed-API prologue nests a LetStmt / AssertStmt per argument check, so a kernel with
-    hundreds of buffers is thousands of levels deep; the recursive IR walks (structural hash and
-    equality) need a larger Python recursion limit than the default 1000."""
-    previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(previous, limit))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(previous)
+_DEEP_IR_RECURSION_LIMIT = 10_000  # ~400 buffer arguments; the walks recurse in Python frames
 
 
 def build_llvm(mod: IRModule, target) -> LLVMModule:
     """Compile the (lowered) PrimFuncs of ``mod`` for the CPU ``target``."""
-    with _deep_ir_allowed():
-        return _build_llvm(mod, target)
+    # The packed-API prologue nests a LetStmt / AssertStmt per argument check, so a kernel with
+    # hundreds of buffers is thousands of levels deep, beyond Python's default recursion limit
+    # (1000) for the recursive IR walks (structural hash and equality).  The limit is raised,
+    # never lowered again: restoring it would break a build running deep in another thread.
+    if sys.getrecursionlimit() < _DEEP_IR_RECURSION_LIMIT:
+        sys.setrecursionlimit(_DEEP_IR_RECURSION_LIMIT)
+    return _build_llvm(mod, target)
 
 
 def _build_llvm(mod: IRModule, target) -> LLVMModule:
