@@ -40,6 +40,10 @@ from .ndarray import NDArray, _wrap_numpy
 NATIVE_SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int32)
 
 _INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
+# 64-bit int parameters whose Python values the int64 args slot could wrap (narrower ones are
+# checked natively, against their dtype, after the slot is read)
+_INT64_RANGE = {"int64": (_INT64_MIN, (1 << 63) - 1), "uint64": (0, _UINT64_END - 1)}
+_ANY_64 = (_INT64_MIN, _UINT64_END - 1)
 _DOUBLE = struct.Struct("<d")
 _UINT64 = struct.Struct("<Q")
 _INT64 = struct.Struct("<q")
@@ -146,6 +150,10 @@ class CompiledFunction:
         for i, (param, arg) in enumerate(zip(self.info.params, args)):
             if param.kind != "buffer":
                 bits = self._convert_slow(i, arg, slot[2])
+                lo, hi = _INT64_RANGE.get(param.dtype, _ANY_64)
+                if param.kind == "int" and not lo <= bits <= hi:
+                    raise ArgumentError(f"{self.info.name}: {_where(param, i)}: expected a value of dtype "
+                                        f"{param.dtype} in [{lo}, {hi}], got {bits}")
                 if param.kind == "int" and bits >= 1 << 63:
                     bits -= 1 << 64  # uint64 range, written as the same bits
                 elif param.kind == "handle" and bits < 0:

@@ -128,7 +128,7 @@ def _mutate(args: list, rng: random.Random, nrng) -> tuple[list, str]:
             a.reshape(-1)[0] = np.nan
         args[i] = a
     elif kind == "ndarray":
-        args[i] = ember.nd.array(a)
+        args[i] = ember.nd.array(a) if a.dtype.kind in "biuf" else a
     elif kind == "zero_size":
         args[i] = np.zeros((0,) * max(a.ndim, 1), a.dtype)
     elif kind == "bool":
@@ -142,7 +142,8 @@ def _mutate(args: list, rng: random.Random, nrng) -> tuple[list, str]:
     elif kind == "float":
         args[i] = 2.5
     elif kind == "npint":
-        args[i] = (np.int8(a) if -128 <= a < 128 else np.int64(a)) if isinstance(a, int) else a
+        if isinstance(a, int) and -(1 << 63) <= a < 1 << 63:
+            args[i] = np.int8(a) if -128 <= a < 128 else np.int64(a)
     elif kind == "nan_scalar":
         args[i] = float("nan")
     elif kind == "bool_scalar":

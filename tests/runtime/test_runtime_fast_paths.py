@@ -180,10 +180,14 @@ def test_scalar_conversion_errors_still_name_the_argument():
 
 
 def test_uint64_range_ints_are_passed_as_their_bits():
-    echo = build("echo_n", [runtime.ParamInfo("n", "int", "int64")], "  ret i32 0")
-    echo((1 << 64) - 1)  # accepted (the bits of -1)
+    echo = build("echo_n", [runtime.ParamInfo("n", "int", "uint64")], "  ret i32 0")
+    echo((1 << 64) - 1)  # accepted for a uint64 (the bits of -1)
     with pytest.raises(runtime.ArgumentTypeError, match="does not fit in 64 bits"):
         echo(1 << 64)
+    signed = build("echo_s", [runtime.ParamInfo("n", "int", "int64")], "  ret i32 0")
+    with pytest.raises(runtime.ArgumentError, match=r"expected a value of dtype int64 in \[-9223372036854775808, "
+                                                    r"9223372036854775807\], got 18446744073709551615"):
+        signed((1 << 64) - 1)  # an int64 is not silently -1
 
 
 def test_temporaries_of_slow_arguments_do_not_outlive_the_call():

@@ -51,3 +51,17 @@ def test_uint8_scalar_range():
     np.testing.assert_array_equal(out, (np.arange(3) + 255) % 256)
     with pytest.raises(ArgumentError, match=re.escape("argument 'x' (#3): expected a value of dtype uint8 in [0, 255], got 256")):
         f(np.arange(3, dtype="uint8"), out, 256)
+
+
+def test_int64_scalar_beyond_int64_is_refused():
+    s = te.var("s", "int64")
+    A = te.placeholder((2,), "int64", name="A")
+    B = te.compute((2,), lambda i: A[i] + s, name="B")
+    f = ember.build(te.create_prim_func([A, B, s]), target="llvm")
+    out = np.zeros(2, "int64")
+    with pytest.raises(ArgumentError, match=re.escape(
+            "argument 's' (#3): expected a value of dtype int64 in [-9223372036854775808, 9223372036854775807], "
+            "got 9223372036854775808")):
+        f(np.zeros(2, "int64"), out, 1 << 63)
+    f(np.zeros(2, "int64"), out, (1 << 63) - 1)
+    np.testing.assert_array_equal(out, (1 << 63) - 1)
