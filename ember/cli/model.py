@@ -181,7 +181,20 @@ def compile_model(model_path: str, output: str, shapes: dict | None = None, targ
         shutil.copyfile(output, tmp)
         cached.with_suffix(".json").write_text(json.dumps(info))
         os.replace(tmp, cached)
+        _evict(_cache_dir(), keep=cached)
     return {**info, "cached": False}
+
+
+def _evict(folder: pathlib.Path, keep: pathlib.Path) -> None:
+    """Remove the least recently written libraries beyond ``EMBER_COMPILE_CACHE_MB`` (2048)."""
+    limit = float(os.environ.get("EMBER_COMPILE_CACHE_MB", "2048")) * 1e6
+    entries = sorted(folder.glob("*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
+    total = 0
+    for path in entries:
+        total += path.stat().st_size
+        if total > limit and path != keep:
+            for stale in (path, path.with_suffix(".json")):
+                stale.unlink(missing_ok=True)
 
 
 def _static_dims(sinfo) -> list:
