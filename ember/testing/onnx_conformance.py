@@ -151,6 +151,9 @@ def _classify(err: BaseException) -> str:
 
 
 def _child(names: list[str], conn) -> None:
+    import logging
+
+    logging.getLogger("ember").setLevel(logging.ERROR)  # per-op warnings would flood the report
     cases = collect_cases()
     for name in names:
         case = cases[name]

@@ -77,15 +77,17 @@ def test_constant_subgraph_folds_at_import():
     check_against_ort(model, {"x": RNG.standard_normal((2, 3, 4)).astype("float32")})
 
 
-def test_function_op_is_expanded():
-    # no converter is registered for this function op: it imports through its body
-    from ember.relax.frontend.onnx.registry import find_converter
+def test_function_op_is_expanded(monkeypatch):
+    # with its converter taken away, the op imports through its ONNX function body
+    from ember.relax.frontend.onnx import registry
 
+    registry.load_converters()
     op = "MeanVarianceNormalization"
-    if find_converter("", op, 13) is not None:
-        pytest.skip(f"{op} has a converter now")
+    monkeypatch.delitem(registry.CONVERTERS, ("", op), raising=False)
+    assert registry.find_converter("", op, 13) is None
     model = make_model(helper.make_node(op, ["x"], ["y"]), [("x", TP.FLOAT, [2, 3, 4, 5])],
                        [("y", TP.FLOAT, [2, 3, 4, 5])], opset=13)
+    assert "ReduceMean" not in from_onnx(model).script()
     check_against_ort(model, {"x": RNG.standard_normal((2, 3, 4, 5)).astype("float32")}, atol=1e-4)
 
 
@@ -127,3 +129,12 @@ def test_converter_failure_names_the_node():
     model = make_model(node, [("a", TP.FLOAT, [2, 3]), ("b", TP.FLOAT, [4, 5])], [("y", TP.FLOAT, [2, 5])])
     with pytest.raises(ONNXImportError, match="the_gemm"):
         run_ember(model, {})
+
+
+@pytest.mark.parametrize("names,expected", [([".", "123"], ["_", "input_123"]), ([".", "_"], ["_", "__1"]),
+                                            (["123", "input_123"], ["input_123", "input_123_1"])])
+def test_input_names_sanitized(names, expected):
+    node = helper.make_node("Add", names, ["out"])
+    model = make_model(node, [(n, TP.FLOAT, [2]) for n in names], [("out", TP.FLOAT, [2])])
+    assert [p.name_hint for p in from_onnx(model)["main"].params] == expected
+    assert [p.name_hint for p in from_onnx(model, sanitize_input_names=False)["main"].params] == names

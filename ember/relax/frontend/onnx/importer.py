@@ -114,7 +114,10 @@ class ConvertContext:
 
 
 class _Importer:
-    def __init__(self, model: onnx.ModelProto, shape_dict, dtype_dict, opset, keep_params, base_dir):
+    def __init__(self, model: onnx.ModelProto, shape_dict, dtype_dict, opset, keep_params, base_dir,
+                 sanitize: bool = True):
+        self.sanitize = sanitize
+        self.param_names: set[str] = set()
         self.model = model
         self.graph = model.graph
         self.opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
@@ -168,11 +171,27 @@ class _Importer:
         if vi.name in self.shape_dict:
             shape = [int(d) if isinstance(d, int | np.integer) else self._named_dim(d)
                      for d in self.shape_dict[vi.name]]
-            return Var(vi.name, TensorStructInfo(shape, dtype))
+            return Var(self._param_name(vi.name), TensorStructInfo(shape, dtype))
         if not tt.HasField("shape"):
-            return Var(vi.name, TensorStructInfo(None, dtype, ndim=-1))
+            return Var(self._param_name(vi.name), TensorStructInfo(None, dtype, ndim=-1))
         shape = [self._dim(d, vi.name, i) for i, d in enumerate(tt.shape.dim)]
-        return Var(vi.name, TensorStructInfo(shape, dtype))
+        return Var(self._param_name(vi.name), TensorStructInfo(shape, dtype))
+
+    def _param_name(self, name: str) -> str:
+        """The parameter's name: as in the model, or (``sanitize_input_names``) a valid
+        identifier made unique — TVM's rule: other characters become ``_``, a leading digit
+        gets ``input_``, a repeated name ``_1``, ``_2``, …"""
+        if not self.sanitize:
+            return name
+        clean = re.sub(r"[^0-9a-zA-Z_]", "_", name)
+        if clean[:1].isdigit():
+            clean = "input_" + clean
+        base, k = clean, 0
+        while clean in self.param_names:
+            k += 1
+            clean = f"{base}_{k}"
+        self.param_names.add(clean)
+        return clean
 
     def _named_dim(self, d):
         if isinstance(d, tir.Var):
@@ -183,7 +202,8 @@ class _Importer:
     # -- the walk -----------------------------------------------------------------------
     def run(self) -> IRModule:
         initializers = {t.name: t for t in self.graph.initializer}
-        inputs = [self._input_var(vi) for vi in self.graph.input if vi.name not in initializers]
+        graph_inputs = [vi for vi in self.graph.input if vi.name not in initializers]
+        inputs = [self._input_var(vi) for vi in graph_inputs]
         params: list[Var] = []
         for name, tensor in initializers.items():
             value = tensor_to_numpy(tensor, self.base_dir)
@@ -195,8 +215,8 @@ class _Importer:
                 self.bind(name, var)
             else:
                 self.bind(name, const(value))
-        for var in inputs:
-            self.bind(var.name_hint, var)
+        for vi, var in zip(graph_inputs, inputs, strict=True):
+            self.bind(vi.name, var)
         bb = self.bb
         with bb.function("main", inputs + params):
             if self.use_dataflow:
@@ -488,7 +508,8 @@ def from_onnx(model, shape_dict: dict | None = None, dtype_dict=None, opset: int
         from onnx import inliner
 
         model = inliner.inline_local_functions(model)
-    importer = _Importer(model, shape_dict, dtype_dict, opset, keep_params_in_input, base_dir)
+    importer = _Importer(model, shape_dict, dtype_dict, opset, keep_params_in_input, base_dir,
+                         sanitize_input_names)
     missing = unsupported_ops(model.graph, importer.opsets)
     if missing:
         raise OpNotImplemented(_missing_message(missing))
