@@ -26,11 +26,28 @@ from .call_tir_rewrite import CallTIRRewrite  # noqa: E402
 from .remove_purity_checking import RemovePurityChecking  # noqa: E402
 from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
 from .vm_shape_lower import VMShapeLower  # noqa: E402
+from .decompose_ops import DecomposeOpsForInference  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
     "RemovePurityChecking", "LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR",
-    "FuseTransposeMatmul",
+    "FuseTransposeMatmul", "MetaScheduleApplyDatabase", "MetaScheduleTuneIRMod", "DecomposeOpsForInference",
 ]
+
+
+# tuning passes live with ember.meta_schedule (above relax); loaded when first called
+def MetaScheduleApplyDatabase(work_dir=None, enable_warning=False):  # noqa: N802 - TVM's pass name
+    """Replace kernels by their best schedules in the current (``with db:``) or work_dir database."""
+    from ember.meta_schedule.relax_passes import MetaScheduleApplyDatabase as make
+
+    return make(work_dir, enable_warning)
+
+
+def MetaScheduleTuneIRMod(params, work_dir, max_trials_global, max_trials_per_task=None, op_names=None,  # noqa: N802
+                          **kwargs):
+    """Tune the module's kernels into work_dir's database; the module passes through unchanged."""
+    from ember.meta_schedule.relax_passes import MetaScheduleTuneIRMod as make
+
+    return make(params, work_dir, max_trials_global, max_trials_per_task, op_names, **kwargs)
