@@ -21,6 +21,7 @@ import numpy as np
 from .device import Device, DeviceType, cpu
 from .ndarray import NDArray, array
 from .param_dict import load_param_dict
+from .profiling import time_evaluator as _time_evaluator
 from .vm.executable import Executable
 from .vm.vm import VirtualMachine
 
@@ -200,6 +201,19 @@ class GraphModule:
 
     def __getitem__(self, name: str):
         return getattr(self, name)
+
+    @property
+    def module(self) -> GraphModule:
+        """TVM scripts time ``m.module.time_evaluator("run", dev, ...)``; the module is this object."""
+        return self
+
+    def time_evaluator(self, func_name: str, device: Device | None = None, number: int = 10, repeat: int = 1,
+                       min_repeat_ms: float = 0, **kwargs):
+        """A timer of ``run`` (with the inputs set): ``timer().mean``, ``timer().results``."""
+        if func_name != "run":
+            raise ValueError(f"GraphModule.time_evaluator: only 'run' can be timed, got {func_name!r}")
+        return _time_evaluator(lambda: self.run(), device or self.device, number=number, repeat=repeat,
+                               min_repeat_ms=min_repeat_ms)
 
 
 def _flatten(value) -> list:

@@ -41,7 +41,10 @@ def test_seed_style_deploy_flow(built, tmp_path):
     module.load_params(loaded_params)
     x = np.random.default_rng(0).random((1, 3, 8, 8), dtype="float32")
     module.set_input("data", tvm.nd.array(x))
+    module.set_input(**params)  # the parameters bound at build time are accepted unchanged
     module.run()
+    timer = module.module.time_evaluator("run", tvm.cpu(0), number=1, repeat=2)
+    assert len(timer().results) == 2
     assert module.get_num_outputs() == 1
     np.testing.assert_allclose(module.get_output(0).asnumpy(), run_onnxruntime(model, {"data": x})[0],
                                rtol=1e-5, atol=1e-6)
