@@ -27,6 +27,7 @@ from .function_info import FunctionInfo, ParamInfo
 from .library import load_module
 from .module import Module
 from .ndarray import NDArray, array, empty, from_dlpack, tensor
+from .param_dict import load_param_dict, save_param_dict
 from .profiling import ProfileResult, time_evaluator
 from .registry import get_global_func, list_global_func_names, register_func, remove_global_func
 from .threading import get_num_threads, set_num_threads
@@ -38,7 +39,7 @@ __all__ = [
     "ArgumentError", "ArgumentTypeError", "CompiledFunction", "DataType", "Device", "DeviceAPI",
     "DeviceType", "FunctionInfo", "Module", "NDArray", "ParamInfo", "ProfileResult", "array", "cl",
     "cpu", "cuda", "cuda_host", "device", "dlpack", "empty", "ext_dev", "from_dlpack",
-    "get_device_api", "get_global_func", "get_num_threads", "set_num_threads", "gpu", "list_global_func_names", "load_module", "metal", "opencl",
+    "get_device_api", "get_global_func", "get_num_threads", "set_num_threads", "gpu", "list_global_func_names", "load_module", "load_param_dict", "save_param_dict", "metal", "opencl",
     "register_device_api", "register_func", "remove_device_api", "remove_global_func", "rocm", "ShapeTuple",
     "tensor", "const", "convert", "ObjectPath", "ObjectPathPair", "object_path",
     "time_evaluator", "vulkan", "webgpu",
