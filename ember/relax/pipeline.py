@@ -51,9 +51,23 @@ def zero_pipeline() -> Pass:
             FoldConstant(),  # evaluate calls whose inputs are all constants
             FuseOps(),  # group injective ops into their producers/consumers
             FuseTIR(),  # merge each group into one PrimFunc
+            module_pass(_apply_tuned, opt_level=0, name="MetaScheduleApplyDatabase"),  # tuned kernels, if any
         ],
         name="zero",
     )
+
+
+def _apply_tuned(mod: IRModule, ctx) -> IRModule:
+    """Kernels replaced by their tuned schedules when a meta_schedule database is entered
+    (``with database:``), as TVM's zero pipeline does; otherwise ``mod`` unchanged."""
+    import sys
+
+    db_module = sys.modules.get("ember.meta_schedule.database.database")
+    if db_module is None or db_module.Database.current() is None:
+        return mod
+    from .transform import MetaScheduleApplyDatabase
+
+    return MetaScheduleApplyDatabase()(mod)
 
 
 def _high_level_ops(mod: IRModule) -> Counter:

@@ -6,11 +6,14 @@ directory owned by the builder (removed with it)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 
 from ..worker_pool import WorkerPool
 from .builder import BuilderInput, BuilderResult, build_to_file
+
+LOG = logging.getLogger("ember.meta_schedule")
 
 
 class LocalBuilder:
@@ -28,8 +31,11 @@ class LocalBuilder:
         args = [(b.mod, str(b.target), self._tmp.name) for b in build_inputs]
         out = []
         for o in self._pool.map(self.f_build, args):
-            out.append(BuilderResult(o.value, None) if o.error is None
-                       else BuilderResult(None, f"build failed: {o.error}"))
+            if o.error is None:
+                out.append(BuilderResult(o.value, None))
+                continue
+            LOG.debug("build failed:\n%s", o.error)
+            out.append(BuilderResult(None, f"build failed: {o.error.strip().splitlines()[-1]}"))
         return out
 
     def __del__(self):

@@ -108,17 +108,13 @@ class RewriteParallelVectorizeUnroll:
                     break
                 chosen.append(lp)
                 prod *= int(node.extent.value)
-            while chosen:
-                try:
-                    trial = sch.copy()
-                    fused = trial.fuse(*chosen) if len(chosen) > 1 else chosen[0]
-                    trial.parallel(fused)
-                except ScheduleError:
-                    chosen.pop()
-                    continue
+            if not chosen:
+                continue
+            try:  # legal by construction (perfectly nested, spatial for every block below)
                 fused = sch.fuse(*chosen) if len(chosen) > 1 else chosen[0]
                 sch.parallel(fused)
-                break
+            except ScheduleError:
+                pass  # e.g. a loop-carried dependence: the nest stays serial
 
     def _vectorize(self, sch: Schedule, limit: int) -> None:
         from ember.tir.schedule.analysis import find_block
