@@ -251,7 +251,11 @@ def struct_info_lca(a: StructInfo, b: StructInfo) -> StructInfo:
     if type(a) is not type(b):
         return ObjectStructInfo()
     if isinstance(a, PrimStructInfo):
-        return PrimStructInfo(a.dtype if a.dtype == b.dtype else None)
+        if a.dtype != b.dtype:  # a Prim of unknown dtype is not a thing: widen to Object
+            return ObjectStructInfo()
+        same_value = a.value is not None and b.value is not None and (
+            a.value is b.value or prove_equal(a.value, b.value))
+        return PrimStructInfo(a.dtype, a.value if same_value else None)
     if isinstance(a, ShapeStructInfo):
         return ShapeStructInfo(ndim=a.ndim if a.ndim == b.ndim else -1)
     if isinstance(a, TensorStructInfo):
