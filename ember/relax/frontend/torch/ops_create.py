@@ -76,7 +76,16 @@ def arange(ctx, *args):
         start, end, step = args[0], args[1], 1
     else:
         start, end, step = args[0], args[1], args[2]
-    return R.arange(_prim(start), _prim(end), _prim(step), ctx.out_dtype("int64"))
+    dtype = ctx.out_dtype("int64")
+    if all(isinstance(v, int | float) for v in (start, end, step)):
+        import math
+
+        count = max(0, math.ceil((end - start) / step))
+        if dtype.startswith(("int", "uint")) and all(isinstance(v, int) for v in (start, end, step)):
+            return R.arange(start, start + count * step, step, dtype)
+        idx = ctx.emit(R.arange(0, count, 1, dtype))
+        return R.add(ctx.emit(R.multiply(idx, ctx.const(step, dtype))), ctx.const(start, dtype))
+    return R.arange(_prim(start), _prim(end), _prim(step), dtype)
 
 
 @converter("aten.linspace.default")

@@ -302,3 +302,36 @@ def movedim(ctx, x, source, destination):
     order = [i for i in range(n) if i != src]
     order.insert(dst, src)
     return R.permute_dims(x, order)
+
+
+@converter("aten.slice_scatter.default")
+def slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
+    """``x`` with ``x[..., start:end:step, ...] = src`` along ``dim``."""
+    shape = ctx.shape(x)
+    axis = ctx.norm_axis(dim, len(shape))
+    n = shape[axis]
+    if not isinstance(n, int):
+        raise NotImplementedError("slice_scatter along a symbolic dim")
+    start, end, step = _slice_bounds(n, start, end, 1 if step is None else step)
+    src = ctx.operand(src, ctx.dtype(x))
+    if step == 1:
+        parts = []
+        if start > 0:
+            parts.append(ctx.emit(R.strided_slice(x, [axis], [0], [start])))
+        parts.append(src)
+        if end < n:
+            parts.append(ctx.emit(R.strided_slice(x, [axis], [end], [n])))
+        return parts[0] if len(parts) == 1 else R.concat(parts, axis)
+    positions = list(range(start, end, step))
+    idx = ctx.const(positions, "int64")
+    sshape = ctx.shape(src)
+    idx = ctx.emit(R.reshape(idx, [1] * axis + [len(positions)] + [1] * (len(shape) - axis - 1)))
+    return R.scatter_elements(x, ctx.emit(R.broadcast_to(idx, sshape)), src, axis)
+
+
+@converter("aten.select_scatter.default")
+def select_scatter(ctx, x, src, dim, index):
+    axis = ctx.norm_axis(dim, ctx.ndim(x))
+    n = ctx.shape(x)[axis]
+    index = index + n if index < 0 else index
+    return slice_scatter(ctx, x, ctx.emit(R.expand_dims(src, axis)), axis, index, index + 1, 1)
