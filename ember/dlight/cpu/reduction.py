@@ -115,11 +115,11 @@ def _split_into_lanes(sch: Schedule, info: BlockInfo, target: Target):
         return None
     extent = const_int(sch.get(info.loops[-1]).extent)
     full = lanes_for(target, info.writes[0].buffer.dtype.bits)
-    fits = [n for n in (full, full // 2, full // 4) if n >= 4 and extent is not None
-            and extent % n == 0 and extent >= 2 * n]
-    if not fits:
+    if extent is None or extent < 2 * full:
         return None
-    lanes = fits[0]
+    lanes = dividing_lanes(extent, full)
+    if extent % lanes:  # a ragged rfactor is not kept exact by the vector guard yet
+        return None
     _, lane = sch.split(info.loops[-1], factors=[None, lanes])
     return sch.rfactor(lane, -1)
 

@@ -261,8 +261,61 @@ class _LoopVectorizer(IRMutator):
         body, why = _vectorize(loop)
         if body is not None:
             return body
+        guarded = _vectorize_guarded(loop)
+        if guarded is not None:
+            return guarded
         logger.debug("loop %s not vectorized (kept serial): %s", loop.loop_var.name, why)
         return replace(loop, kind=ForKind.SERIAL)
+
+
+def _affine_in(e, var) -> bool:
+    """Whether ``e`` is affine in ``var`` (sums, differences, products by var-free terms, casts)."""
+    if not collect(e, lambda n: n is var):
+        return True
+    if e is var:
+        return True
+    if isinstance(e, Add | Sub):
+        return _affine_in(e.a, var) and _affine_in(e.b, var)
+    if isinstance(e, Mul):
+        a_has, b_has = bool(collect(e.a, lambda n: n is var)), bool(collect(e.b, lambda n: n is var))
+        return not (a_has and b_has) and _affine_in(e.a, var) and _affine_in(e.b, var)
+    if isinstance(e, Cast):
+        return e.dtype.is_int and _affine_in(e.value, var)
+    return False
+
+
+def _interval_in(cond, var) -> bool:
+    """Whether the lanes satisfying ``cond`` form one interval of ``var`` (a conjunction of
+    affine comparisons), so that its first and last lane satisfying it implies all do."""
+    from ember.ir import GE, GT, LE, LT, And
+
+    if isinstance(cond, And):
+        return _interval_in(cond.a, var) and _interval_in(cond.b, var)
+    if isinstance(cond, LT | LE | GT | GE):
+        return _affine_in(cond.a, var) and _affine_in(cond.b, var)
+    return not collect(cond, lambda n: n is var)
+
+
+def _vectorize_guarded(loop: For):
+    """A loop whose body is ``if cond: S`` with ``cond`` lane-dependent (a split's tail
+    predicate): ``if cond holds for the first and last lane: vector S else: the serial
+    loop``, so every whole vector runs as vector code and only the ragged tail goes lane
+    by lane."""
+    body = loop.body
+    if not isinstance(body, IfThenElse) or body.else_case is not None:
+        return None
+    var = loop.loop_var
+    if not collect(body.condition, lambda n: n is var) or not _interval_in(body.condition, var):
+        return None
+    vec, _ = _vectorize(replace(loop, body=body.then_case))
+    if vec is None:
+        return None
+    first = substitute(body.condition, {var: loop.min})
+    last = substitute(body.condition, {var: loop.min + loop.extent - const(1, loop.extent.dtype)})
+    from ember.ir import And
+
+    logger.debug("loop %s vectorized with a guard (ragged tail runs serially)", var.name)
+    return IfThenElse(And(first, last), vec, replace(loop, kind=ForKind.SERIAL))
 
 
 def vectorize_loop(func: PrimFunc) -> PrimFunc:

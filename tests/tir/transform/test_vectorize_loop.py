@@ -94,7 +94,7 @@ def _fallback_cases():
     i, n = Var("i"), Var("n")
     reduction = loop(i, 8, BufferStore(S, S[0] + A[i], (const(0),)), V)
     shifted = loop(i, 8, BufferStore(S, S[i] + const(1.0), (i + 1,)), V)
-    lane_if = loop(i, 8, IfThenElse(i < 5, BufferStore(S, A[i], (i,))), V)
+    lane_if = loop(i, 8, IfThenElse(i % 2 == 0, BufferStore(S, A[i], (i,))), V)  # not an interval of lanes
     extern = loop(i, 8, BufferStore(S, tir.call_extern("float32", "f", A[i]), (i,)), V)
     pure_extern = loop(i, 8, BufferStore(S, tir.call_pure_extern("float32", "f", A[i]), (i,)), V)
     divide = loop(i, 8, BufferStore(S, tir.if_then_else(i > 0, tir.Cast(S.dtype, 8 // i), const(0.0)), (i,)), V)
