@@ -31,14 +31,14 @@ from . import tir_integration  # noqa: E402  (after the names it uses)
 
 def __getattr__(name):
     # relax and Ray pieces load on first use (they pull in the Relax compiler / ray)
+    import importlib
+
     if name in ("relax_integration", "tune_relax", "compile_relax", "extract_tasks"):
-        from . import relax_integration
-
-        return relax_integration if name == "relax_integration" else getattr(relax_integration, name)
+        module = importlib.import_module("ember.meta_schedule.relax_integration")
+        return module if name == "relax_integration" else getattr(module, name)
     if name in ("distributed", "RayBuilder", "RayRunner"):
-        from . import distributed
-
-        return distributed if name == "distributed" else getattr(distributed, name)
+        module = importlib.import_module("ember.meta_schedule.distributed")
+        return module if name == "distributed" else getattr(module, name)
     raise AttributeError(f"module 'ember.meta_schedule' has no attribute {name!r}")
 
 
