@@ -140,3 +140,13 @@ def test_transform_layout_injective_maps_are_accepted():
         out = np.zeros(8, "float32")
         ember.build(s.mod, target="llvm")(np.arange(8, dtype="float32"), out)
         np.testing.assert_array_equal(out, np.arange(8) * 2 + 1)
+
+
+def test_transform_layout_padded_split_of_a_large_buffer_is_accepted():
+    A = te.placeholder((5000, 4100), "float32", name="A")
+    B = te.compute((5000, 4100), lambda i, j: A[i, j] * 2, name="B")
+    C = te.compute((5000, 4100), lambda i, j: B[i, j] + 1, name="C")
+    sch = tir.Schedule(te.create_prim_func([A, C]))
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda j, k: (j // 16, k, j % 16))
+    with pytest.raises(ScheduleError, match="cannot prove that the index map .* is injective"):
+        sch.transform_layout(sch.get_block("B"), ("write", 0), lambda a, b, c: (a, b, c % 4))
