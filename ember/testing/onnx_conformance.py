@@ -47,12 +47,50 @@ def collect_cases() -> dict[str, object]:
     """ONNX's node test cases by name (generated in a few seconds; cached)."""
     global _CASES
     if _CASES is None:
+        _CASES = _load_cached()
+    if _CASES is None:
         from onnx.backend.test.case.node import collect_testcases
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _CASES = {c.name: c for c in collect_testcases(None)}
+        _store_cached(_CASES)
     return _CASES
+
+
+def _cache_path() -> str:
+    import os
+
+    import onnx
+
+    root = os.environ.get("EMBER_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "ember")
+    return os.path.join(root, f"onnx_node_cases-{onnx.__version__}.pkl")
+
+
+def _load_cached():
+    """The cases pickled by an earlier run (generating them takes seconds to a minute)."""
+    import pickle
+
+    try:
+        with open(_cache_path(), "rb") as f:
+            return pickle.load(f)  # noqa: S301 - a file this module wrote
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+
+
+def _store_cached(cases) -> None:
+    import os
+    import pickle
+
+    path = _cache_path()
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump(cases, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _snake(name: str) -> str:
@@ -172,7 +210,13 @@ def _child(names: list[str], conn) -> None:
     conn.close()
 
 
-def _run_batch(names: list[str], timeout: float) -> list[tuple[str, str, str, float]]:
+def _report(msg, verbose: bool) -> None:
+    if verbose:
+        name, status, _, seconds = msg
+        print(f"  {status:11s} {seconds:6.1f}s  {name}", file=sys.stderr, flush=True)
+
+
+def _run_batch(names: list[str], timeout: float, verbose: bool = False) -> list[tuple[str, str, str, float]]:
     """Run ``names`` in forked children; restart after a crash or a timeout."""
     ctx = multiprocessing.get_context("fork")
     results = []
@@ -187,6 +231,7 @@ def _run_batch(names: list[str], timeout: float) -> list[tuple[str, str, str, fl
             if not parent.poll(timeout):
                 proc.kill()
                 results.append((pending[done], "timeout", f"no result within {timeout:g} s", timeout))
+                _report(results[-1], verbose)
                 done += 1
                 break
             try:
@@ -194,11 +239,13 @@ def _run_batch(names: list[str], timeout: float) -> list[tuple[str, str, str, fl
             except EOFError:
                 proc.join(5)
                 results.append((pending[done], "crash", f"child process died (exit code {proc.exitcode})", 0.0))
+                _report(results[-1], verbose)
                 done += 1
                 break
             if msg is None:
                 break
             results.append(msg)
+            _report(msg, verbose)
             done += 1
         proc.join(5)
         if proc.is_alive():
@@ -208,7 +255,7 @@ def _run_batch(names: list[str], timeout: float) -> list[tuple[str, str, str, fl
 
 
 def run_cases(names: list[str] | None = None, filter: str | None = None, jobs: int = 1,  # noqa: A002
-              timeout: float = 60.0, batch_size: int = 25) -> list[CaseResult]:
+              timeout: float = 60.0, batch_size: int = 25, verbose: bool = False) -> list[CaseResult]:
     """Run the named cases (all, or those whose name contains ``filter``)."""
     cases = collect_cases()
     if names is None:
@@ -216,8 +263,17 @@ def run_cases(names: list[str] | None = None, filter: str | None = None, jobs: i
     unknown = [n for n in names if n not in cases]
     if unknown:
         raise ValueError(f"run_cases: unknown case names {unknown[:5]}")
-    # warm the importer in the parent so that forked children share it
-    import ember.relax.frontend.onnx  # noqa: F401
+    # import the compiler in the parent so that forked children share it (no kernel runs
+    # here: an OpenMP pool started before fork would hang the children)
+    import importlib
+
+    for module in ("ember.relax.frontend.onnx", "ember.relax.vm_build", "ember.relax.pipeline",
+                   "ember.relax.transform.legalize_ops", "ember.dlight", "ember.codegen.llvm",
+                   "ember.tir.transform"):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
     from ember.relax.frontend.onnx.registry import load_converters
 
     load_converters()
@@ -225,12 +281,12 @@ def run_cases(names: list[str] | None = None, filter: str | None = None, jobs: i
     raw = []
     if jobs <= 1:
         for batch in batches:
-            raw += _run_batch(batch, timeout)
+            raw += _run_batch(batch, timeout, verbose)
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(jobs) as pool:
-            for part in pool.map(lambda b: _run_batch(b, timeout), batches):
+            for part in pool.map(lambda b: _run_batch(b, timeout, verbose), batches):
                 raw += part
     out = []
     for name, status, message, seconds in raw:
@@ -283,13 +339,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per case")
     parser.add_argument("--names-file", default=None, help="a file with one case name per line")
     parser.add_argument("--json", default=None, help="write the results as JSON to this file")
+    parser.add_argument("--verbose", action="store_true", help="print each case's result as it finishes")
     args = parser.parse_args(argv)
     names = None
     if args.names_file:
         with open(args.names_file) as f:
             names = [line.strip() for line in f if line.strip()]
     start = time.perf_counter()
-    results = run_cases(names, args.filter, args.jobs, args.timeout)
+    results = run_cases(names, args.filter, args.jobs, args.timeout, verbose=args.verbose)
     print(summarize(results, args.list_failures))
     print(f"\n{len(results)} cases in {time.perf_counter() - start:.1f} s")
     if args.json:
