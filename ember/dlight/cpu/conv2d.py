@@ -40,6 +40,45 @@ def _pick(extent: int | None, choices: tuple, default: int) -> int:
     return default
 
 
+def _row_tile(width: int | None, lanes: int) -> tuple[int, int]:
+    """(pixels per register tile, vector width): whole vectors when the row allows it, else
+    the widest divisor of the row up to two vectors (7, 14, 28 …: no ragged tail)."""
+    if width is None:
+        return lanes, lanes
+    for xr in (2 * lanes, lanes):
+        if width % xr == 0:
+            return xr, lanes
+    for d in range(min(width, 2 * lanes), 3, -1):
+        if width % d == 0:
+            if d <= lanes:
+                return d, d
+            if d % 2 == 0:
+                return d, d // 2
+    return lanes, lanes
+
+
+def _rows_per_tile(height: int | None, width: int | None, lanes: int) -> int:
+    """Whole output rows per register tile of a fused 1x1 convolution (the tile must not
+    cut a row: the write-back covers whole rows), or 0 when rows are too wide."""
+    if height is None or width is None or width > 2 * lanes:
+        return 0
+    best = 0
+    for k in range(1, 2 * lanes // width + 1):
+        xr = k * width
+        if height % k == 0 and (xr <= lanes or (xr % 2 == 0 and xr // 2 <= lanes)):
+            best = k
+    return best
+
+
+def _is_pointwise(info: BlockInfo, extents: list) -> bool:
+    """A 1x1 kernel at stride 1 without padding: the input plane has the output's shape."""
+    if extents[5] != 1 or extents[6] != 1:
+        return False
+    out = info.writes[0].buffer.shape
+    data = [r for r in info.reads if any(len(d) > 1 for d in r.dims)]
+    return len(data) == 1 and [const_int(e) for e in data[0].buffer.shape[-2:]] == [const_int(e) for e in out[-2:]]
+
+
 class Conv2D(ScheduleRule):
     """Parallel over (n, output-channel block, row), vectorised along the output row."""
 
@@ -60,15 +99,29 @@ class Conv2D(ScheduleRule):
         info = blocks[pos]
         lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
         n, f, y, x, rc, ry, rx = info.loops
-        xr = _pick(const_int(info.loop_extents[3]), (2 * lanes, lanes, lanes // 2), lanes)
+        extents = [const_int(e) for e in info.loop_extents]
+        rows = _is_pointwise(info, extents) and _rows_per_tile(extents[2], extents[3], lanes)
+        pointwise = bool(rows)
+        if pointwise:  # 1x1, stride 1, narrow rows: a tile of whole rows is one contiguous run
+            x = sch.fuse(y, x)
+            xr = rows * extents[3]
+            vec = xr if xr <= lanes else xr // 2
+        else:
+            xr, vec = _row_tile(extents[3], lanes)
         # about 16 vector accumulators: more channels when the row segment is one vector
-        fr = _pick(const_int(info.loop_extents[1]), (16, 8, 4, 2) if xr <= lanes else (8, 4, 2), 1)
+        fr = _pick(extents[1], (16, 8, 4, 2) if xr <= lanes else (8, 4, 2), 1)
         f_0, f_1 = sch.split(f, factors=[None, fr])
         x_0, x_1 = sch.split(x, factors=[None, xr])
-        sch.reorder(n, f_0, y, x_0, rc, ry, rx, f_1, x_1)
-        outer = sch.fuse(n, f_0, y)
+        if pointwise:
+            sch.reorder(n, f_0, x_0, rc, ry, rx, f_1, x_1)
+            outer = sch.fuse(n, f_0)
+            tile = x_0
+        else:
+            sch.reorder(n, f_0, y, x_0, rc, ry, rx, f_1, x_1)
+            outer = sch.fuse(n, f_0, y)
+            tile = x_0
         acc = sch.cache_write(info.rv, 0, "local")
-        sch.reverse_compute_at(acc, x_0)
+        sch.reverse_compute_at(acc, tile)
         epilogue = [b.rv for b in blocks[pos + 1:]]
         for rv in epilogue[:-1]:
             sch.compute_inline(rv)
@@ -80,7 +133,6 @@ class Conv2D(ScheduleRule):
                 self.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
                 apart.append(blocks[-1].name)
         sch.decompose_reduction(info.rv, rc)
-        vec = min(lanes, xr)
         x_1_0, x_1_1 = sch.split(x_1, factors=[None, vec])
         sch.unroll(f_1)
         sch.unroll(x_1_0)
