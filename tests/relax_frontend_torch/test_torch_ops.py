@@ -24,12 +24,15 @@ class Cases(torch.nn.Module):
         return tuple(outs)
 
 
+@pytest.mark.parametrize("decompose", [True, False], ids=["core_aten", "export_ir"])
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_family_matches_pytorch(family):
+def test_family_matches_pytorch(family, decompose):
+    """``core_aten``: after ``run_decompositions`` (the default); ``export_ir``: the ops as
+    ``torch.export`` records them (conv2d, linear, layer_norm, attention … undecomposed)."""
     cases = FAMILIES[family]
     flat = [t for _, _, inputs in cases for t in inputs]
     model = Cases(cases)
-    mod = from_exported_program(torch.export.export(model, tuple(flat)))
+    mod = from_exported_program(torch.export.export(model, tuple(flat)), run_ep_decomposition=decompose)
     got = list(build_vm(mod)["main"](*[t.clone() for t in flat]))
     with torch.no_grad():
         refs = model(*flat)

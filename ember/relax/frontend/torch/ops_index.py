@@ -117,4 +117,6 @@ def index_put(ctx, x, indices, values, accumulate=False):
 def one_hot(ctx, x, num_classes=-1):
     if num_classes < 0:
         raise NotImplementedError("one_hot needs num_classes (the class count is data-dependent otherwise)")
-    return R.one_hot(ctx.operand(x, "int64"), ctx.const(1, "int64"), ctx.const(0, "int64"), num_classes)
+    from ember import tir
+
+    return R.one_hot(ctx.operand(x, "int64"), tir.IntImm("int64", 1), tir.IntImm("int64", 0), num_classes)
