@@ -63,8 +63,9 @@ def sample_categorical(rng: random.Random, candidates: list, probs: list, decisi
     return rng.choices(range(len(candidates)), weights=[float(p) for p in probs])[0]
 
 
-def compute_location_candidates(func, realize) -> list:
-    """Loops (outermost first) of the first consumer under which ``compute_at`` is legal."""
+def compute_location_candidates(func, realize, stop_after: int | None = None) -> list:
+    """Loops (outermost first) of the first consumer under which ``compute_at`` is legal;
+    with ``stop_after``, only the first that many (a replayed decision needs no more)."""
     from .compute_location import compute_at
 
     found = []
@@ -72,6 +73,8 @@ def compute_location_candidates(func, realize) -> list:
     if not cons:
         return found
     for loop in loops_above(func, cons[0]):
+        if stop_after is not None and len(found) >= stop_after:
+            break
         try:
             compute_at(func, realize, loop)
         except (ScheduleError, ValueError):

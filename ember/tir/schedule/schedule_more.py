@@ -114,8 +114,10 @@ class MorePrimitives:
 
         fname = self._fname(block)
         func, realize = self._func(fname), self._block(block)
-        loops = compute_location_candidates(func, realize)
-        lowest = -2 if inline_is_legal(func, realize) else -1
+        # a replayed decision >= 0 needs only the candidates up to it, and no inlining check
+        given = None if decision is None else int(decision)
+        loops = compute_location_candidates(func, realize, given + 1 if given is not None and given >= 0 else None)
+        lowest = -1 if given is not None and given >= -1 else (-2 if inline_is_legal(func, realize) else -1)
         if decision is None:
             decision = self._rng.randrange(lowest, len(loops))
         decision = int(decision)
