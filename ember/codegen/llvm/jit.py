@@ -111,14 +111,24 @@ def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int
 
 
 def compile_object(text: str, target, opt_level: int = 3) -> bytes:
-    """Position-independent object code for ``text`` (for ``export_library``)."""
+    """Position-independent object code for ``text`` (for ``export_library``), kept in the
+    disk cache too: exporting the same kernels again costs no LLVM time."""
+    from . import disk_cache
+
+    key = disk_cache.cache_key("pic-object\0" + text, target.mtriple, target.mcpu or "", ",".join(target.mattr),
+                               opt_level)
+    hit = disk_cache.load(key)
+    if hit is not None:
+        return hit[0]
     machine = machine_for(target, pic=True)
     with _LOCK:
         module = llvm.parse_assembly(text)
         module.triple = machine.triple
         module.data_layout = str(machine.target_data)
         optimize(module, machine, opt_level)
-        return machine.emit_object(module)
+        obj = machine.emit_object(module)
+    disk_cache.store(key, obj, "")
+    return obj
 
 
 def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
