@@ -44,7 +44,7 @@ class XGBModel:
             self.features.append(vec)
             self.latencies.append(float(np.mean(secs)) if secs else FAILED_SECS)
             self.groups.append(getattr(context, "task_name", "main"))
-        if len(self.features) >= self.num_warmup_samples and len(self.features) >= self._trained_on + 8:
+        if len(self.features) >= self.num_warmup_samples:
             self._train()
 
     def _targets(self) -> np.ndarray:

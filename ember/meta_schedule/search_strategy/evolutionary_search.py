@@ -8,9 +8,13 @@ score and mutated (one mutator picked by ``mutator_probs``) with probability
 ``eps_greedy`` of the batch being random samples instead (exploration).
 
 Defaults are smaller than TVM's (population 512, 4 generations): replaying a trace in
-Python costs ~0.1 s, and a population of 64 over 2 generations keeps a round under ~20 s."""
+Python costs 0.1-1 s, so a population of 64 over 2 generations, and a round that stops
+growing and evolving after ``round_time_limit`` seconds (it still fills its batch with
+fresh samples), keep the search from eating the measurement time."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from ember.ir import structural_hash
@@ -22,7 +26,7 @@ class EvolutionarySearch(StrategyBase):
     def __init__(self, population_size: int = 64, init_measured_ratio: float = 0.2,
                  init_min_unmeasured: int = 16, max_fail_count: int = 20, genetic_num_iters: int = 2,
                  genetic_mutate_prob: float = 0.85, genetic_max_fail_count: int = 10,
-                 eps_greedy: float = 0.05):
+                 eps_greedy: float = 0.05, round_time_limit: float = 30.0):
         for name, v in (("init_measured_ratio", init_measured_ratio), ("genetic_mutate_prob", genetic_mutate_prob),
                         ("eps_greedy", eps_greedy)):
             if not 0.0 <= v <= 1.0:
@@ -33,6 +37,11 @@ class EvolutionarySearch(StrategyBase):
         self.init_min_unmeasured, self.max_fail_count = init_min_unmeasured, max_fail_count
         self.genetic_num_iters, self.genetic_mutate_prob = genetic_num_iters, genetic_mutate_prob
         self.genetic_max_fail_count, self.eps_greedy = genetic_max_fail_count, eps_greedy
+        self.round_time_limit = round_time_limit
+        self._deadline = float("inf")
+
+    def _late(self) -> bool:
+        return time.time() > self._deadline
 
     # -- population ----------------------------------------------------------------------------
     def _measured_parents(self) -> list:
@@ -52,9 +61,9 @@ class EvolutionarySearch(StrategyBase):
 
         return replay(self.context.mod, trace, self.rng.randrange(1 << 30), self.postprocs)
 
-    def _random(self, n: int) -> list:
+    def _random(self, n: int, at_least: int = 0) -> list:
         out, fails = [], 0
-        while len(out) < n and fails < self.max_fail_count:
+        while len(out) < n and fails < self.max_fail_count and (len(out) < at_least or not self._late()):
             got = self._fresh(self.rng.choice(self.design_spaces), resample=True)
             if got is None:
                 fails += 1
@@ -87,10 +96,15 @@ class EvolutionarySearch(StrategyBase):
 
     def _evolve(self, population: list) -> list:
         for _ in range(self.genetic_num_iters):
+            if self._late():
+                break
             scores = self._scores(population)
             weights = np.maximum(scores - scores.min(), 0) + 1e-6
             nxt = []
             for _ in range(len(population)):
+                if self._late():
+                    nxt.extend(population[len(nxt):])
+                    break
                 parent = population[self.rng.choices(range(len(population)), weights=weights.tolist())[0]]
                 child = self._mutate(parent) if self.rng.random() < self.genetic_mutate_prob else None
                 nxt.append(child if child is not None else parent)
@@ -102,8 +116,9 @@ class EvolutionarySearch(StrategyBase):
         if self.trials >= self.max_trials:
             return None
         budget = self._budget()
+        self._deadline = time.time() + self.round_time_limit
         parents = self._measured_parents()
-        fresh = self._random(max(self.population_size - len(parents), self.init_min_unmeasured))
+        fresh = self._random(max(self.population_size - len(parents), self.init_min_unmeasured), at_least=budget)
         population = self._evolve(parents + fresh) if parents + fresh else []
         scores = self._scores(population)
         order = np.argsort(-scores, kind="stable")
@@ -118,7 +133,7 @@ class EvolutionarySearch(StrategyBase):
                 continue
             keys.add(key)
             picked.append(sch)
-        for sch in fresh + self._random(budget):
+        for sch in fresh + self._random(budget - len(picked), at_least=budget - len(picked)):
             if len(picked) >= budget:
                 break
             key = structural_hash(sch.mod)
