@@ -1,6 +1,6 @@
 """ONNX random generators (shapes, dtypes, seeding, distributions — values cannot match
-another implementation's generator) and the loss / attention ops that import through
-their ONNX function bodies, against ONNX Runtime."""
+another implementation's generator) and the loss ops that import through their ONNX
+function bodies, against ONNX Runtime."""
 
 import numpy as np
 import pytest
@@ -53,11 +53,3 @@ def test_negative_log_likelihood_loss():
     check_against_ort(model, {"x": RNG.standard_normal((4, 5)).astype("float32"),
                               "t": np.array([0, 4, 2, 2], "int64")})
 
-
-def test_attention_opset23_gqa_causal():
-    node = helper.make_node("Attention", ["q", "k", "v"], ["y"], is_causal=1)
-    model = make_model(node, [("q", F, [1, 4, 3, 8]), ("k", F, [1, 2, 5, 8]), ("v", F, [1, 2, 5, 8])],
-                       [("y", F, [1, 4, 3, 8])], opset=23)
-    model.ir_version = 10
-    check_against_ort(model, {n: RNG.standard_normal(s).astype("float32")
-                              for n, s in [("q", (1, 4, 3, 8)), ("k", (1, 2, 5, 8)), ("v", (1, 2, 5, 8))]}, rtol=1e-4)

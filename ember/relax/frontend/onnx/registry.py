@@ -40,7 +40,7 @@ CONVERTERS: dict[tuple[str, str], list[tuple[int, Converter]]] = {}
 FAMILY_MODULES: list[str] = [
     "ops_elementwise", "ops_linalg", "ops_tensor", "ops_reduce", "ops_activation", "ops_nn", "ops_norm",
     "ops_tensor_create",
-    "quantize", "sorting", "indexing", "resize", "einsum", "detection", "random",
+    "quantize", "sorting", "indexing", "resize", "einsum", "detection", "random", "attention",
     "contrib_microsoft",
     "control_flow", "sequence", "recurrent", "misc_ops", "signal", "grid_sample",
 ]
