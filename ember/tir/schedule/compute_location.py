@@ -185,8 +185,12 @@ def _check_not_under_reduction(func, loop: For, writers, what: str, block) -> No
 def _check_inputs_ready(func, realize: BlockRealize, loop: For, what: str) -> None:
     """Every buffer the moved block reads must be fully written before its new place: its
     writers outside ``loop`` must come before ``loop`` in program order."""
-    order: dict[int, int] = {}
-    pre_order_visit(func.body, lambda n: order.setdefault(id(n), len(order)) is None or True)
+    order: dict[int, int] = {}  # node id -> its position in program (pre-)order
+
+    def number(node) -> None:
+        order.setdefault(id(node), len(order))
+
+    pre_order_visit(func.body, number)
     scope = scope_of(func, realize)
     at = order[id(loop)]
     for other in blocks_under(scope.block.body if scope is not None else func.body):
