@@ -4,6 +4,8 @@ from ..struct_info import get_static_type, struct_info_lca  # noqa: F401
 from .vars import (  # noqa: F401
     all_global_vars, all_vars, bound_vars, free_vars, get_var2val, remove_all_unused, used_vars,
 )
+from .purity import contains_impure_call  # noqa: F401
+from .recursion import detect_recursion  # noqa: F401
 from .erase_to_well_defined import erase_to_well_defined  # noqa: F401
 from .symbolic_vars import (  # noqa: F401
     collect_non_negative_expressions, defined_symbolic_vars, definable_tir_vars_in_struct_info,
