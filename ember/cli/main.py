@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    if getattr(args, "threads", None):
-        os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    if getattr(args, "threads", None):  # before any compiled code starts OpenMP
+        os.environ["OMP_NUM_THREADS"] = os.environ["EMBER_NUM_THREADS"] = str(args.threads)
     progress = Progress(quiet=args.quiet)
     try:
         return int(args.handler(args, progress) or 0)

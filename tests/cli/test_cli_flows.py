@@ -33,6 +33,12 @@ def _ort(path, feeds):
 
 @pytest.fixture()
 def cache(tmp_path, monkeypatch):
+    """A fresh compile cache; the compiler fingerprint is pinned for the test, so edits to the
+    source tree while it runs do not count as a compiler change."""
+    import ember.cli.model
+
+    fingerprint = ember.cli.model._source_fingerprint()
+    monkeypatch.setattr(ember.cli.model, "_source_fingerprint", lambda: fingerprint)
     monkeypatch.setenv("EMBER_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
 
@@ -133,6 +139,22 @@ def test_tune_without_meta_schedule_says_so(model, workdir, capsys, monkeypatch)
     monkeypatch.setattr(ember.cli.model, "meta_schedule_entry", lambda name: None)
     assert main(["tune", model, "--budget", "1m", "--work-dir", str(workdir / "tune")]) == 1
     assert "not available yet" in capsys.readouterr().err
+
+
+def test_tuning_db_without_meta_schedule_says_so(model, workdir, cache, capsys, monkeypatch):
+    import ember.cli.model
+
+    monkeypatch.setattr(ember.cli.model, "meta_schedule_entry", lambda name: None)
+    (workdir / "db").mkdir(exist_ok=True)
+    assert main(["compile", model, "--tuning-db", str(workdir / "db"), "-o", str(workdir / "t.so")]) == 1
+    assert "not available yet" in capsys.readouterr().err
+
+
+def test_compile_to_tar_and_run(model, workdir, cache, capsys):
+    tar = str(workdir / "small.tar")
+    assert main(["compile", model, "-o", tar, "-q"]) == 0
+    assert main(["run", tar, "-q"]) == 0
+    assert "logits" in capsys.readouterr().out
 
 
 def test_input_shapes_name_checked(model, cache, capsys):
