@@ -11,6 +11,9 @@ from ember.target import Target
 
 ray = pytest.importorskip("ray")
 
+# starting a Ray cluster and its workers takes ~30-60 s on a busy 2-core machine
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def local_cluster():

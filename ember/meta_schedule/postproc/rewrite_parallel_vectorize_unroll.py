@@ -4,7 +4,8 @@ vectorize / unroll_*`` marks into loop kinds on every loop nest of the root scop
 * parallel: the leading loops that are spatial for every block below are fused until
   their product reaches the limit, and run in parallel;
 * vectorize: each innermost loop whose variable indexes the last dimension of its block's
-  output, with an extent up to the limit, is vectorised;
+  output (a spatial iterator) is vectorised; one longer than the limit is split first by
+  its largest divisor within the limit that is a multiple of 16, 8 or 4;
 * unroll: the outermost loop of each nest gets ``pragma_auto_unroll_max_step`` (and
   ``pragma_unroll_explicit``), which UnrollLoop honours.
 A mark that cannot be honoured on a nest is skipped there (the candidate stays valid)."""
@@ -128,16 +129,33 @@ class RewriteParallelVectorizeUnroll:
             realize = find_block(prim_func_of(sch.mod)[1], name)
             blk = realize.block
             if node.kind.name != "SERIAL" or not hasattr(node.extent, "value") or \
-                    not 2 <= int(node.extent.value) <= limit or not blk.writes:
+                    int(node.extent.value) < 2 or not blk.writes or not isinstance(node.body, BlockRealize):
                 continue
             last = blk.writes[0].region[-1].min
             iters = {iv.var for iv, v in zip(blk.iter_vars, realize.iter_values) if _uses(v, node.loop_var)}
-            if not any(_uses(last, v) for v in iters):
+            if not any(_uses(last, v) for v in iters) or \
+                    any(iv.iter_type != IterVarType.DataPar for iv in blk.iter_vars if iv.var in iters):
                 continue
+            extent, loop = int(node.extent.value), loops[-1]
             try:
-                sch.vectorize(loops[-1])
+                if extent > limit:  # a long row: vectorise a divisor-sized inner part
+                    lanes = _vector_part(extent, limit)
+                    if lanes is None:
+                        continue
+                    loop = sch.split(loop, factors=[None, lanes])[1]
+                sch.vectorize(loop)
             except ScheduleError:
                 pass
+
+
+def _vector_part(extent: int, limit: int) -> int | None:
+    """The largest divisor of ``extent`` up to ``limit`` that fills whole vectors (a
+    multiple of 16, else 8, else 4), or None."""
+    for unit in (16, 8, 4):
+        for d in range(limit - limit % unit, unit - 1, -unit):
+            if extent % d == 0:
+                return d
+    return None
 
 
 def _uses(expr, var: Var) -> bool:

@@ -1,6 +1,8 @@
-"""``AddRFactor``: for a reduction with too little spatial work to keep every core busy,
-also offers the space where the fused reduction loop is split (sampled) and its outer
-part factored out with ``rfactor`` into a parallel partial-sum block."""
+"""``AddRFactor``: for a reduction whose spatial part is small (at most ``max_jobs_per_core``
+× cores, and no bigger than the reduction), also offers the space where the fused
+reduction loop is split (sampled) and its inner part factored out with ``rfactor``: a
+partial-result block whose inner loop is spatial (vectorisable, parallelisable), then a
+short reduction of the partials."""
 
 from __future__ import annotations
 
@@ -30,19 +32,21 @@ class AddRFactor:
         if not facts.reduction or not facts.one_to_one or not re.fullmatch("S*R+", facts.kinds):
             return [sch]
         loops = sch.get_loops(block)
-        spatial = 1
+        extent = {"S": 1, "R": 1}
         for lp, k in zip(loops, facts.kinds):
-            if k == "S":
-                spatial *= int(sch.get(lp).extent.value) if hasattr(sch.get(lp).extent, "value") else 1 << 30
-        if spatial >= self.max_jobs_per_core * self._cores:
+            e = sch.get(lp).extent
+            extent[k] *= int(e.value) if hasattr(e, "value") else 1 << 30
+        # worth it when the spatial part alone cannot keep the cores busy and is not the bigger part
+        if extent["S"] > self.max_jobs_per_core * self._cores or extent["S"] > extent["R"]:
             return [sch]
         trial = sch.copy()
         try:
             r_loops = [lp for lp, k in zip(loops, facts.kinds) if k == "R"]
             fused = trial.fuse(*r_loops) if len(r_loops) > 1 else r_loops[0]
             factors = trial.sample_perfect_tile(fused, n=2, max_innermost_factor=self.max_innermost_factor or 64)
-            outer, inner = trial.split(fused, factors=factors)
-            trial.rfactor(outer, factor_axis=0)
+            _, inner = trial.split(fused, factors=factors)
+            # partial results indexed last by the inner part, so the partial-sum loop vectorises
+            trial.rfactor(inner, factor_axis=facts.kinds.count("S"))
         except ScheduleError:
             return [sch]
         return [sch, trial]

@@ -1,14 +1,23 @@
 """``AutoInline``: inline spatial blocks into their consumers (and, with ``into_producer``,
-elementwise output blocks into their producer) whenever that is legal."""
+elementwise output blocks into their producer) whenever that is legal.  Blocks with an
+``if_then_else`` (padding) or a call to an op in ``disallow_op`` are kept (their results
+are computed once and placed by RandomComputeLocation instead)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ember.tir import IfThenElse, post_order_visit
+from ember.tir import Call, IfThenElse, post_order_visit
 from ember.tir.schedule import BlockRV, Schedule, ScheduleError
 
 from ..block_facts import block_facts
+
+
+def _calls(block, names) -> bool:
+    found = []
+    post_order_visit(block.body, lambda n: found.append(n) if isinstance(n, Call)
+                     and getattr(n.op, "name", None) in names else None)
+    return bool(found)
 
 
 def _has_if(block) -> bool:
@@ -38,7 +47,9 @@ class AutoInline:
 
     def apply(self, sch: Schedule, block: BlockRV) -> list[Schedule]:
         facts = block_facts(sch, block)
-        if not facts.spatial or (self.disallow_if_then_else and _has_if(sch.get(block))):
+        node = sch.get(block)
+        if not facts.spatial or (self.disallow_if_then_else and _has_if(node)) or \
+                (self.disallow_op and _calls(node, set(self.disallow_op))):
             return [sch]
         if self.into_consumer and not facts.is_output:
             try:

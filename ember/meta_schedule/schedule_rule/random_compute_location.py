@@ -1,5 +1,6 @@
 """``RandomComputeLocation``: moves a block that is not an output, not inlined and not
-tiled under a sampled loop of its consumer (``sample_compute_location`` + ``compute_at``)."""
+tiled under a sampled loop of its consumers (``sample_compute_location`` + ``compute_at``;
+with several consumers only loops above all of them are legal, which compute_at checks)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ class RandomComputeLocation:
         facts = block_facts(sch, block)
         if facts.is_output or not facts.one_to_one or sch.get(block).annotations:
             return [sch]
-        if len(sch.get_consumers(block)) != 1:
+        if not sch.get_consumers(block):
             return [sch]
         trial = sch.copy()
         try:
