@@ -57,6 +57,25 @@ def _body(schema, node: onnx.NodeProto, opset: int, input_types) -> onnx.Functio
     return None
 
 
+def _rename_outer_refs(graph: onnx.GraphProto, names: dict[str, str]) -> None:
+    """Rename, in a subgraph of the body, the references to values of the enclosing body."""
+    local = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    for node in graph.node:
+        for i, name in enumerate(node.input):
+            if name and name not in local and name in names:
+                node.input[i] = names[name]
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _rename_outer_refs(attr.g, {k: v for k, v in names.items() if k not in local})
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for g in attr.graphs:
+                    _rename_outer_refs(g, {k: v for k, v in names.items() if k not in local})
+        local.update(node.output)
+    for out in graph.output:
+        if out.name not in local and out.name in names:
+            out.name = names[out.name]
+
+
 def expand_node(schema, node: onnx.NodeProto, opset: int, input_types):
     """``(body nodes, {domain: opset})`` replacing ``node``, or ``None`` if not expandable."""
     fn = _body(schema, node, opset, input_types)
@@ -99,6 +118,12 @@ def expand_node(schema, node: onnx.NodeProto, opset: int, input_types):
                 resolved = onnx.AttributeProto()
                 resolved.CopyFrom(source)
                 resolved.name = attr.name
+                new.attribute.append(resolved)
+            elif attr.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
+                resolved = onnx.AttributeProto()
+                resolved.CopyFrom(attr)
+                for graph in ([resolved.g] if attr.type == onnx.AttributeProto.GRAPH else resolved.graphs):
+                    _rename_outer_refs(graph, names)
                 new.attribute.append(resolved)
             else:
                 new.attribute.append(attr)

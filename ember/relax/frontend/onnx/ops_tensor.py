@@ -168,6 +168,8 @@ def unsqueeze(ctx, node, inputs, attrs):
         return ShapeExpr([x.value])
     out_ndim = ndim_of(x) + len(axes)
     axes = sorted(norm_axes(axes, out_ndim))
+    if shape_of(x) is None:
+        return R.expand_dims(x, axes)
     dims = list(shape_of(x))
     for a in axes:
         dims.insert(a, 1)

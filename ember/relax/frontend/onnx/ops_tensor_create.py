@@ -45,7 +45,8 @@ def _pad_te(x, pads, mode, value):
                 c = tir.all(j >= 0, j < x.shape[a])
                 cond = c if cond is None else tir.all(cond, c)
                 src.append(tir.max(tir.min(j, x.shape[a] - 1), 0))
-            return tir.Select(cond, x(*src), tir.const(value, x.dtype)) if cond is not None else x(*src)
+            fill = value(*([0] * len(value.shape))) if hasattr(value, "shape") else tir.const(value, x.dtype)
+            return tir.Select(cond, x(*src), fill) if cond is not None else x(*src)
         return x(*[_index_map(mode, i, pads[a], x.shape[a]) for a, i in enumerate(idx)])
 
     return te.compute(out_shape, body, name="T_pad")
@@ -65,8 +66,9 @@ def pad(ctx, node, inputs, attrs):
         if len(inputs) > 2 and inputs[2] is not None:
             v = ctx.const_value(inputs[2])
             if v is None:
-                raise ctx.error("Pad's constant_value must be known at import time")
-            value = np.asarray(v).reshape(-1)[0].item() if np.asarray(v).size else 0
+                value = inputs[2]  # a run-time scalar, read by the kernel
+            else:
+                value = np.asarray(v).reshape(-1)[0].item() if np.asarray(v).size else 0
         if len(inputs) > 3 and inputs[3] is not None:
             axes = norm_axes(known_ints(ctx, inputs[3], "Pad's axes"), ndim)
             full = [0] * (2 * ndim)
@@ -87,6 +89,11 @@ def pad(ctx, node, inputs, attrs):
         pads = [max(p, 0) for p in pads]
     if not any(pads):
         return x
+    if not isinstance(value, int | float | bool):
+        if mode != "constant" or not any(pads):
+            return x if not any(pads) else ctx.bb.call_te(
+                lambda t: _pad_te(t, pads, mode, 0), x, primfunc_name_hint=f"pad_{mode}")
+        return ctx.bb.call_te(lambda t, v: _pad_te(t, pads, mode, v), x, value, primfunc_name_hint="pad")
     if not (dtype_of(x) or "").startswith(("float", "bfloat")):
         value = int(value)
     if mode == "constant":
