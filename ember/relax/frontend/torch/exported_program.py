@@ -169,9 +169,11 @@ def _upper_bounds(ep, symbols: dict) -> dict:
         name = str(sym)
         if name not in symbols:
             continue
+        if not getattr(vr.upper, "is_finite", True) or str(vr.upper) in ("oo", "int_oo"):
+            continue
         try:
             upper = int(vr.upper)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, AttributeError):
             continue
         if upper < 2**62:
             bounds[name] = upper

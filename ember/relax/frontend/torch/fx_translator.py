@@ -24,8 +24,8 @@ def from_fx(graph_module, input_info, keep_params_as_input: bool = False, unwrap
 
     if not isinstance(graph_module, torch.nn.Module):
         raise TypeError(f"from_fx: graph_module must be a torch.fx.GraphModule, got {type(graph_module).__name__}")
-    if not isinstance(input_info, list | tuple) or not all(isinstance(i, list | tuple) and len(i) == 2
-                                                           for i in input_info):
+    if not isinstance(input_info, list | tuple) or not all(
+            isinstance(i, list | tuple) and len(i) == 2 and isinstance(i[0], list | tuple) for i in input_info):
         raise TypeError("from_fx: input_info must be a list of (shape, dtype) pairs, "
                         f"got {input_info!r}")
     args, dynamic = [], []

@@ -49,7 +49,9 @@ def _sym_binary(fn):
     return convert
 
 
-for _name, _fn in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+for _name, _fn in (("ge", operator.ge), ("gt", operator.gt), ("le", operator.le), ("lt", operator.lt),
+                   ("eq", operator.eq), ("ne", operator.ne), ("and_", operator.and_), ("or_", operator.or_),
+                   ("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
                    ("floordiv", operator.floordiv), ("mod", operator.mod)):
     converter(f"_operator.{_name}", f"torch.sym_{_name}")(_sym_binary(_fn))
 
