@@ -8,6 +8,7 @@ from .expr import (
     FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, Not, Or, PointerType, PrimExpr, Ramp,
     Range, Select, SizeVar, StringImm, Sub, Var, as_expr, binary, const, convert, promote,
 )
+from .serialization import load_json, save_json
 from .global_info import DummyGlobalInfo, GlobalInfo, VDevice
 from .module import BaseFunc, GlobalVar, IRModule
 from .node import Node, fields_of, node, replace
