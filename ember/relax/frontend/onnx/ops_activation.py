@@ -165,6 +165,18 @@ def _hardmax(ctx, x, axis):
     return R.astype(R.equal(positions, idx), dtype_of(x))
 
 
-converter("Softmax", since=1)(_coerced(lambda ctx, x, axis: R.nn.softmax(x, axis)))
-converter("LogSoftmax", since=1)(_coerced(lambda ctx, x, axis: R.nn.log_softmax(x, axis)))
+def _wide(fn):
+    """Half-precision inputs are normalised in float32 and cast back."""
+
+    def compute(ctx, x, axis):
+        dtype = dtype_of(x)
+        if dtype in ("float16", "bfloat16"):
+            return R.astype(ctx.emit(fn(ctx.emit(R.astype(x, "float32")), axis)), dtype)
+        return fn(x, axis)
+
+    return compute
+
+
+converter("Softmax", since=1)(_coerced(_wide(R.nn.softmax)))
+converter("LogSoftmax", since=1)(_coerced(_wide(R.nn.log_softmax)))
 converter("Hardmax", since=1)(_coerced(_hardmax))

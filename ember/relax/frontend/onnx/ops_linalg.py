@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 from ... import op as R
+from .common import dtype_of
 from .ops_elementwise import scalar
 from .registry import converter
 
 
+HALF = ("float16", "bfloat16")
+
+
+def _widened(ctx, fn, *args):
+    """``fn(*args)`` computed in float32 when the operands are half precision (float32
+    accumulation, as ONNX Runtime does), cast back to the operand dtype."""
+    dtype = dtype_of(args[0])
+    if dtype not in HALF:
+        return fn(*args)
+    wide = [ctx.emit(R.astype(a, "float32")) if a is not None else None for a in args]
+    return R.astype(ctx.emit(fn(*wide)), dtype)
+
+
 @converter("MatMul", since=1)
 def matmul(ctx, node, inputs, attrs):
-    return R.matmul(inputs[0], inputs[1])
+    return _widened(ctx, R.matmul, inputs[0], inputs[1])
 
 
 @converter("Gemm", since=1)
