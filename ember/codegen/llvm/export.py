@@ -34,6 +34,13 @@ def export_library(module, file_name: str, cc: str | None = None, options: tuple
     from .jit import compile_object
 
     ext = file_name.rsplit(".", 1)[-1]
+    if ext == "tar":  # the object code and a manifest; runtime.load_module links it
+        from ember.runtime.export.library import write_objects_tar
+
+        with tempfile.TemporaryDirectory() as tmp:
+            export_library(module, os.path.join(tmp, "kernels.o"))
+            write_objects_tar(file_name, [os.path.join(tmp, "kernels.o"), *options])
+        return
     if ext in ("ll", "s"):
         module.save(file_name, ext)
         return

@@ -24,7 +24,7 @@ from ..vm.serialize import PROGRAM_SYMBOL, encode_program
 from . import aot_c
 from .seal import seal
 
-__all__ = ["export_executable", "load_tar", "constant_offsets"]
+__all__ = ["export_executable", "load_tar", "constant_offsets", "write_objects_tar"]
 
 _log = logging.getLogger("ember.export")
 _MANIFEST = "ember_manifest.json"
@@ -115,18 +115,24 @@ def _write_tar(exe: Executable, path: str, objects: list[str], tmp: str) -> None
         kernels = os.path.join(tmp, "kernels.o")
         exe.kernels.export_library(kernels)
         objects = [kernels, *objects]
+    write_objects_tar(path, objects)
+
+
+def write_objects_tar(path: str, objects: list[str]) -> None:
+    """A ``.tar`` of object files plus the manifest ``load_tar`` links them with."""
     libs = ["-lm"]
     for obj in objects:
         with open(obj, "rb") as f:
             if b"GOMP_" in f.read():
                 libs.append("-lgomp")
                 break
-    manifest = os.path.join(tmp, _MANIFEST)
-    with open(manifest, "w") as f:
-        json.dump({"objects": [os.path.basename(o) for o in objects], "libs": libs}, f)
-    with tarfile.open(path, "w") as tar:
-        for name in [manifest, *objects]:
-            tar.add(name, arcname=os.path.basename(name))
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = os.path.join(tmp, _MANIFEST)
+        with open(manifest, "w") as f:
+            json.dump({"objects": [os.path.basename(o) for o in objects], "libs": libs}, f)
+        with tarfile.open(path, "w") as tar:
+            for name in [manifest, *objects]:
+                tar.add(name, arcname=os.path.basename(name))
 
 
 def load_tar(path: str, cc: str | None = None) -> str:
