@@ -20,6 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 
+STARTUP_TIMEOUT_SEC = 300.0
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What one call gave: ``value`` when ``error`` is None."""
@@ -52,6 +55,9 @@ def serve() -> None:
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     inp = sys.stdin.buffer
+    import ember.meta_schedule  # noqa: F401 - imported before "ready", so no call's time limit pays for it
+
+    _send(out, ("ready", None))
     while True:
         try:
             fn, args = _recv(inp)
@@ -72,6 +78,11 @@ class _Worker:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        # time limits count from "ready": a busy machine may take many seconds to start Python
+        ready, _, _ = select.select([self.proc.stdout], [], [], STARTUP_TIMEOUT_SEC)
+        if not ready or _recv(self.proc.stdout)[0] != "ready":
+            self.kill()
+            raise RuntimeError(f"a worker process did not start within {STARTUP_TIMEOUT_SEC} s")
         if initializer is not None:
             self.call(initializer, (), None)
 
