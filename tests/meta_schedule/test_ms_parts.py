@@ -10,7 +10,6 @@ from ms_kernels import TARGET, matmul_64
 from ember import meta_schedule as ms
 from ember.meta_schedule.cost_model.feature_extractor import N_FEATURES, block_features
 from ember.meta_schedule.runner import RunnerResult
-from ember.meta_schedule.search_strategy import replay
 from ember.meta_schedule.utils import parse_time
 from ember.meta_schedule.worker_pool import WorkerPool
 

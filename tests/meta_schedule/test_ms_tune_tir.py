@@ -21,7 +21,7 @@ def test_tune_tir_random_then_xgb_resumes_then_compile_tir(tmp_path):
     target = Target(TARGET)
     _tune(tmp_path, 3, ms.RandomModel())
     lines = (tmp_path / "database_tuning_record.json").read_text().splitlines()
-    index, (trace, run_secs, target_str, args) = json.loads(lines[0])[0], json.loads(lines[0])[1][:4]
+    index, (_trace, run_secs, target_str, args) = json.loads(lines[0])[0], json.loads(lines[0])[1][:4]
     assert index == 0 and isinstance(run_secs, list) and target_str.startswith("llvm")
     assert args[0] == ["TENSOR", "float32", [64, 64]]
     shash, text = json.loads((tmp_path / "database_workload.json").read_text().splitlines()[0])

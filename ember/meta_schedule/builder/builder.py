@@ -42,7 +42,6 @@ def build_to_file(mod: IRModule, target: str, out_dir: str) -> str:
 
 def build_to_bytes(mod: IRModule, target: str) -> bytes:
     """The shared library's bytes (for builders on other machines, e.g. Ray workers)."""
-    import os
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -77,7 +77,7 @@ def _access_rows(block: Block, realize: BlockRealize, loops: list) -> list:
         shape = [int(d.value) if isinstance(d, IntImm) else 1 for d in acc.buffer.shape]
         strides = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
 
-        def loop_coef(loop):
+        def loop_coef(loop, acc=acc, strides=strides):
             total = 0.0
             for index, stride in zip(acc.indices, strides):
                 for iv, value in binding.items():

@@ -50,7 +50,7 @@ def _spatial_for_all(loop: For) -> bool:
             for iv, value in zip(n.block.iter_vars, n.iter_values):
                 if iv.iter_type != IterVarType.DataPar:
                     used = []
-                    post_order_visit(value, lambda v: used.append(v) if v is loop.loop_var else None)
+                    post_order_visit(value, lambda v, used=used: used.append(v) if v is loop.loop_var else None)
                     if used:
                         ok[0] = False
 
@@ -91,7 +91,7 @@ class RewriteParallelVectorizeUnroll:
         out = []
         for nest in _root_nests(prim_func_of(sch.mod)[1]):
             names = []
-            post_order_visit(nest, lambda n: names.append(n.name_hint) if isinstance(n, Block) else None)
+            post_order_visit(nest, lambda n, names=names: names.append(n.name_hint) if isinstance(n, Block) else None)
             if names:
                 out.append(names[0])
         return out

@@ -41,7 +41,7 @@ class RewriteReductionBlock:
             reduce_vars = set()
             for iv, value in zip(realize.block.iter_vars, realize.iter_values):
                 if iv.iter_type == IterVarType.CommReduce:
-                    post_order_visit(value, lambda n: reduce_vars.add(n) if isinstance(n, Var) else None)
+                    post_order_visit(value, lambda n, found=reduce_vars: found.add(n) if isinstance(n, Var) else None)
             for loop in sch.get_loops(block):
                 if sch.get(loop).loop_var in reduce_vars:
                     try:
