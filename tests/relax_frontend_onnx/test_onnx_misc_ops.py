@@ -75,3 +75,28 @@ def test_det_too_large_is_refused():
     model = make_model([helper.make_node("Det", ["x"], ["y"])], [("x", F, [5, 5])], [("y", F, [])])
     with pytest.raises(ONNXImportError, match="up to 4x4"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("mode,indices", [("linear", [1, 2]), ("circular", [3, 0])])
+def test_tensor_scatter_kv_cache_write(mode, indices):
+    from onnx.reference import ReferenceEvaluator
+
+    model = make_model([helper.make_node("TensorScatter", ["cache", "upd", "idx"], ["out"], mode=mode)],
+                       [("cache", F, [2, 3, 5, 4]), ("upd", F, [2, 3, 2, 4]), ("idx", I64, [2])],
+                       [("out", F, [2, 3, 5, 4])], opset=24)
+    rng = np.random.default_rng(4)
+    feeds = {"cache": rng.standard_normal((2, 3, 5, 4)).astype("float32"),
+             "upd": rng.standard_normal((2, 3, 2, 4)).astype("float32"), "idx": np.array(indices, "int64")}
+    np.testing.assert_array_equal(run_ember(model, feeds)[0], ReferenceEvaluator(model).run(None, feeds)[0])
+
+
+def test_max_unpool_inverts_max_pool():
+    from onnx_helpers import run_ort
+
+    pool = make_model([helper.make_node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2, 2], strides=[2, 2])],
+                      [("x", F, [2, 3, 4, 6])], [("p", F, [2, 3, 2, 3]), ("i", I64, [2, 3, 2, 3])])
+    x = np.random.default_rng(5).standard_normal((2, 3, 4, 6)).astype("float32")
+    p, i = run_ort(pool, {"x": x})
+    unpool = make_model([helper.make_node("MaxUnpool", ["p", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+                        [("p", F, [2, 3, 2, 3]), ("i", I64, [2, 3, 2, 3])], [("y", F, [2, 3, 4, 6])])
+    check_against_ort(unpool, {"p": p, "i": i})

@@ -1,11 +1,16 @@
-"""ONNX ops composed from existing Relax ops: ReverseSequence, CumSum, CumProd, Compress, Det.
+"""ONNX ops composed from existing Relax ops: ReverseSequence, CumSum, CumProd, Compress, Det,
+TensorScatter, MaxUnpool.
 
 - ReverseSequence gathers along the time axis with indices ``len-1-t`` inside each row's
   length (``t`` past it), so sequence lengths may be run-time values.
 - CumSum/CumProd: ``relax.cumsum/cumprod``; ``reverse`` flips around them.  A run-time
   axis scans along every axis and selects the requested result.
 - Compress: the condition must be known at import (the output length depends on it).
-- Det: cofactor expansion over static matrices up to 4x4 (batched over leading dims).
+- Det: the Leibniz sum over static matrices up to 4x4 (batched over leading dims).
+- TensorScatter (a KV-cache write): each cache position reads the update row it falls on
+  (``pos - write_index``, modulo the cache length for ``circular``) or keeps its value.
+- MaxUnpool: scatters into a zero tensor at the flat indices MaxPool gave (over the whole
+  N x C x spatial tensor); ``output_shape``, when given, must be known at import.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 from ember.relax import op as R
 
 from ...expr import ShapeExpr, const
-from .common import ONNXImportError, norm_axis, shape_of, static_shape
+from .common import ONNXImportError, dtype_of, norm_axis, shape_of, static_shape
 from .registry import converter
 
 __all__ = ["reverse_sequence"]
@@ -133,3 +138,66 @@ def det(ctx, node, inputs, attrs):
             total = ctx.emit((R.subtract if inversions % 2 else R.add)(total, term))
     return total
 
+
+
+@converter("TensorScatter", since=24)
+def tensor_scatter(ctx, node, inputs, attrs):
+    cache, update = inputs[0], inputs[1]
+    write = inputs[2] if len(inputs) > 2 else None
+    cdims, udims = shape_of(cache), shape_of(update)
+    rank = len(cdims)
+    axis = norm_axis(int(attrs.get("axis", -2)), rank)
+    if axis == 0:
+        raise ONNXImportError(f"TensorScatter {node.name!r}: axis 0 is the batch axis")
+    length, count = cdims[axis], udims[axis]
+    if not isinstance(length, int) or not isinstance(count, int):
+        raise ONNXImportError(f"TensorScatter {node.name!r}: the cache and update lengths must be static")
+    mode = attrs.get("mode", "linear")
+    pos_shape = [1] * rank
+    pos_shape[axis] = length
+    pos = ctx.emit(R.reshape(ctx.emit(R.arange(0, length, 1, "int64")), ShapeExpr(pos_shape)))
+    if write is not None:
+        w_shape = [cdims[0]] + [1] * (rank - 1)
+        offset = ctx.emit(R.subtract(pos, ctx.emit(R.reshape(ctx.emit(R.astype(write, "int64")),
+                                                              ShapeExpr(w_shape)))))
+    else:
+        offset = pos
+    if mode == "circular":
+        offset = ctx.emit(R.floor_mod(offset, const(np.array(length, "int64"))))
+    elif mode != "linear":
+        raise ONNXImportError(f"TensorScatter {node.name!r}: mode must be linear or circular, got {mode!r}")
+    valid = ctx.emit(R.logical_and(ctx.emit(R.greater_equal(offset, const(np.array(0, "int64")))),
+                                   ctx.emit(R.less(offset, const(np.array(count, "int64"))))))
+    index = ctx.emit(R.clip(offset, 0, max(count - 1, 0)))
+    full = list(cdims)
+    index = ctx.emit(R.broadcast_to(index, ShapeExpr(full)))
+    valid = ctx.emit(R.broadcast_to(valid, ShapeExpr(full)))
+    picked = ctx.emit(R.gather_elements(update, index, axis=axis))
+    return ctx.emit(R.where(valid, picked, cache))
+
+
+@converter("MaxUnpool", since=9)
+def max_unpool(ctx, node, inputs, attrs):
+    x, indices = inputs[0], inputs[1]
+    shape_in = inputs[2] if len(inputs) > 2 else None
+    dims = static_shape(x)
+    if dims is None:
+        raise ONNXImportError(f"MaxUnpool {node.name!r}: X needs a static shape, got {shape_of(x)}")
+    kernel = [int(k) for k in attrs["kernel_shape"]]
+    r = len(kernel)
+    strides = [int(v) for v in attrs.get("strides", [1] * r)]
+    pads = [int(v) for v in attrs.get("pads", [0] * (2 * r))]
+    if shape_in is not None:
+        value = ctx.const_value(shape_in)
+        if value is None:
+            raise ONNXImportError(f"MaxUnpool {node.name!r}: output_shape must be known at import")
+        out = [int(v) for v in np.asarray(value).reshape(-1)]
+    else:
+        out = list(dims[:2]) + [(dims[2 + i] - 1) * strides[i] - pads[i] - pads[r + i] + kernel[i]
+                                for i in range(r)]
+    total = int(np.prod(out))
+    flat_x = ctx.emit(R.reshape(x, ShapeExpr([-1])))
+    flat_i = ctx.emit(R.reshape(ctx.emit(R.astype(indices, "int64")), ShapeExpr([-1])))
+    zeros = ctx.emit(R.zeros(ShapeExpr([total]), dtype_of(x)))
+    scattered = ctx.emit(R.scatter_elements(zeros, flat_i, flat_x, axis=0))
+    return ctx.emit(R.reshape(scattered, ShapeExpr(out)))
