@@ -192,3 +192,14 @@ def test_resnet50_compile_run_matches_onnxruntime(tmp_path, capsys, monkeypatch)
     capsys.readouterr()
     assert main(["compile", model, "-o", str(tmp_path / "again.so")]) == 0
     assert "from the compile cache" in capsys.readouterr().out
+    if shutil.which("cc") is not None:  # the same library from C, through the native entry point
+        from ember.runtime.c_api import build_runtime
+
+        runtime = build_runtime()
+        subprocess.run(["cc", str(ROOT / "examples" / "deploy_c" / "main.c"), "-I", runtime.include_dir, "-o",
+                        str(tmp_path / "deploy_c"), *runtime.link_flags], check=True)
+        x.tofile(tmp_path / "x.bin")
+        subprocess.run([str(tmp_path / "deploy_c"), so, str(tmp_path / "x.bin"), str(tmp_path / "c_out")], check=True,
+                       timeout=600)
+        np.testing.assert_allclose(np.fromfile(tmp_path / "c_out0.bin", "float32").reshape(1, 1000), expected,
+                                   rtol=1e-3, atol=1e-5)
