@@ -67,3 +67,9 @@ def cpu_count(num_threads="physical") -> int:
     if isinstance(num_threads, int):
         return max(1, num_threads)
     return max(1, os.cpu_count() or 1)
+
+
+def derived_object(cls):
+    """TVM's decorator for Python subclasses of MetaSchedule interfaces; a no-op in ember
+    (its interfaces are plain Python protocols)."""
+    return cls

@@ -40,9 +40,7 @@ class PyScheduleRule:
         return f"{type(self).__name__}()"
 
 
-def derived_object(cls):
-    """TVM's decorator for Python subclasses of MetaSchedule interfaces; a no-op in ember."""
-    return cls
+from ..utils import derived_object  # noqa: E402,F401 - TVM also offers it here
 
 
 def num_cores(target) -> int:
