@@ -100,3 +100,18 @@ def test_max_unpool_inverts_max_pool():
     unpool = make_model([helper.make_node("MaxUnpool", ["p", "i"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
                         [("p", F, [2, 3, 2, 3]), ("i", I64, [2, 3, 2, 3])], [("y", F, [2, 3, 4, 6])])
     check_against_ort(unpool, {"p": p, "i": i})
+
+
+def test_deform_conv_with_bias_and_mask():
+    from onnx.reference import ReferenceEvaluator
+
+    node = helper.make_node("DeformConv", ["x", "w", "off", "b", "mask"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])
+    model = make_model([node], [("x", F, [1, 2, 4, 4]), ("w", F, [3, 2, 2, 2]), ("off", F, [1, 8, 5, 5]),
+                                ("b", F, [3]), ("mask", F, [1, 4, 5, 5])], [("y", F, [1, 3, 5, 5])], opset=22)
+    rng = np.random.default_rng(6)
+    feeds = {"x": rng.standard_normal((1, 2, 4, 4)), "w": rng.standard_normal((3, 2, 2, 2)),
+             "off": rng.standard_normal((1, 8, 5, 5)), "b": rng.standard_normal(3),
+             "mask": rng.uniform(0, 1, (1, 4, 5, 5))}
+    feeds = {k: v.astype("float32") for k, v in feeds.items()}
+    np.testing.assert_allclose(run_ember(model, feeds)[0], ReferenceEvaluator(model).run(None, feeds)[0],
+                               rtol=1e-4, atol=1e-4)

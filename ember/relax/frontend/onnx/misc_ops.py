@@ -1,5 +1,5 @@
 """ONNX ops composed from existing Relax ops: ReverseSequence, CumSum, CumProd, Compress, Det,
-TensorScatter, MaxUnpool.
+TensorScatter, MaxUnpool, and DeformConv (one ``topi.nn.deformable_conv2d_nchw`` kernel).
 
 - ReverseSequence gathers along the time axis with indices ``len-1-t`` inside each row's
   length (``t`` past it), so sequence lengths may be run-time values.
@@ -19,6 +19,7 @@ import itertools
 
 import numpy as np
 
+from ember import topi
 from ember.relax import op as R
 
 from ...expr import ShapeExpr, const
@@ -201,3 +202,19 @@ def max_unpool(ctx, node, inputs, attrs):
     zeros = ctx.emit(R.zeros(ShapeExpr([total]), dtype_of(x)))
     scattered = ctx.emit(R.scatter_elements(zeros, flat_i, flat_x, axis=0))
     return ctx.emit(R.reshape(scattered, ShapeExpr(out)))
+
+
+@converter("DeformConv", since=19)
+def deform_conv(ctx, node, inputs, attrs):
+    inputs = list(inputs) + [None] * (5 - len(inputs))
+    x, w, offset, bias, mask = inputs
+    if x.struct_info.ndim != 4:
+        raise ONNXImportError(f"DeformConv {node.name!r}: only 2-D (NCHW) inputs are supported, got rank "
+                              f"{x.struct_info.ndim}")
+    pads = [int(p) for p in attrs.get("pads", [0, 0, 0, 0])]
+    y = ctx.bb.emit_te(topi.nn.deformable_conv2d_nchw, x, offset, w, attrs.get("strides", [1, 1]), pads[:2],
+                       attrs.get("dilations", [1, 1]), int(attrs.get("offset_group", 1)),
+                       int(attrs.get("group", 1)), None, mask)
+    if bias is not None:
+        y = ctx.emit(R.add(y, ctx.emit(R.reshape(bias, ShapeExpr([1, -1, 1, 1])))))
+    return y
