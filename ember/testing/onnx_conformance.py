@@ -130,6 +130,20 @@ def _to_numpy(value):
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 
 
+def _as_array(value):
+    """A case value as numpy: TensorProtos (dtypes numpy lacks: bfloat16, float8, int4)
+    through the importer's decoder; sequences element by element."""
+    import onnx
+
+    if isinstance(value, onnx.TensorProto):
+        from ember.relax.frontend.onnx.common import tensor_to_numpy
+
+        return tensor_to_numpy(value)
+    if isinstance(value, list):
+        return [_as_array(v) for v in value]
+    return value
+
+
 def _compare(got, expected, rtol: float, atol: float, index: int) -> None:
     if isinstance(expected, list):
         if not isinstance(got, list) or len(got) != len(expected):
@@ -167,15 +181,15 @@ def run_case(case) -> None:
     initializers = {t.name for t in case.model.graph.initializer}
     names = [v.name for v in case.model.graph.input if v.name not in initializers]
     for inputs, outputs in case.data_sets:
+        arrays = [_as_array(x) for x, _ in zip(inputs, names, strict=False)]
         args = [ember.nd.array(np.ascontiguousarray(x).reshape(np.shape(x)))  # keeps 0-d inputs 0-d
-                for x, _ in zip(inputs, names, strict=False)]
+                for x in arrays]
         out = vm["main"](*args)
         got = list(out) if isinstance(out, tuple | list) and len(outputs) > 1 else [out]
         if len(got) != len(outputs):
             raise AssertionError(f"{len(got)} outputs, expected {len(outputs)}")
         for i, (g, e) in enumerate(zip(got, outputs, strict=True)):
-            _compare(_to_numpy(g), _to_numpy(e) if not isinstance(e, np.ndarray) else e,
-                     case.rtol, case.atol, i)
+            _compare(_to_numpy(g), _as_array(e), case.rtol, case.atol, i)
 
 
 def _classify(err: BaseException) -> str:
