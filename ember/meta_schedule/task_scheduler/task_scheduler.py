@@ -81,7 +81,8 @@ class TaskScheduler:
                 task.seed_trace = default_schedule_trace(ctx.mod, ctx.target)
             self._resume(task)
             if progress:
-                task.bar = _bar(ctx.task_name, max_trials_per_task, n)
+                # under a time budget the trial count is not the limit: the bar counts without a total
+                task.bar = _bar(ctx.task_name, None if max_time is not None else max_trials_per_task, n)
         total = sum(t.trials for t in self.tasks)
         while total < max_trials_global:
             if max_time is not None and time.time() - self.start >= max_time:
