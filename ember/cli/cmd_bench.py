@@ -46,11 +46,24 @@ def _openvino(model_path: str, feeds: dict, threads: int):
 
 
 def _torch(model_path: str, feeds: dict, threads: int):
-    raise UsageError("--compare torch: ember bench takes ONNX models, which PyTorch cannot run; compare PyTorch "
-                     "models with examples/import_pytorch.py")
+    """PyTorch eager on the ONNX model converted by onnx2torch (an optional package)."""
+    import torch
+    from onnx2torch import convert
+
+    torch.set_num_threads(threads)
+    module = convert(model_path).eval()
+    inputs = [torch.from_numpy(v) for v in feeds.values()]
+
+    def run():
+        with torch.no_grad():
+            out = module(*inputs)
+        return [o.numpy() for o in (out if isinstance(out, tuple | list) else [out])]
+
+    return run
 
 
-RUNTIMES = {"ort": ("ONNX Runtime", _ort), "openvino": ("OpenVINO", _openvino), "torch": ("PyTorch", _torch)}
+RUNTIMES = {"ort": ("ONNX Runtime", _ort), "openvino": ("OpenVINO", _openvino),
+            "torch": ("PyTorch (onnx2torch)", _torch)}
 
 
 def run(args, progress) -> int:
@@ -77,7 +90,8 @@ def run(args, progress) -> int:
             try:
                 fn = make(args.model, feeds, args.threads)
             except ImportError:
-                progress.note(f"  {label} is not installed; skipped")
+                progress.note(f"  {label} is not installed; skipped"
+                              + (" (pip install onnx2torch torchvision)" if name == "torch" else ""))
                 continue
             outs = fn()
             diff = max(float(np.max(np.abs(np.asarray(o, "float64") - r))) if r.size else 0.0
