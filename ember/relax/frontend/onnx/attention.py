@@ -155,7 +155,9 @@ def attention(ctx, node, inputs, attrs):
     if attrs.get("softmax_precision"):
         precision = onnx_dtype(int(attrs["softmax_precision"]))
     logits = biased if precision == dtype else ctx.emit(R.astype(biased, precision))
-    if bias is None:
+    # only masks, valid lengths and windows can mask a whole row (causal keeps key 0)
+    can_mask_rows = mask is not None or valid is not None or left >= 0 or right >= 0
+    if not can_mask_rows:
         probs = ctx.emit(R.nn.softmax(logits, axis=-1))
     else:
         probs = _safe_softmax(ctx, logits, precision)
