@@ -89,7 +89,9 @@ def conv_transpose(ctx, node, inputs, attrs):
         pads_b, pads_e = [], []
         for i in range(k):
             total = strides[i] * (in_dims[i] - 1) + out_pad[i] + ((kernel[i] - 1) * dilations[i] + 1) - target[i]
-            total = max(total, 0)
+            if total < 0:  # the target is larger than the natural output: pad at the end
+                out_pad[i] += -total
+                total = 0
             if auto == "SAME_LOWER":
                 pads_b.append(total - total // 2)
                 pads_e.append(total // 2)
@@ -102,16 +104,52 @@ def conv_transpose(ctx, node, inputs, attrs):
     else:
         pads = list(attrs.get("pads", [0] * (2 * k)))
     group = attrs.get("group", 1)
+    if any(d != 1 for d in dilations):  # a dilated kernel is the kernel with zeros between taps
+        w = ctx.bb.call_te(lambda t: _dilate(t, dilations), w, primfunc_name_hint="dilate_kernel")
+        w = ctx.emit(w)
+        kernel = [(kk - 1) * d + 1 for kk, d in zip(kernel, dilations, strict=True)]
+        dilations = [1] * k
     if k == 1:
         x = ctx.emit(R.expand_dims(x, 2))
         w = ctx.emit(R.expand_dims(w, 2))
         strides, dilations, out_pad = [1] + strides, [1] + dilations, [0] + out_pad
         pads = [0, pads[0], 0, pads[1]]
-    out = R.nn.conv2d_transpose(x, w, strides=strides, padding=pads, output_padding=out_pad,
-                                dilation=dilations, groups=group)
+    if group == 1:
+        out = R.nn.conv2d_transpose(x, w, strides=strides, padding=pads, output_padding=out_pad,
+                                    dilation=dilations)
+    else:  # one transposed convolution per group, concatenated on channels
+        cin = shape_of(x)[1]
+        parts = []
+        for g in range(group):
+            lo, hi = g * cin // group, (g + 1) * cin // group
+            xg = ctx.emit(R.strided_slice(x, [1], [lo], [hi]))
+            wg = ctx.emit(R.strided_slice(w, [0], [lo], [hi]))
+            parts.append(ctx.emit(R.nn.conv2d_transpose(xg, wg, strides=strides, padding=pads,
+                                                        output_padding=out_pad, dilation=dilations)))
+        out = R.concat(parts, 1)
     if k == 1:
         out = R.squeeze(ctx.emit(out), [2])
     return _bias(ctx, out, bias, k)
+
+
+def _dilate(w, dilations):
+    from ember import te, tir
+
+    k = len(dilations)
+    lead = len(w.shape) - k
+    shape = list(w.shape[:lead]) + [(w.shape[lead + i] - 1) * d + 1 for i, d in enumerate(dilations)]
+
+    def body(*idx):
+        cond = None
+        src = list(idx[:lead])
+        for i, d in enumerate(dilations):
+            j = idx[lead + i]
+            c = tir.floormod(j, d) == 0
+            cond = c if cond is None else tir.all(cond, c)
+            src.append(tir.floordiv(j, d))
+        return tir.Select(cond, w(*src), tir.const(0, w.dtype))
+
+    return te.compute(shape, body, name="T_dilate")
 
 
 def _pool_args(ctx, x, attrs):

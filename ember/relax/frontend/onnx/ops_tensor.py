@@ -130,7 +130,8 @@ def reshape(ctx, node, inputs, attrs):
 def flatten(ctx, node, inputs, attrs):
     x = inputs[0]
     dims = shape_of(x)
-    axis = norm_axis(attrs.get("axis", 1), len(dims) + 1)
+    axis = attrs.get("axis", 1)
+    axis = axis + len(dims) if axis < 0 else axis
     outer, inner = 1, 1
     for d in dims[:axis]:
         outer = outer * d
