@@ -3,8 +3,8 @@
 Each step the scheduler picks a task (``next_task_id``, the policy of a subclass), asks
 its search strategy for a batch, builds it, checks and times it, commits every result to
 the database (failures included, with their error), updates the cost model and tells
-the strategy.  It stops when the global trial budget, ``max_time`` or every task's
-space is used up.  The first batch of a task also measures its default-schedule seed."""
+the strategy.  It stops when the global trial budget, ``max_time`` (after every task's
+first batch) or every task's space is used up.  The first batch of a task also measures its default-schedule seed."""
 
 from __future__ import annotations
 
@@ -85,7 +85,9 @@ class TaskScheduler:
                 task.bar = _bar(ctx.task_name, None if max_time is not None else max_trials_per_task, n)
         total = sum(t.trials for t in self.tasks)
         while total < max_trials_global:
-            if max_time is not None and time.time() - self.start >= max_time:
+            # every task gets its first batch (with the default seed) even past max_time
+            if max_time is not None and time.time() - self.start >= max_time and \
+                    all(t.rounds or t.done for t in self.tasks):
                 LOG.info("tuning stopped: max_time (%.0f s) reached", max_time)
                 break
             tid = self.next_task_id()
