@@ -32,9 +32,11 @@ def _index_map(mode: str, i, before: int, dim):
     return tir.Select(dim == 1, tir.const(0, j.dtype), dim - 1 - tir.abs(k - (dim - 1)))
 
 
-def _pad_te(x, pads, mode, value):
+def _pad_te(x, pads, mode, value, out_shape=None):
+    """``pads``: begins then ends (ints or PrimExprs read from a run-time tensor)."""
     n = len(x.shape)
-    out_shape = [x.shape[a] + pads[a] + pads[a + n] for a in range(n)]
+    if out_shape is None:
+        out_shape = [x.shape[a] + pads[a] + pads[a + n] for a in range(n)]
 
     def body(*idx):
         if mode == "constant":
@@ -60,6 +62,8 @@ def pad(ctx, node, inputs, attrs):
     if ctx.opset < 11:
         pads = list(attrs.get("pads", attrs.get("paddings", [])))
         value = attrs.get("value", 0.0)
+    elif any(a is not None and ctx.const_value(a) is None for a in (inputs[1:2] + inputs[3:4])):
+        return _pad_runtime(ctx, x, inputs, mode)
     else:
         pads = known_ints(ctx, inputs[1], "Pad's pads")
         value = 0
@@ -99,6 +103,41 @@ def pad(ctx, node, inputs, attrs):
     if mode == "constant":
         return R.nn.pad(x, [v for a in range(ndim) for v in (pads[a], pads[a + ndim])], "constant", value)
     return ctx.bb.call_te(lambda t: _pad_te(t, pads, mode, value), x, primfunc_name_hint=f"pad_{mode}")
+
+
+def _pad_runtime(ctx, x, inputs, mode):
+    """Pad with pads (and maybe axes) known only at run time: full begin/end tensors, the
+    output extents bound to fresh dims, one TE kernel reading the begins."""
+    import numpy as np_
+
+    from .ops_tensor_dynamic import _c, _i64
+    from .shape_values import dims_tensor, runtime_shape
+
+    ndim = ndim_of(x)
+    pads = _i64(ctx, inputs[1])
+    axes = inputs[3] if len(inputs) > 3 else None
+    if axes is None:
+        full = pads
+    else:
+        k = shape_of(axes)[0]
+        ax = _i64(ctx, axes)
+        ax = ctx.emit(R.where(R.less(ax, _c(0)), R.add(ax, _c(ndim)), ax))
+        onehot = ctx.emit(R.astype(R.equal(R.reshape(ax, [k, 1]), _c(np_.arange(ndim).reshape(1, ndim))), "int64"))
+        halves = [ctx.emit(R.strided_slice(pads, [0], [i * k], [(i + 1) * k])) for i in range(2)]
+        full = ctx.emit(R.concat([ctx.emit(R.sum(ctx.emit(R.multiply(onehot, R.reshape(h, [k, 1]))), [0]))
+                                  for h in halves], 0))
+    begins = ctx.emit(R.strided_slice(full, [0], [0], [ndim]))
+    ends = ctx.emit(R.strided_slice(full, [0], [ndim], [2 * ndim]))
+    out = ctx.emit(R.add(R.add(dims_tensor(ctx, x), begins), ends))
+    dims = runtime_shape(ctx, out, "pad")
+    value = inputs[2] if len(inputs) > 2 and inputs[2] is not None else None
+    args = [x, full] + ([value] if value is not None else [])
+
+    def build(t, p, *v):
+        fill = v[0] if v else 0
+        return _pad_te(t, [p(a) for a in range(2 * ndim)], mode, fill, dims)
+
+    return ctx.bb.call_te(build, *args, primfunc_name_hint=f"pad_{mode}")
 
 
 @converter("ConstantOfShape", since=9)
