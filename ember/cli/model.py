@@ -232,13 +232,14 @@ class CompiledModel:
     executable: object
     inputs: list[dict]
     outputs: list[dict]
+    function: str = "main"
 
     def __post_init__(self):
         from ember.runtime import cpu
         from ember.runtime.vm import VirtualMachine
 
         self.vm = VirtualMachine(self.executable, cpu())
-        self.entry = self.vm["main"]
+        self.entry = self.vm[self.function]
 
     def arrange(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         """The entry's arguments from ``feeds`` (keyed by ONNX or ember input names, or
@@ -263,7 +264,7 @@ class CompiledModel:
         feeds = {}
         for spec in self.inputs:
             shape = spec.get("shape") or []
-            if not all(isinstance(d, int) for d in shape):
+            if "dtype" not in spec or not all(isinstance(d, int) for d in shape):
                 raise UsageError(f"input {spec['name']!r} has symbolic shape {shape}; pass --inputs")
             dtype = np.dtype(spec["dtype"])
             value = rng.standard_normal(shape) if dtype.kind == "f" else rng.integers(0, 10, size=shape)
@@ -291,10 +292,32 @@ def load_compiled(path: str) -> CompiledModel:
         exe = load_module(path)
     except (ValueError, OSError) as err:
         raise ModelError(str(err)) from None
-    if not isinstance(exe, Executable) or "main" not in exe.functions:
-        raise ModelError(f"{path!r} holds no model (no VM function 'main'); compile one with `ember compile`")
-    meta = exe.metadata.get("ember_model")
-    if meta is None:
-        params = exe.functions["main"].params
-        meta = {"inputs": [{"name": p} for p in params], "outputs": []}
-    return CompiledModel(exe, meta["inputs"], meta["outputs"])
+    from ember.runtime.export.aot_c import entry_function_name
+
+    entry = entry_function_name(exe) if isinstance(exe, Executable) else None
+    if entry is None:
+        raise ModelError(f"{path!r} holds no model (a VM function 'main', or a single function); compile one "
+                         "with `ember compile`")
+    meta = exe.metadata.get("ember_model") or {"inputs": _inputs_from_program(exe.functions[entry]), "outputs": []}
+    return CompiledModel(exe, meta["inputs"], meta["outputs"], entry)
+
+
+def _inputs_from_program(func) -> list[dict]:
+    """Input specs of a library exported without CLI metadata, read from the argument checks
+    at the start of its VM function (static dims only; others stay names)."""
+    from ember.runtime.vm.executable import Call
+
+    specs = [{"name": name} for name in func.params]
+    for instr in func.instrs:
+        if not isinstance(instr, Call) or not instr.args or instr.args[0].kind != "reg":
+            continue
+        reg = instr.args[0].value
+        if reg >= len(specs):
+            continue
+        values = [a.value for a in instr.args]
+        if instr.func == "vm.builtin.check_tensor_info" and len(values) == 4:
+            specs[reg]["dtype"] = values[2]
+        elif instr.func == "vm.builtin.match_shape":
+            spec = values[3:]
+            specs[reg]["shape"] = [spec[i + 1] if spec[i] == 0 else spec[i + 2] or "?" for i in range(0, len(spec), 3)]
+    return specs

@@ -203,3 +203,13 @@ def test_resnet50_compile_run_matches_onnxruntime(tmp_path, capsys, monkeypatch)
                        timeout=600)
         np.testing.assert_allclose(np.fromfile(tmp_path / "c_out0.bin", "float32").reshape(1, 1000), expected,
                                    rtol=1e-3, atol=1e-5)
+
+
+def test_run_library_exported_from_python(tmp_path, capsys):
+    """A library written by export_library (no CLI metadata): inputs are read from its checks."""
+    from ember import relax, relay
+
+    mod, params = relay.testing.mlp.get_workload(batch_size=1)
+    relax.build(mod, "llvm", params=params).export_library(str(tmp_path / "mlp.so"))
+    assert main(["run", str(tmp_path / "mlp.so"), "-q"]) == 0
+    assert "output0  1x10" in capsys.readouterr().out
