@@ -15,3 +15,4 @@ from .scatter import *  # noqa: F403
 from .scatter_nd import *  # noqa: F403
 from .sort import *  # noqa: F403
 from .transform import *  # noqa: F403
+from .transform_extra import *  # noqa: F403

@@ -44,7 +44,7 @@ def elu(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
 
 @converter("aten.selu.default", "aten.selu_.default")
 def selu(ctx, x):
-    return elu(ctx, x, 1.6732632423543772, 1.0507009873554805)
+    return R.nn.selu(x)
 
 
 @converter("aten.celu.default", "aten.celu_.default")
@@ -70,10 +70,7 @@ def prelu(ctx, x, weight):
 
 @converter("aten.softplus.default")
 def softplus(ctx, x, beta=1.0, threshold=20.0):
-    dtype = ctx.dtype(x)
-    bx = ctx.emit(R.multiply(x, ctx.const(beta, dtype)))
-    soft = ctx.emit(R.divide(ctx.emit(R.log1p(ctx.emit(R.exp(bx)))), ctx.const(beta, dtype)))
-    return R.where(ctx.emit(R.greater(bx, ctx.const(threshold, dtype))), x, soft)
+    return R.nn.softplus(x, float(beta), float(threshold))
 
 
 @converter("aten.hardsigmoid.default", "aten.hardsigmoid_.default")

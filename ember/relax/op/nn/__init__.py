@@ -5,3 +5,4 @@ from .activation import *  # noqa: F403
 from .convolution import conv1d, conv2d, conv2d_transpose, conv3d  # noqa: F401
 from .misc import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .torch_extra import *  # noqa: F403

@@ -1,0 +1,92 @@
+"""topi names added for PyTorch users (nn.flatten, nn.upsampling, nn.lrn, nn.nll_loss,
+tensordot, meshgrid, sequence_mask, shape, ndarray_size, unravel_index), checked
+numerically against PyTorch / numpy through ember.build."""
+
+import numpy as np
+import pytest
+import torch
+from torch.nn import functional as F
+
+import ember
+from ember import te, topi
+
+
+def run(fn, *arrays, dtypes=None):
+    dtypes = dtypes or [str(a.dtype) for a in arrays]
+    phs = [te.placeholder(a.shape, d, name=f"in{i}") for i, (a, d) in enumerate(zip(arrays, dtypes))]
+    outs = fn(*phs)
+    outs = list(outs) if isinstance(outs, list | tuple) else [outs]
+    mod = ember.build(te.create_prim_func(phs + outs), target="llvm")
+    bufs = [ember.nd.array(np.zeros([int(d) for d in o.shape], str(o.dtype))) for o in outs]
+    mod(*[ember.nd.array(a) for a in arrays], *bufs)
+    return [b.numpy() for b in bufs]
+
+
+rng = np.random.default_rng(0)
+
+
+def test_flatten():
+    x = rng.standard_normal((2, 3, 4, 5)).astype("float32")
+    np.testing.assert_array_equal(run(topi.nn.flatten, x)[0], x.reshape(2, -1))
+
+
+@pytest.mark.parametrize("method, mode", [("nearest_neighbor", "nearest"), ("bilinear", "bilinear")])
+def test_upsampling(method, mode):
+    x = rng.standard_normal((1, 2, 3, 4)).astype("float32")
+    got = run(lambda t: topi.nn.upsampling(t, 2, 2, method=method), x)[0]
+    ref = F.interpolate(torch.from_numpy(x), scale_factor=2, mode=mode).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_lrn():
+    x = rng.standard_normal((1, 6, 3, 3)).astype("float32")
+    got = run(lambda t: topi.nn.lrn(t, 3, 1, 1e-2, 0.75, 1.0), x)[0]
+    ref = F.local_response_norm(torch.from_numpy(x), 3, 1e-2, 0.75, 1.0).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss(reduction):
+    logp = np.log(rng.dirichlet(np.ones(5), size=4)).astype("float32")
+    target = np.array([1, 4, -100, 0], "int64")
+    weight = rng.random(5).astype("float32")
+    got = run(lambda p, t, w: topi.nn.nll_loss(p, t, w, reduction, -100), logp, target, weight)[0]
+    ref = F.nll_loss(torch.from_numpy(logp), torch.from_numpy(target), torch.from_numpy(weight),
+                     reduction=reduction, ignore_index=-100).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_nll_loss_rejects_bad_reduction():
+    p, t = te.placeholder((2, 3), "float32"), te.placeholder((2,), "int64")
+    with pytest.raises(ValueError, match="reduction must be 'mean', 'sum' or 'none', got 'avg'"):
+        topi.nn.nll_loss(p, t, None, "avg")
+
+
+def test_tensordot():
+    a = rng.standard_normal((2, 3, 4)).astype("float32")
+    b = rng.standard_normal((3, 4, 5)).astype("float32")
+    np.testing.assert_allclose(run(lambda x, y: topi.tensordot(x, y, 2), a, b)[0], np.tensordot(a, b, 2), rtol=1e-5)
+    np.testing.assert_allclose(run(lambda x, y: topi.tensordot(x, y, ([1], [0])), a, b)[0],
+                               np.tensordot(a, b, ([1], [0])), rtol=1e-5)
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid(indexing):
+    a, b = np.arange(3, dtype="float32"), np.arange(4, dtype="float32") * 2
+    got = run(lambda x, y: topi.meshgrid([x, y], indexing), a, b)
+    for g, r in zip(got, np.meshgrid(a, b, indexing=indexing)):
+        np.testing.assert_array_equal(g, r)
+
+
+def test_sequence_mask_shape_size_unravel():
+    x = rng.standard_normal((4, 2, 3)).astype("float32")
+    lengths = np.array([2, 4], "int32")
+    got = run(lambda d, v: topi.sequence_mask(d, v, -1.0, 0), x, lengths)[0]
+    ref = x.copy()
+    ref[2:, 0] = -1.0
+    np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(run(lambda d: topi.shape(d), x)[0], [4, 2, 3])
+    assert run(lambda d: topi.ndarray_size(d), x)[0] == 24
+    idx = np.array([0, 5, 23], "int64")
+    np.testing.assert_array_equal(run(lambda i: topi.unravel_index(i, (4, 2, 3)), idx)[0],
+                                  np.stack(np.unravel_index(idx, (4, 2, 3))))
