@@ -49,15 +49,15 @@ def _mask_bias(ctx, mask, total: int, dtype: str):
     return mask if dtype_of(mask) == dtype else ctx.emit(R.astype(mask, dtype))
 
 
-def _safe_softmax(ctx, x, dtype: str):
-    """Softmax over the last axis where an all ``-inf`` row gives zeros, not NaN."""
+def _exp_and_sum(ctx, x, dtype: str):
+    """``exp(x - rowmax)`` and its row sums, where an all ``-inf`` row gives zeros and sum 1."""
     neg_inf = _const(-np.inf, dtype)
     m = ctx.emit(R.max(x, axis=[-1], keepdims=True))
     m = ctx.emit(R.where(ctx.emit(R.equal(m, neg_inf)), _const(0, dtype), m))
     e = ctx.emit(R.exp(ctx.emit(R.subtract(x, m))))
     s = ctx.emit(R.sum(e, axis=[-1], keepdims=True))
     s = ctx.emit(R.where(ctx.emit(R.equal(s, _const(0, dtype))), _const(1, dtype), s))
-    return ctx.emit(R.divide(e, s))
+    return e, s
 
 
 def _position_bias(ctx, q_len: int, total: int, offset, causal: bool, left: int, right: int, dtype: str):
@@ -157,19 +157,25 @@ def attention(ctx, node, inputs, attrs):
     logits = biased if precision == dtype else ctx.emit(R.astype(biased, precision))
     # only masks, valid lengths and windows can mask a whole row (causal keeps key 0)
     can_mask_rows = mask is not None or valid is not None or left >= 0 or right >= 0
+    mode = int(attrs.get("qk_matmul_output_mode", 0))
+    if mode not in (0, 1, 2, 3):
+        raise ONNXImportError(f"Attention: qk_matmul_output_mode must be 0..3, got {mode}")
+    probs = None
     if not can_mask_rows:
         probs = ctx.emit(R.nn.softmax(logits, axis=-1))
     else:
-        probs = _safe_softmax(ctx, logits, precision)
-        row_masked = ctx.emit(R.equal(ctx.emit(R.max(bias, axis=[-1], keepdims=True)), _const(-np.inf, dtype)))
-        probs = ctx.emit(R.where(row_masked, _const(0, precision), probs))
-    if precision != dtype:
-        probs = ctx.emit(R.astype(probs, dtype))
-    mode = int(attrs.get("qk_matmul_output_mode", 0))
-    qk_out = {0: qk, 1: qk, 2: biased, 3: probs}.get(mode)
-    if qk_out is None:
-        raise ONNXImportError(f"Attention: qk_matmul_output_mode must be 0..3, got {mode}")
-    y = _matmul(ctx, probs, v, dtype)
+        e, total_e = _exp_and_sum(ctx, logits, precision)
+        if precision == dtype == "float32" and mode != 3:
+            # normalise after ·V: the division becomes the matmul's epilogue, not a prologue
+            # recomputed for every output column
+            y = ctx.emit(R.divide(_matmul(ctx, e, v, dtype), total_e))
+        else:
+            probs = ctx.emit(R.divide(e, total_e))
+    if probs is not None:
+        if precision != dtype:
+            probs = ctx.emit(R.astype(probs, dtype))
+        y = _matmul(ctx, probs, v, dtype)
+    qk_out = {0: qk, 1: qk, 2: biased, 3: probs}[mode]
     if rank == 3:
         y = ctx.emit(R.permute_dims(y, [0, 2, 1, 3]))
         ys = static_shape(y)
