@@ -29,6 +29,64 @@ _UNSUPPORTED = {21: "uint4", 22: "int4", 17: "float8e4m3fn", 18: "float8e4m3fnuz
                 20: "float8e5m2fnuz", 23: "float4e2m1", 25: "uint2", 26: "int2"}
 
 
+class _Folding:
+    """A ``ctx`` stand-in whose ``emit`` evaluates calls on constants at import (numpy
+    reference semantics), so constant scales and zero points reach the kernels as constants
+    instead of 0-d runtime ops fused into them."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def emit(self, expr, name_hint: str = ""):
+        from ember.relax.expr import Call
+
+        if isinstance(expr, Call) and hasattr(expr.op, "name") and expr.args:
+            args = [_import_value(a) for a in expr.args]
+            if all(a is not None for a in args) and any(isinstance(a, np.ndarray) for a in args):
+                folded = self._evaluate(expr, args)
+                if folded is not None:
+                    return folded
+        return self._ctx.emit(expr, name_hint)
+
+    def _evaluate(self, expr, args):
+        from ember.relax.reference.ops import evaluate_op
+
+        try:
+            value = evaluate_op(expr.op.name, args, expr.attrs)
+        except NotImplementedError:
+            return None
+        if not isinstance(value, np.ndarray | np.generic):
+            return None
+        sinfo = self._ctx.bb.normalize(expr).struct_info
+        return relax.const(np.asarray(value).astype(str(sinfo.dtype)))
+
+
+def _import_value(arg):
+    """The numpy/Python value of a constant operand, or None."""
+    from ember.ir import IntImm
+    from ember.relax.expr import Constant, ShapeExpr
+
+    if isinstance(arg, Constant):
+        return arg.numpy()
+    if isinstance(arg, ShapeExpr) and all(isinstance(v, IntImm) for v in arg.values):
+        return tuple(int(v.value) for v in arg.values)
+    return None
+
+
+def _folding(fn):
+    """Run converter ``fn`` with constant folding of its helper ops (see ``_Folding``)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, node, inputs, attrs):
+        return fn(_Folding(ctx), node, inputs, attrs)
+
+    return wrapper
+
+
 def _dtype_or_refuse(dtype: str | None, what: str) -> str:
     if dtype is None:
         raise ONNXImportError(f"{what}: the element type must be known at import")
@@ -117,6 +175,7 @@ def _quant_dtype(inputs, attrs, default="uint8") -> str:
 
 
 @converter("QuantizeLinear", since=10)
+@_folding
 def quantize_linear(ctx, node, inputs, attrs):
     x, scale = inputs[0], inputs[1]
     zp = inputs[2] if len(inputs) > 2 else None
@@ -133,6 +192,7 @@ def quantize_linear(ctx, node, inputs, attrs):
 
 
 @converter("DequantizeLinear", since=10)
+@_folding
 def dequantize_linear(ctx, node, inputs, attrs):
     x, scale = inputs[0], inputs[1]
     zp = inputs[2] if len(inputs) > 2 else None
@@ -146,6 +206,7 @@ def dequantize_linear(ctx, node, inputs, attrs):
 
 
 @converter("DynamicQuantizeLinear", since=11)
+@_folding
 def dynamic_quantize_linear(ctx, node, inputs, attrs):
     x = inputs[0]
     xd = dtype_of(x)
@@ -206,6 +267,7 @@ def _row_axis(x) -> int:
 
 
 @converter("MatMulInteger", since=10)
+@_folding
 def matmul_integer(ctx, node, inputs, attrs):
     a, b = inputs[0], inputs[1]
     a_zp = inputs[2] if len(inputs) > 2 else None
@@ -214,6 +276,7 @@ def matmul_integer(ctx, node, inputs, attrs):
 
 
 @converter("ConvInteger", since=10)
+@_folding
 def conv_integer(ctx, node, inputs, attrs):
     x, w = inputs[0], inputs[1]
     x_zp = inputs[2] if len(inputs) > 2 else None
@@ -247,6 +310,7 @@ def _requantize(ctx, acc, in_scale, w_scale, y_scale, y_zp, out_dtype, w_axis):
 
 
 @converter("QLinearMatMul", since=10)
+@_folding
 def qlinear_matmul(ctx, node, inputs, attrs):
     a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = (list(inputs) + [None] * 8)[:8]
     out_dtype = _dtype_or_refuse(dtype_of(y_zp) if y_zp is not None else dtype_of(a), "QLinearMatMul")
@@ -255,6 +319,7 @@ def qlinear_matmul(ctx, node, inputs, attrs):
 
 
 @converter("QLinearConv", since=10)
+@_folding
 def qlinear_conv(ctx, node, inputs, attrs):
     x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, bias = (list(inputs) + [None] * 9)[:9]
     out_dtype = _dtype_or_refuse(dtype_of(y_zp) if y_zp is not None else dtype_of(x), "QLinearConv")
