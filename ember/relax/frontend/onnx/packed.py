@@ -113,28 +113,26 @@ def topk(x, k, axis, largest):
     return _nd(values), _nd(indices)
 
 
-def _corners(box: np.ndarray, center: bool) -> tuple[float, float, float, float]:
-    """(y_min, x_min, y_max, x_max) of a box in either ONNX box layout."""
+def _corners(boxes: np.ndarray, center: bool) -> np.ndarray:
+    """(n, 4) boxes as (y_min, x_min, y_max, x_max) from either ONNX box layout."""
+    b = boxes.astype(np.float64)
     if center:
-        xc, yc, w, h = (float(v) for v in box)
-        return yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2
-    y1, x1, y2, x2 = (float(v) for v in box)
-    return min(y1, y2), min(x1, x2), max(y1, y2), max(x1, x2)
+        xc, yc, w, h = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+        return np.stack([yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2], axis=1)
+    return np.stack([np.minimum(b[:, 0], b[:, 2]), np.minimum(b[:, 1], b[:, 3]),
+                     np.maximum(b[:, 0], b[:, 2]), np.maximum(b[:, 1], b[:, 3])], axis=1)
 
 
-def _overlaps(a, b, threshold: float) -> bool:
-    """IoU(a, b) > threshold, with degenerate boxes never suppressing."""
-    ih = min(a[2], b[2]) - max(a[0], b[0])
-    iw = min(a[3], b[3]) - max(a[1], b[1])
-    if ih <= 0 or iw <= 0:
-        return False
-    inter = ih * iw
-    area_a = (a[2] - a[0]) * (a[3] - a[1])
-    area_b = (b[2] - b[0]) * (b[3] - b[1])
-    union = area_a + area_b - inter
-    if area_a <= 0 or area_b <= 0 or union <= 0:
-        return False
-    return inter / union > threshold
+def _overlap_matrix(c: np.ndarray, threshold: float) -> np.ndarray:
+    """``iou[i, j] > threshold`` for all box pairs; degenerate boxes never suppress."""
+    ih = np.minimum(c[:, None, 2], c[None, :, 2]) - np.maximum(c[:, None, 0], c[None, :, 0])
+    iw = np.minimum(c[:, None, 3], c[None, :, 3]) - np.maximum(c[:, None, 1], c[None, :, 1])
+    inter = np.where((ih > 0) & (iw > 0), ih * iw, 0.0)
+    area = (c[:, 2] - c[:, 0]) * (c[:, 3] - c[:, 1])
+    union = area[:, None] + area[None, :] - inter
+    valid = (inter > 0) & (area[:, None] > 0) & (area[None, :] > 0) & (union > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return valid & (inter / np.where(valid, union, 1.0) > threshold)
 
 
 def nms_numpy(boxes, scores, max_per_class: int, iou_threshold: float, score_threshold: float | None,
@@ -143,18 +141,20 @@ def nms_numpy(boxes, scores, max_per_class: int, iou_threshold: float, score_thr
     selected = []
     n_batch, n_class, n_box = scores.shape
     for b in range(n_batch):
-        corners = [_corners(boxes[b, i], center) for i in range(n_box)]
+        overlaps = _overlap_matrix(_corners(boxes[b], center), iou_threshold)
         for c in range(n_class):
             s = scores[b, c]
-            cand = [i for i in range(n_box) if score_threshold is None or s[i] > score_threshold]
-            cand.sort(key=lambda i: (-s[i], i))  # best score first, lower index on ties
-            kept: list[int] = []
+            cand = np.arange(n_box) if score_threshold is None else np.nonzero(s > score_threshold)[0]
+            cand = cand[np.lexsort((cand, -s[cand].astype(np.float64)))]  # best first, lower index on ties
+            suppressed = np.zeros(n_box, dtype=bool)
+            kept = 0
             for i in cand:
-                if len(kept) >= max_per_class:
+                if kept >= max_per_class:
                     break
-                if not any(_overlaps(corners[i], corners[j], iou_threshold) for j in kept):
-                    kept.append(i)
-                    selected.append((b, c, i))
+                if not suppressed[i]:
+                    selected.append((b, c, int(i)))
+                    kept += 1
+                    suppressed |= overlaps[i]
     return np.array(selected, dtype="int64").reshape(-1, 3)
 
 
