@@ -4,6 +4,7 @@
 modules (``ops_*``, listed in ``registry.FAMILY_MODULES``) fill.
 """
 
+from . import packed_reduce  # noqa: F401 - registers ember.onnx.reduce for built modules
 from .common import ONNXImportError, OpNotImplemented
 from .importer import ConvertContext, from_onnx, unsupported_ops
 

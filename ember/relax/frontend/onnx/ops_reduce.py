@@ -32,8 +32,14 @@ def _axes(ctx, node, inputs, attrs):
 def _reducer(body):
     def convert(ctx, node, inputs, attrs):
         x = inputs[0]
-        axes = _axes(ctx, node, inputs, attrs)
         keep = bool(attrs.get("keepdims", 1))
+        axes_from_input = ctx.opset >= (13 if node.op_type == "ReduceSum" else 18)
+        if axes_from_input and len(inputs) > 1 and inputs[1] is not None and ctx.const_value(inputs[1]) is None:
+            from .packed_reduce import reduce_runtime_axes
+
+            return reduce_runtime_axes(ctx, node.op_type, x, inputs[1], keep,
+                                       bool(attrs.get("noop_with_empty_axes", 0)))
+        axes = _axes(ctx, node, inputs, attrs)
         if axes is None:
             return body(ctx, x, None, keep, identity=True)
         return body(ctx, x, axes, keep, identity=False)
