@@ -54,3 +54,23 @@ def test_symbolic_rows_elementwise_guarded():
         out = np.zeros_like(xv)
         mod(xv, out)
         np.testing.assert_allclose(out, 1 / (1 + np.exp(-xv)), rtol=1e-5)
+
+
+def test_concat_rows_vectorized_with_lane_invariant_select(caplog):
+    """Concat reads one input or the other per row: the select's condition does not depend
+    on the lane, so the row is copied as vectors (only the taken input is read)."""
+    from ember import tir
+
+    i64 = lambda v: tir.const(v, "int64")  # noqa: E731
+    a = te.placeholder((i64(1), i64(3), i64(5), i64(37)), name="A")
+    b = te.placeholder((i64(1), i64(2), i64(5), i64(37)), name="B")
+    c = topi.concatenate([a, b], axis=1)
+    sch = cpu.Elementwise().apply(te.create_prim_func([a, b, c]), TARGET, False)
+    with caplog.at_level(logging.DEBUG, logger="ember.tir.transform"):
+        mod = ember.build(sch.mod, target="llvm")
+    assert "vectorized with a guard" in caplog.text
+    rng = np.random.default_rng(0)
+    av, bv = rng.standard_normal((1, 3, 5, 37)).astype("float32"), rng.standard_normal((1, 2, 5, 37)).astype("float32")
+    out = np.zeros((1, 5, 5, 37), "float32")
+    mod(av, bv, out)
+    np.testing.assert_array_equal(out, np.concatenate([av, bv], 1))

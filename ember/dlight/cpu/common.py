@@ -64,6 +64,19 @@ def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
     while same > 1 and dtypes[same - 2] == dtypes[-1]:
         same -= 1
     head, tail = loops[:same - 1], loops[same - 1:]
+    if vector and len(tail) > 1 and not _flattens(info):
+        # a concat / broadcast / transpose read: fusing the last loop with the others would
+        # put a div/mod per lane in its indices; keep the row loop apart and vectorise it
+        total_rows = _product(sch, tail)
+        row = sch.fuse(*tail[:-1]) if len(tail) > 2 else tail[0]
+        width = const_int(sch.get(tail[-1]).extent)
+        if width is None or width >= 4:
+            _, inner = sch.split(tail[-1], factors=[None, dividing_lanes(width, lanes)])
+            sch.vectorize(inner)
+        outer = head[0] if head else row
+        if target.num_cores > 1 and (total_rows is None or total_rows >= PARALLEL_MIN):
+            sch.parallel(outer)
+        return
     fused = sch.fuse(*tail) if len(tail) > 1 else tail[0]
     total = const_int(sch.get(fused).extent)
     if vector and (total is None or total >= lanes):
@@ -76,3 +89,30 @@ def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
         outer = head[0]
     if target.num_cores > 1 and (total is None or total >= PARALLEL_MIN):
         sch.parallel(outer)
+
+
+def _product(sch: Schedule, loops) -> int | None:
+    total = 1
+    for lp in loops:
+        extent = const_int(sch.get(lp).extent)
+        if extent is None:
+            return None
+        total *= extent
+    return total
+
+
+def _flattens(info: BlockInfo) -> bool:
+    """Whether every read indexes its buffer exactly as the write does (same shape, same
+    iterator per dimension) and the body has no select: then the fused loop's index stays
+    affine after flattening."""
+    from ember.tir import Call, post_order_visit
+
+    write = info.writes[0]
+    shape = [const_int(e) for e in write.buffer.shape]
+    for r in info.reads:
+        if r.dims != write.dims or [const_int(e) for e in r.buffer.shape] != shape:
+            return False
+    selects: list = []
+    post_order_visit(info.block.body, lambda n: selects.append(n) if isinstance(n, Call)
+                     and getattr(n.op, "name", "") == "tir.if_then_else" else None)
+    return not selects

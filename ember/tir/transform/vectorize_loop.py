@@ -151,6 +151,8 @@ class _Vectorizer:
             return replace(e, args=args)
         name = e.op.name[4:] if isinstance(e.op, Op) and e.op.name.startswith("tir.") else None
         if name == "if_then_else":
+            if not _is_vec(args[0]):  # lane-invariant condition: one branch, taken as a whole vector
+                return Call(e.dtype.with_lanes(self.lanes), e.op, (args[0], self.bcast(args[1]), self.bcast(args[2])))
             if collect(e.args[1:], _unsafe_to_speculate):
                 raise _Fallback("lane-dependent if_then_else whose branches read memory or divide")
             return Select(self.bcast(args[0]), self.bcast(args[1]), self.bcast(args[2]))
