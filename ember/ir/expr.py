@@ -492,9 +492,13 @@ def promote(a, b) -> tuple[PrimExpr, PrimExpr]:
         if not isinstance(b, PrimExpr):
             a = as_expr(a)
         else:
-            return _literal(a, b.dtype), b
+            a = _literal(a, b.dtype)  # a fraction against an int becomes a float: both promote below
+            if a.dtype is b.dtype:
+                return a, b
     if not isinstance(b, PrimExpr):
-        return a, _literal(b, a.dtype)
+        b = _literal(b, a.dtype)
+        if b.dtype is a.dtype:
+            return a, b
     if a.dtype is b.dtype:
         return a, b
     ta, tb = a.dtype, b.dtype
