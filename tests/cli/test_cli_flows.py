@@ -213,3 +213,16 @@ def test_run_library_exported_from_python(tmp_path, capsys):
     relax.build(mod, "llvm", params=params).export_library(str(tmp_path / "mlp.so"))
     assert main(["run", str(tmp_path / "mlp.so"), "-q"]) == 0
     assert "output0  1x10" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_tune_then_compile_with_tuning_db(model, tmp_path, cache, capsys):
+    assert main(["tune", model, "--budget", "10s", "--work-dir", str(tmp_path / "tune"), "-q"]) == 0
+    assert "--tuning-db" in capsys.readouterr().out
+    so = str(tmp_path / "tuned.so")
+    assert main(["compile", model, "--tuning-db", str(tmp_path / "tune"), "-o", so, "-q"]) == 0
+    x = np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype("float32")
+    np.savez(tmp_path / "in.npz", x=x)
+    assert main(["run", so, "--inputs", str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "out.npz"), "-q"]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "out.npz")["logits"], _ort(model, {"x": x})[0], rtol=1e-4,
+                               atol=1e-5)
