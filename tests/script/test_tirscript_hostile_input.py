@@ -81,3 +81,21 @@ def test_float_buffer_shape():
 def test_bitwise_operator_on_floats():
     _at(_error(HEADER + "    A[0] = A[1] | A[2]\n"), 3, "operator | needs integer or bool operands")
     _at(_error(HEADER + "    A[0] = ~A[1]\n"), 3, "operator ~ needs integer or bool operands")
+
+
+def test_float_block_binding():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    for i in range(4):\n'
+           '        with T.block("B"):\n            v = T.axis.spatial(4, 2.5)\n            A[v] = T.float32(1)\n')
+    _at(_error(src), 5, "T.axis.spatial: the binding must be an integer, got 2.5")
+
+
+@pytest.mark.parametrize("expr", ["1 << 2147483648", "10 ** 100", "(1 << 64) * 2"])
+def test_integer_constants_beyond_64_bits(expr):
+    _at(_error(HEADER + f"    A[0] = T.float32({expr})\n"), 3, "does not fit in 64 bits")
+
+
+def test_int_compared_with_a_fraction_round_trips():
+    src = (HEADER + "    for i in range(4):\n        if i < 2.5:\n            A[i] = T.float32(1)\n")
+    func = from_source(src)
+    import ember
+    ember.ir.assert_structural_equal(from_source(func.script()), func)

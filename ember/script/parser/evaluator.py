@@ -41,6 +41,22 @@ _MISSING = object()
 _INTEGER_ONLY = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 
 
+def _plain_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _bounded_int_op(op: type, fn, a: int, b: int) -> int:
+    """Python arithmetic on integer literals, refusing results beyond 64 bits (``1 << 2**31``
+    would otherwise build a gigantic number before anything could object)."""
+    if op is ast.LShift and b > 64 or op is ast.Pow and b > 0 and abs(a) > 1 and b * (abs(a).bit_length() - 1) > 64:
+        raise OverflowError(f"the integer constant {a} {'<<' if op is ast.LShift else '**'} {b} does not fit in 64 bits")
+    value = fn(a, b)
+    if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
+        raise OverflowError(f"the integer constant {value if value.bit_length() < 200 else '...'} does not fit "
+                            "in 64 bits")
+    return value
+
+
 def _check_integer_operands(op: str, *values) -> None:
     """Bitwise operators take integers or bools (on floats they used to reach LLVM)."""
     for v in values:
@@ -156,6 +172,8 @@ class Evaluator:
         left, right = self.eval(node.left), self.eval(node.right)
         if type(node.op) in _INTEGER_ONLY:
             _check_integer_operands(_INTEGER_ONLY[type(node.op)], left, right)
+        if _plain_int(left) and _plain_int(right):
+            return _bounded_int_op(type(node.op), fn, left, right)
         return fn(left, right)
 
     def eval_UnaryOp(self, node: ast.UnaryOp):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from ember.ir import PointerType, Range, StringImm, Var, as_expr, const
+from ember.ir import PointerType, PrimExpr, Range, StringImm, Var, as_expr, const
 from ember.runtime.dtype import DataType
 from ember.script.tir import frames as W
 from ember.script.tir.exprs import range_from_bounds
@@ -222,6 +222,10 @@ def _axis(p: TIRParser, node, target, func):
         dom = _dom(args["dom"])
     except (TypeError, ValueError) as err:
         raise p.error(node.value, f"T.{func.script_name}: invalid 'dom': {err}") from None
+    for what, value in (("dom", dom.min), ("dom", dom.extent), ("binding", args["binding"])):
+        dtype = value.dtype if isinstance(value, PrimExpr) else None
+        if isinstance(value, float) or dtype is not None and not (dtype.is_int or dtype.is_uint):
+            raise p.error(node.value, f"T.{func.script_name}: the {what} must be an integer, got {value!r}")
     var = _push_iter(frame, name, dom, _AXIS_TYPES[func], args["binding"], args["dtype"])
     p.scope.define(name, var)
 
