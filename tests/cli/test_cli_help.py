@@ -15,6 +15,20 @@ def test_console_script_help():
         assert name in done.stdout
 
 
+def test_declared_console_script_is_main():
+    """pyproject's `ember` script points at this main (and runs when installed)."""
+    import pathlib
+    import shutil
+    import tomllib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["ember"] == "ember.cli.main:main"
+    if shutil.which("ember"):
+        done = subprocess.run(["ember", "--help"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "compile" in done.stdout
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_subcommand_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
