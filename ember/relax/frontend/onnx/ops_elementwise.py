@@ -119,17 +119,20 @@ def mod(ctx, node, inputs, attrs):
     a, b = inputs
     if attrs.get("fmod", 0):
         return R.mod(a, b)
-    if (dtype_of(a) or "").startswith("float"):
-        # sign follows the divisor: floor-mod
-        return R.subtract(a, R.multiply(b, R.floor(R.divide(a, b))))
+    if (dtype_of(a) or "").startswith(("float", "bfloat")):
+        # sign follows the divisor (numpy's mod): the C remainder, moved by b when signs differ
+        r = ctx.emit(R.mod(a, b))
+        zero = scalar(a, 0)
+        fix = ctx.emit(R.logical_and(R.not_equal(r, zero), R.not_equal(R.less(r, zero), R.less(b, zero))))
+        return R.where(fix, R.add(r, b), r)
     return R.floor_mod(a, b)
 
 
 @converter("Pow", since=1)
 def power(ctx, node, inputs, attrs):
     base, exp = inputs
-    if dtype_of(exp) != dtype_of(base):
-        if not (dtype_of(base) or "").startswith("float"):
+    if dtype_of(exp) != dtype_of(base) or not (dtype_of(base) or "").startswith(("float", "bfloat")):
+        if not (dtype_of(base) or "").startswith(("float", "bfloat")):
             # integer base: compute in float64 and cast back (ONNX keeps the base dtype)
             out = R.power(R.astype(base, "float64"), R.astype(exp, "float64"))
             return R.astype(out, dtype_of(base))

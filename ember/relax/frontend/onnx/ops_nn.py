@@ -152,10 +152,27 @@ def _dilate(w, dilations):
     return te.compute(shape, body, name="T_dilate")
 
 
-def _pool_args(ctx, x, attrs):
+def _pool_args(ctx, x, attrs, allow_ceil_fix=True):
+    """Kernel, strides, dilations, pads and ceil_mode.  ONNX drops a ceil-mode window that
+    would start in the end padding; that output size is reached with floor mode and
+    enough end padding (pads never win a max, and an average without padding counts them
+    out), so ceil_mode is resolved here whenever the spatial dims are static."""
     kernel = list(attrs["kernel_shape"])
     strides, dilations, pads = _spatial(ctx, x, attrs, kernel)
-    return kernel, strides, dilations, pads
+    ceil = bool(attrs.get("ceil_mode", 0))
+    dims = shape_of(x)[2:]
+    if ceil and allow_ceil_fix and all(isinstance(d, int) for d in dims):
+        k = len(kernel)
+        pads = list(pads)
+        for i in range(k):
+            eff = (kernel[i] - 1) * dilations[i] + 1
+            span = dims[i] + pads[i] + pads[i + k] - eff
+            out = -(-span // strides[i]) + 1
+            if (out - 1) * strides[i] >= dims[i] + pads[i]:
+                out -= 1
+            pads[i + k] = max(pads[i + k], (out - 1) * strides[i] + eff - dims[i] - pads[i])
+        ceil = False
+    return kernel, strides, dilations, pads, ceil
 
 
 @converter("MaxPool", since=1)
@@ -163,29 +180,29 @@ def max_pool(ctx, node, inputs, attrs):
     x = inputs[0]
     if len(node.output) > 1 and node.output[1]:
         raise ctx.error("MaxPool's Indices output is not supported")
-    kernel, strides, dilations, pads = _pool_args(ctx, x, attrs)
+    kernel, strides, dilations, pads, ceil = _pool_args(ctx, x, attrs)
     k = len(kernel)
-    return _MAX_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=bool(attrs.get("ceil_mode", 0)))
+    return _MAX_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=ceil)
 
 
 @converter("AveragePool", since=1)
 def avg_pool(ctx, node, inputs, attrs):
     x = inputs[0]
-    kernel, strides, dilations, pads = _pool_args(ctx, x, attrs)
+    include = bool(attrs.get("count_include_pad", 0))
+    kernel, strides, dilations, pads, ceil = _pool_args(ctx, x, attrs, allow_ceil_fix=not include)
     k = len(kernel)
-    return _AVG_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=bool(attrs.get("ceil_mode", 0)),
-                        count_include_pad=bool(attrs.get("count_include_pad", 0)))
+    return _AVG_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=ceil, count_include_pad=include)
 
 
 @converter("LpPool", since=1)
 def lp_pool(ctx, node, inputs, attrs):
     x = inputs[0]
     p = float(attrs.get("p", 2))
-    kernel, strides, dilations, pads = _pool_args(ctx, x, attrs)
+    kernel, strides, dilations, pads, ceil = _pool_args(ctx, x, attrs, allow_ceil_fix=False)
     k = len(kernel)
     powered = ctx.emit(R.power(R.abs(x), scalar(x, p)))
     avg = ctx.emit(_AVG_POOL[k](powered, kernel, strides, pads, dilations,
-                                ceil_mode=bool(attrs.get("ceil_mode", 0)), count_include_pad=True))
+                                ceil_mode=ceil, count_include_pad=True))
     total = ctx.emit(R.multiply(avg, scalar(x, float(np.prod(kernel)))))
     return R.power(total, scalar(x, 1.0 / p))
 
