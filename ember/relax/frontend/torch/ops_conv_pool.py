@@ -239,3 +239,18 @@ def pad(ctx, x, pad, mode="constant", value=None):
                 x = ctx.emit(R.concat(parts, axis))
         return x
     raise NotImplementedError(f"pad mode {mode!r} (supported: constant, reflect, replicate, circular)")
+
+
+_GRID_METHOD = {0: "bilinear", 1: "nearest", 2: "bicubic"}
+_GRID_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
+
+
+@converter("aten.grid_sampler_2d.default", "aten.grid_sampler.default")
+def grid_sampler_2d(ctx, x, grid, interpolation_mode=0, padding_mode=0, align_corners=False):
+    """``F.grid_sample`` on NCHW input; the (N, H, W, 2) grid is made channel-first for topi."""
+    from ember import topi
+
+    grid_cf = ctx.emit(R.permute_dims(grid, [0, 3, 1, 2]))
+    method, padding = _GRID_METHOD[int(interpolation_mode)], _GRID_PADDING[int(padding_mode)]
+    return ctx.bb.call_te(lambda d, g: topi.image.grid_sample(d, g, method, "NCHW", padding, bool(align_corners)),
+                          x, grid_cf, primfunc_name_hint="grid_sample")
