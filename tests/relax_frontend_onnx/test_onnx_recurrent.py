@@ -56,7 +56,7 @@ def rnn_model(op, seq=4, batch=3, inp=5, hidden=6, direction="forward", bias=Tru
 def feeds_for(inputs, seq_lens=None):
     rng = np.random.default_rng(3)
     out = {}
-    for name, t, shape in inputs:
+    for name, _t, shape in inputs:
         if name == "lens":
             out[name] = np.asarray(seq_lens, "int32")
         else:

@@ -192,7 +192,7 @@ def _build_loop(ctx, node, plan: _LoopPlan, gv: GlobalVar):
     def else_branch():
         empties = []
         for s in produced["scans"]:
-            dims = shape_of_sinfo(s)
+            dims = _sinfo_dims(s)
             empties.append(ctx.emit(R.zeros(ShapeExpr([0] + dims), s.dtype)))
         return Tuple(list(plan.carried) + empties)
 
@@ -208,7 +208,7 @@ def _build_loop(ctx, node, plan: _LoopPlan, gv: GlobalVar):
     return Function(plan.params, seq, produced["ret"], True, {}), produced
 
 
-def shape_of_sinfo(sinfo) -> list:
+def _sinfo_dims(sinfo) -> list:
     dims = getattr(sinfo, "shape", None)
     values = getattr(dims, "values", None)
     if values is None:

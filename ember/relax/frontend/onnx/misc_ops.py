@@ -1,5 +1,5 @@
 """ONNX ops composed from existing Relax ops: ReverseSequence, CumSum, CumProd, Compress, Det,
-TensorScatter, MaxUnpool, and DeformConv (one ``topi.nn.deformable_conv2d_nchw`` kernel).
+MaxUnpool, and DeformConv (one ``topi.nn.deformable_conv2d_nchw`` kernel).
 
 - ReverseSequence gathers along the time axis with indices ``len-1-t`` inside each row's
   length (``t`` past it), so sequence lengths may be run-time values.
@@ -7,8 +7,6 @@ TensorScatter, MaxUnpool, and DeformConv (one ``topi.nn.deformable_conv2d_nchw``
   axis scans along every axis and selects the requested result.
 - Compress: the condition must be known at import (the output length depends on it).
 - Det: the Leibniz sum over static matrices up to 4x4 (batched over leading dims).
-- TensorScatter (a KV-cache write): each cache position reads the update row it falls on
-  (``pos - write_index``, modulo the cache length for ``circular``) or keeps its value.
 - MaxUnpool: scatters into a zero tensor at the flat indices MaxPool gave (over the whole
   N x C x spatial tensor); ``output_shape``, when given, must be known at import.
 """
@@ -139,42 +137,6 @@ def det(ctx, node, inputs, attrs):
             total = ctx.emit((R.subtract if inversions % 2 else R.add)(total, term))
     return total
 
-
-
-@converter("TensorScatter", since=24)
-def tensor_scatter(ctx, node, inputs, attrs):
-    cache, update = inputs[0], inputs[1]
-    write = inputs[2] if len(inputs) > 2 else None
-    cdims, udims = shape_of(cache), shape_of(update)
-    rank = len(cdims)
-    axis = norm_axis(int(attrs.get("axis", -2)), rank)
-    if axis == 0:
-        raise ONNXImportError(f"TensorScatter {node.name!r}: axis 0 is the batch axis")
-    length, count = cdims[axis], udims[axis]
-    if not isinstance(length, int) or not isinstance(count, int):
-        raise ONNXImportError(f"TensorScatter {node.name!r}: the cache and update lengths must be static")
-    mode = attrs.get("mode", "linear")
-    pos_shape = [1] * rank
-    pos_shape[axis] = length
-    pos = ctx.emit(R.reshape(ctx.emit(R.arange(0, length, 1, "int64")), ShapeExpr(pos_shape)))
-    if write is not None:
-        w_shape = [cdims[0]] + [1] * (rank - 1)
-        offset = ctx.emit(R.subtract(pos, ctx.emit(R.reshape(ctx.emit(R.astype(write, "int64")),
-                                                              ShapeExpr(w_shape)))))
-    else:
-        offset = pos
-    if mode == "circular":
-        offset = ctx.emit(R.floor_mod(offset, const(np.array(length, "int64"))))
-    elif mode != "linear":
-        raise ONNXImportError(f"TensorScatter {node.name!r}: mode must be linear or circular, got {mode!r}")
-    valid = ctx.emit(R.logical_and(ctx.emit(R.greater_equal(offset, const(np.array(0, "int64")))),
-                                   ctx.emit(R.less(offset, const(np.array(count, "int64"))))))
-    index = ctx.emit(R.clip(offset, 0, max(count - 1, 0)))
-    full = list(cdims)
-    index = ctx.emit(R.broadcast_to(index, ShapeExpr(full)))
-    valid = ctx.emit(R.broadcast_to(valid, ShapeExpr(full)))
-    picked = ctx.emit(R.gather_elements(update, index, axis=axis))
-    return ctx.emit(R.where(valid, picked, cache))
 
 
 @converter("MaxUnpool", since=9)
