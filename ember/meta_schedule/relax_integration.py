@@ -85,7 +85,7 @@ def tune_relax(mod: IRModule, params: dict | None, target, work_dir: str | None,
                builder="local", runner="local", database="json", cost_model="xgb", measure_callbacks=None,
                task_scheduler="gradient", space="post-order-apply", strategy="evolutionary", seed: int | None = None,
                module_equality: str = "structural", max_time=None, check_correctness: bool = True,
-               default_seed: bool = True, progress: bool = True):
+               default_seed: bool = True, progress: bool = True, confirm_top_k: int = 4):
     """Tune every distinct kernel of ``mod`` for ``target``; returns the database."""
     from .tune import tune_tasks
     from .tune_context import TuneContext
@@ -102,7 +102,7 @@ def tune_relax(mod: IRModule, params: dict | None, target, work_dir: str | None,
                       num_trials_per_iter=num_trials_per_iter, builder=builder, runner=runner, database=database,
                       cost_model=cost_model, measure_callbacks=measure_callbacks, task_scheduler=task_scheduler,
                       module_equality=module_equality, max_time=max_time, check_correctness=check_correctness,
-                      default_seed=default_seed, progress=progress)
+                      default_seed=default_seed, progress=progress, confirm_top_k=confirm_top_k)
 
 
 def compile_relax(database, mod: IRModule, target, params: dict | None = None, enable_warning: bool = False):

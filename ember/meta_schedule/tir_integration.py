@@ -10,12 +10,14 @@ def tune_tir(mod, target, work_dir: str | None, max_trials_global: int, *, num_t
              task_scheduler="gradient", space="post-order-apply", strategy="evolutionary",
              num_tuning_cores="physical", seed: int | None = None, module_equality: str = "structural",
              special_space=None, post_optimization: bool = False, task_name: str = "main", max_time=None,
-             check_correctness: bool = True, default_seed: bool = True, progress: bool = True):
+             check_correctness: bool = True, default_seed: bool = True, progress: bool = True, confirm_top_k: int = 4):
     """Tune ``mod`` (a PrimFunc or an IRModule with one) for ``target``; returns the database.
 
     ``max_time`` ("10m", "90s" or seconds) stops the run early; ``check_correctness``
     compares every candidate with the unscheduled program on random inputs;
-    ``default_seed`` measures ember.dlight's default schedule as the first candidate."""
+    ``default_seed`` measures ember.dlight's default schedule as the first candidate;
+    ``confirm_top_k`` re-measures that many best records and the default at the end,
+    interleaved, and records their median times (the pick survives a noisy machine)."""
     from .tune import tune_tasks
     from .tune_context import TuneContext
 
@@ -29,7 +31,7 @@ def tune_tir(mod, target, work_dir: str | None, max_trials_global: int, *, num_t
                       num_trials_per_iter=num_trials_per_iter, builder=builder, runner=runner, database=database,
                       cost_model=cost_model, measure_callbacks=measure_callbacks, task_scheduler=task_scheduler,
                       module_equality=module_equality, max_time=max_time, check_correctness=check_correctness,
-                      default_seed=default_seed, progress=progress)
+                      default_seed=default_seed, progress=progress, confirm_top_k=confirm_top_k)
 
 
 def compile_tir(database, mod, target):

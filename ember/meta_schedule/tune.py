@@ -41,7 +41,7 @@ def tune_tasks(*, tasks: list, task_weights: list, work_dir: str | None, max_tri
                runner="local", database="json", cost_model="xgb", measure_callbacks=None,
                task_scheduler="gradient", module_equality: str = "structural", max_time=None,
                check_correctness: bool = True, default_seed: bool = True, progress: bool = True,
-               report: bool = True):
+               report: bool = True, confirm_top_k: int = 4):
     from .cost_model import create as create_cost_model
     from .task_scheduler import create as create_scheduler
 
@@ -58,7 +58,8 @@ def tune_tasks(*, tasks: list, task_weights: list, work_dir: str | None, max_tri
     states = scheduler.tune(tasks, task_weights, max_trials_global, max_trials_per_task or max_trials_global,
                             num_trials_per_iter, _builder(builder), _runner(runner), measure_callbacks,
                             database, cost_model, max_time=seconds, work_dir=work_dir,
-                            check_correctness=check_correctness, default_seed=default_seed, progress=progress)
+                            check_correctness=check_correctness, default_seed=default_seed, progress=progress,
+                            confirm_top_k=confirm_top_k)
     if report:
         from .report import write_report
 

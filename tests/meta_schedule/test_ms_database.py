@@ -11,11 +11,13 @@ from ember.meta_schedule.database import FAILED_SECS
 from ember.tir.schedule import Schedule
 
 
-def _trace(parallel: bool):
+def _trace(parallel: bool, split: bool = False):
     sch = Schedule(matmul_64)
     i, _, _ = sch.get_loops(sch.get_block("update"))
     if parallel:
         sch.parallel(i)
+    if split:
+        sch.split(i, factors=[None, 4])
     return sch.trace
 
 
@@ -24,8 +26,15 @@ def _fill(db):
     args = ms.ArgInfo.from_prim_func(matmul_64)
     for secs, par in ((3e-3, False), (1e-3, True)):
         db.commit_tuning_record(ms.TuningRecord(_trace(par), workload, [secs], tvm.target.Target("llvm"), args))
-    db.commit_tuning_record(ms.TuningRecord(_trace(False), workload, [FAILED_SECS], None, args, "WorkerCrashed"))
+    db.commit_tuning_record(ms.TuningRecord(_trace(False, True), workload, [FAILED_SECS], None, args, "WorkerCrashed"))
     return workload
+
+
+def test_a_remeasured_trace_counts_with_its_latest_time():
+    db = ms.MemoryDatabase()
+    workload = _fill(db)
+    db.commit_tuning_record(ms.TuningRecord(_trace(True), workload, [5e-3], None, None))
+    assert [r.run_secs for r in db.get_top_k(workload, 5)] == [[3e-3], [5e-3]]
 
 
 @pytest.mark.parametrize("kind", ["memory", "json"])

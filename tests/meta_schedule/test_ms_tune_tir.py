@@ -29,8 +29,10 @@ def test_tune_tir_random_then_xgb_resumes_then_compile_tir(tmp_path):
     # a second run on the same work_dir resumes: records kept, the default seed not measured again
     database = _tune(tmp_path, 6, ms.XGBModel(num_warmup_samples=2))
     records = database.get_all_tuning_records()
-    assert len(records) == 6 and all(r.error_msg is None for r in records)
+    assert all(r.error_msg is None for r in records)
+    # 6 distinct candidates, and the final confirmation re-measured the best and the default
     assert len({json.dumps(r.trace.as_json(remove_postproc=True)) for r in records}) == 6
+    assert len(records) > 6
     sch = ms.tir_integration.compile_tir(database, matmul_64, target)
     assert sch is not None
     got, want = run_matmul(tvm.build(sch.mod, target=target))

@@ -5,10 +5,12 @@ printed form; a tuning record is a trace measured on it.  A failed candidate is
 recorded with ``run_secs = [FAILED_SECS]`` and its error message, so it is never picked
 and never measured again.  Implementations store records (``JSONDatabase`` on disk,
 ``MemoryDatabase`` in memory); queries are written once here on top of ``get_top_k``.
+A trace measured again (the tuner's final confirmation) counts with its latest record.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -134,7 +136,10 @@ class Database:
     def get_top_k(self, workload: Workload, top_k: int) -> list[TuningRecord]:
         if top_k < 0:
             raise ValueError(f"get_top_k: top_k must be >= 0, got {top_k}")
-        valid = [r for r in self._records_of(workload) if r.is_valid]
+        latest: dict = {}  # a re-measured trace counts with its latest time
+        for r in self._records_of(workload):
+            latest[json.dumps(r.trace.as_json())] = r
+        valid = [r for r in latest.values() if r.is_valid]
         return sorted(valid, key=lambda r: r.mean_secs)[:top_k]
 
     def __len__(self) -> int:
