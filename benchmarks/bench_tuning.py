@@ -114,7 +114,7 @@ def main() -> None:
             continue
         work_dir = os.path.join(root, name)
         start = time.time()
-        database = ms.tune_tir(func, target, work_dir, max_trials_global=100000, num_trials_per_iter=16,
+        database = ms.tune_tir(func, target, work_dir, max_trials_global=100000, num_trials_per_iter=16, task_name=name,
                                max_time=args.minutes * 60,
                                runner=ms.LocalRunner(evaluator_config=ms.EvaluatorConfig(
                                    number=3, repeat=1, min_repeat_ms=50)))
