@@ -61,3 +61,36 @@ def test_c_runtime_reports_missing_entry(deploy_c, tmp_path):
     done = subprocess.run([str(deploy_c), str(tmp_path / "dyn.so"), "x.bin", "y"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 1 and "no native entry point" in done.stderr
+
+
+_CYCLE = r"""
+#include <stdio.h>
+#include "ember_runtime.h"
+int main(int argc, char** argv) {
+  static float x[64];
+  for (int k = 0; k < 100; k++) {  /* load, run, free: the OpenMP threads must survive dlclose */
+    EmberModel* m = ember_model_load(argv[1]);
+    if (!m) { printf("%s\n", ember_last_error()); return 1; }
+    const EmberTensorInfo* info = ember_model_input_info(m, 0);
+    DLTensor t = {x, {kDLCPU, 0}, info->ndim, info->dtype, (int64_t*)info->shape, NULL, 0};
+    if (ember_model_set_input(m, 0, &t) || ember_model_run(m)) { printf("%s\n", ember_last_error()); return 1; }
+    ember_model_free(m);
+  }
+  printf("ok\n");
+  return 0;
+}
+"""
+
+
+def test_load_run_free_cycles(tmp_path):
+    from ember import relax, relay
+
+    mod, params = relay.testing.mlp.get_workload(batch_size=1, image_shape=(1, 8, 8))
+    relax.build(mod, "llvm", params=params).export_library(str(tmp_path / "mlp.so"))
+    runtime = build_runtime()
+    (tmp_path / "cycle.c").write_text(_CYCLE)
+    subprocess.run(["cc", str(tmp_path / "cycle.c"), "-I", runtime.include_dir, "-o", str(tmp_path / "cycle"),
+                    *runtime.link_flags], check=True)
+    done = subprocess.run([str(tmp_path / "cycle"), str(tmp_path / "mlp.so")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stdout, done.stderr)

@@ -181,7 +181,9 @@ EmberModel* ember_model_load(const char* path) {
     set_error("ember_model_load: out of memory");
     return NULL;
   }
-  m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  /* RTLD_NODELETE: the model's OpenMP runtime (libgomp) may still have worker threads
+   * spinning after a run; unmapping it under them on dlclose would crash the process. */
+  m->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!m->handle) {
     set_error("ember_model_load: dlopen('%s') failed: %s", path, dlerror());
     ember_model_free(m);
