@@ -126,3 +126,13 @@ def test_tensor_scatter_matches_numpy(mode):
                 pos %= 6
             want[b, :, pos] = upd[b, :, s]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+def test_topk_small_k_long_axis_uses_selection(largest):
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=0, largest=largest)
+    model = make_model(node, [("x", F, [40, 3])], [("v", F, [3, 3]), ("i", I64, [3, 3])],
+                       [_init("k", np.array([3], "int64"))], opset=13)
+    mod = from_onnx(model)
+    assert "topk_select" in [gv.name_hint for gv in mod.functions]
+    check_against_ort(model, {"x": RNG.integers(0, 6, (40, 3)).astype("float32")})  # many ties

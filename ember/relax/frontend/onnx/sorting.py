@@ -13,7 +13,7 @@ from ember.ir import IntImm
 from ember.relax import op as R
 
 from . import packed
-from .common import ONNXImportError, dtype_of, ndim_of, norm_axis, shape_of
+from .common import ONNXImportError, dtype_of, ndim_of, norm_axis, shape_of, static_shape
 from .registry import converter
 
 
@@ -37,6 +37,9 @@ def packed_result(ctx, name: str, args, dims_list, dtypes):
     return outs
 
 
+_SELECT_MAX_K = 16
+
+
 def _int(value: int) -> relax.PrimValue:
     return relax.PrimValue(IntImm("int64", int(value)))
 
@@ -58,7 +61,14 @@ def topk(ctx, node, inputs, attrs):
         dims[axis] = fresh_dim("topk_k")
         return packed_result(ctx, packed.NAMES["topk"], [x, inputs[1], _int(axis), _int(largest)],
                              [dims, dims], [dtype_of(x), "int64"])
-    both = ctx.emit(R.topk(x, k, axis, "both", largest, "int64"))
+    length = (static_shape(x) or [None] * (axis + 1))[axis]
+    if length is not None and 0 < k <= _SELECT_MAX_K and length >= 4 * k:
+        # small k on a long axis: k selection passes (O(k·n)) beat topi.topk's O(n²) ranking
+        from ember.topi.topk_select import topk_by_selection
+
+        both = ctx.bb.emit_te(topk_by_selection, x, k, axis, largest, "int64", primfunc_name_hint="topk_select")
+    else:
+        both = ctx.emit(R.topk(x, k, axis, "both", largest, "int64"))
     return [ctx.emit(relax.TupleGetItem(both, 0)), ctx.emit(relax.TupleGetItem(both, 1))]
 
 
