@@ -165,3 +165,23 @@ def test_symbolic_rows_padded_to_tiles(transposed, epilogue):
         mod(av, wv, got)
         want = av @ (wv.T if transposed else wv)
         np.testing.assert_allclose(got, np.maximum(want, 0) if epilogue else want, rtol=1e-4, atol=1e-4)
+
+
+def test_arithmetic_prologue_runs_once_per_element():
+    """A normalisation feeding the matmul (layer norm's scale) stays its own loop nest:
+    inlined, its rsqrt would run once per multiply-add."""
+    a = te.placeholder((2, 48), name="A")
+    s = te.placeholder((2,), name="S")
+    w = te.placeholder((48, 40), name="W")
+    norm = te.compute((2, 48), lambda i, k: a[i, k] * te.rsqrt(s[i] + 1.0), name="norm")
+    r = te.reduce_axis((0, 48), name="k")
+    c = te.compute((2, 40), lambda i, j: te.sum(norm[i, r] * w[r, j], axis=r), name="C")
+    sch = cpu.Matmul().apply(te.create_prim_func([a, s, w, c]), TARGET, False)
+    assert sch is not None and 'T.block("norm")' in sch.mod["main"].script()
+    mod = ember.build(sch.mod, target="llvm")
+    rng = np.random.default_rng(2)
+    av, sv, wv = (rng.standard_normal(x).astype("float32") for x in ((2, 48), (2,), (48, 40)))
+    sv = np.abs(sv)
+    out = np.zeros((2, 40), "float32")
+    mod(av, sv, wv, out)
+    np.testing.assert_allclose(out, (av / np.sqrt(sv + 1.0)[:, None]) @ wv, rtol=1e-4, atol=1e-4)

@@ -128,8 +128,14 @@ class Matmul(ScheduleRule):
         if not all(b.is_spatial() for b in others):
             self.decline(name, "another reduction shares the function")
             return None
-        for b in blocks[:pos]:  # prologue: inline into the matmul
-            sch.compute_inline(b.rv)
+        kept = []
+        for b in blocks[:pos]:  # prologue: data movement is inlined into the matmul; math
+            if _moves_data(b):  # (a layer norm feeding it) runs once per element, before it
+                sch.compute_inline(b.rv)
+            else:
+                kept.append(b.rv)
+        if kept:
+            self._schedule_kept(sch, kept, target)
         epilogue = [b.rv for b in blocks[pos + 1:]]
         for rv in epilogue[:-1]:
             sch.compute_inline(rv)
@@ -146,6 +152,16 @@ class Matmul(ScheduleRule):
         else:
             self._tile(sch, mm_info, roles, last, target)
         return sch
+
+    @staticmethod
+    def _schedule_kept(sch: Schedule, kept: list, target: Target) -> None:
+        from ..analysis import block_info
+        from .common import inline_spatial_producers, schedule_spatial
+
+        infos = [block_info(sch, rv) for rv in kept]
+        left = inline_spatial_producers(sch, infos[:-1], keep=()) + infos[-1:]
+        for info in left:
+            schedule_spatial(sch, block_info(sch, info.rv), target)
 
     @staticmethod
     def _gemv_along_k(info: BlockInfo, roles: MatmulRoles, lanes: int) -> bool:
@@ -302,3 +318,18 @@ def _vectorize_inner(sch: Schedule, block, lanes: int) -> None:
     extent = const_int(sch.get(loops[-1]).extent)
     if extent is not None and extent > 1:
         sch.vectorize(loops[-1])
+
+
+def _moves_data(info: BlockInfo) -> bool:
+    """Whether a block only copies (or casts) one element: inlining it into the matmul costs
+    nothing per multiply-add, unlike arithmetic, which would run once per use."""
+    from ember.ir import Cast
+    from ember.tir import BufferLoad, BufferStore
+
+    body = info.block.body
+    if not isinstance(body, BufferStore):
+        return False
+    value = body.value
+    while isinstance(value, Cast):
+        value = value.value
+    return isinstance(value, BufferLoad)
