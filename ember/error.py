@@ -12,6 +12,7 @@ __all__ = [
     "TVMError", "InternalError", "DiagnosticError", "OpError", "OpNotImplemented",
     "OpAttributeRequired", "OpAttributeInvalid", "OpAttributeUnImplemented", "RPCError",
     "RPCSessionTimeoutError", "StructInfoError", "StructInfoTypeError", "register_error",
+    "ConstantRangeError", "DivisionByZeroError",
 ]
 
 
@@ -53,6 +54,14 @@ class RPCError(TVMError):
 
 class RPCSessionTimeoutError(RPCError, TimeoutError):
     """A remote session timed out."""
+
+
+class ConstantRangeError(TVMError, ValueError):
+    """A literal that its dtype cannot hold (``tir.const(256, "uint8")``)."""
+
+
+class DivisionByZeroError(TVMError, ZeroDivisionError):
+    """Constant folding met a division by a constant zero."""
 
 
 class StructInfoError(TVMError, ValueError):

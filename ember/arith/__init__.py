@@ -9,6 +9,7 @@ affine fused/split iterator patterns.  Names follow ``tvm.arith``.
 from .analyzer import Analyzer
 from .const_int_bound import ConstIntBound
 from .evaluate import evaluate
+from .extension import Extension
 from .int_set import IntervalSet, IntSet, eval_set, intersect, neg_inf, pos_inf, union
 from .iter_map import (
     IterMapLevel, IterMapResult, detect_iter_map, iter_map_simplify, normalize_iter_map_to_expr,
@@ -19,7 +20,7 @@ from .modular_set import ModularSet
 from .subspace import subspace_divide
 
 __all__ = [
-    "Analyzer", "ConstIntBound", "ModularSet", "evaluate",
+    "Analyzer", "ConstIntBound", "Extension", "ModularSet", "evaluate",
     "IntSet", "IntervalSet", "eval_set", "union", "intersect", "pos_inf", "neg_inf",
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from ember.ir import IntImm, PrimExpr, Range, Var, as_expr
 
 from .const_int_bound import ConstIntBound, bound_of, from_public, to_public
+from .extension import Extension
 from .facts import FactSet
 from .keys import StructKeys
 from .linear import is_int_scalar
-from .modular_set import ModularSet, make_modular, modular_of
+from .modular_set import ModularSet, intersect_modular, make_modular, modular_of
 from .simplifier import Simplifier
 
 __all__ = ["Analyzer"]
@@ -39,6 +40,7 @@ class Analyzer:
         self._facts = FactSet()
         self._opaque_facts: list[PrimExpr] = []
         self._saved: list[list] = []  # memo tables of the enclosing constraint scopes
+        self.enabled_extensions = Extension.NoExtensions
         self._reset_caches()
 
     # -- caches ---------------------------------------------------------------------
@@ -224,9 +226,15 @@ class Analyzer:
         self._saved.append(saved)
         self._reset_caches()
         undo = self._assume(cond)
+        old_modular = self._assume_residues(cond)
         try:
             yield self
         finally:
+            for var, old in old_modular.items():
+                if old is None:
+                    self._var_modular.pop(var, None)
+                else:
+                    self._var_modular[var] = old
             old_bounds, facts, opaque = undo
             for var, bound in old_bounds.items():
                 if bound is None:
@@ -238,6 +246,33 @@ class Analyzer:
             self._opaque_facts = [c for c in self._opaque_facts if id(c) not in dropped]
             self._saved.pop()
             self._restore_caches(saved)
+
+    def _assume_residues(self, cond: PrimExpr) -> dict:
+        """Learn ``v % c == k`` conjuncts as modular sets of ``v`` (intersected with what is
+        known); returns the previous modular sets, to restore."""
+        from ember.ir import EQ, And, FloorMod, Mod
+
+        old: dict = {}
+        stack = [cond]
+        while stack:
+            c = stack.pop()
+            if isinstance(c, And):
+                stack += [c.a, c.b]
+                continue
+            if not isinstance(c, EQ):
+                continue
+            lhs, rhs = (c.a, c.b) if isinstance(c.b, IntImm) else (c.b, c.a)
+            if not (isinstance(lhs, FloorMod | Mod) and isinstance(lhs.a, Var) and isinstance(lhs.b, IntImm)
+                    and isinstance(rhs, IntImm) and lhs.b.value > 0):
+                continue
+            var = lhs.a
+            known = self._var_modular.get(var, ModularSet(1, 0))
+            both = intersect_modular(known, make_modular(lhs.b.value, rhs.value))
+            if both is not None:
+                old.setdefault(var, self._var_modular.get(var))
+                self._var_modular[var] = both
+                self._changed(var)
+        return old
 
     def enter_constraint_scope(self, cond) -> Callable[[], None]:
         """Non-``with`` form of ``constraint_scope``: returns the function that leaves it."""

@@ -73,7 +73,42 @@ def compare_linear(s, e) -> PrimExpr | None:
         g = _gcd(d)
         if g and d.const % g:
             return _FALSE  # x*2 == 1 has no integer solution
+    else:
+        dropped = _drop_bounded_remainder(s, d)
+        if dropped is not None:
+            return _emit_le0(dropped, e.a.dtype)
     return _normalise(s, e, d)
+
+
+def _drop_bounded_remainder(s, d: Linear) -> Linear | None:
+    """``G*X + r + k <= 0`` does not depend on the small term r when G*X, a multiple of G, is
+    on the same side of the bound for every r: with ``0 <= r < G`` and ``-k ≡ G-1 (mod G)``,
+    or with ``-G < r <= 0`` and ``-k ≡ 0 (mod G)``; it is then ``G*X <= G*floor(-k/G)``
+    (``x*8 + y < 16`` with ``0 <= y < 8`` is ``x < 2``)."""
+    if len(d.terms) < 2:
+        return None
+    for key, (atom, c) in d.terms.items():
+        g = 0
+        for other, (_, oc) in d.terms.items():
+            if other != key:
+                g = math.gcd(g, oc)
+        if g <= 1:
+            continue
+        lo, hi = s.bound(atom)
+        lo, hi = sorted((lo * c, hi * c))
+        below = lo >= 0 and hi <= g - 1 and (-d.const) % g == g - 1
+        above = lo >= -(g - 1) and hi <= 0 and (-d.const) % g == 0
+        if below or above:
+            rest = Linear({k: t for k, t in d.terms.items() if k != key}, 0)
+            return rest.plus(Linear({}, -g * ((-d.const) // g)))
+    return None
+
+
+def _emit_le0(d: Linear, dtype) -> PrimExpr:
+    """``d <= 0`` with the terms' common factor divided out."""
+    g = _gcd(d) or 1
+    terms = Linear({k: (a, c // g) for k, (a, c) in d.terms.items()}, 0)
+    return _emit(LE, terms.plus(Linear({}, -((-d.const) // g))), DataType(dtype))
 
 
 def _gcd(lin: Linear) -> int:

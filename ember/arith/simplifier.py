@@ -10,6 +10,8 @@ dropped whenever the analyzer learns something new (bind, update, constraint sco
 
 from __future__ import annotations
 
+from ember.error import DivisionByZeroError
+
 from ember.ir import (
     Broadcast, Call, Cast, IntImm, Let, Max, Min, Node, Not, PrimExpr, Ramp, Select, Var, fields_of,
     replace,
@@ -109,7 +111,10 @@ class Simplifier:
             rules = _rules_for(type(e))
         dtype = None
         for rule in rules:
-            r = rule(self, e)
+            try:
+                r = rule(self, e)
+            except DivisionByZeroError:  # the rule would fold x // 0: leave it to run time
+                continue
             if r is None or r is e:
                 continue
             if dtype is None:

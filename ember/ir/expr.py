@@ -15,6 +15,9 @@ fold to a constant; nothing else is simplified here (that is ``ember.arith``).
 
 from __future__ import annotations
 
+import math
+
+from ember.error import ConstantRangeError, DivisionByZeroError
 from ember.runtime.dtype import DataType
 
 from .node import Node, node
@@ -289,11 +292,17 @@ class EQ(CmpOp):
     def __bool__(self):  # lets ``x in list`` and dict lookups work on identity
         return self.a is self.b
 
+    def asobject(self):  # TVM's EqualOp.asobject(): ember's ``==`` already gives the node
+        return self
+
 
 @node
 class NE(CmpOp):
     def __bool__(self):
         return self.a is not self.b
+
+    def asobject(self):
+        return self
 
 
 @node
@@ -435,6 +444,23 @@ def _range_bound(bound, other):
 # -- construction helpers --------------------------------------------------------
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_FLOAT32_MAX = 3.4028234663852886e38
+_FLOAT_LIMITS = {16: 65504.0, 32: _FLOAT32_MAX}  # TVM range-checks float16 and float32 literals
+
+
+def int_range(dtype: DataType) -> tuple[int, int]:
+    """The values an integer dtype holds: ``[lo, hi]``."""
+    bits = dtype.bits
+    return (0, 2**bits - 1) if dtype.is_uint else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def wrap_int(value: int, dtype: DataType) -> int:
+    """``value`` reduced to ``dtype``'s width, two's complement (what C and LLVM compute)."""
+    bits = dtype.bits
+    value &= (1 << bits) - 1
+    if not dtype.is_uint and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
 
 
 def const(value, dtype=None) -> PrimExpr:
@@ -444,20 +470,27 @@ def const(value, dtype=None) -> PrimExpr:
             dtype = BOOL
         elif isinstance(value, int):
             dtype = INT32 if _INT32_MIN <= value <= _INT32_MAX else INT64
-        elif isinstance(value, float):
-            dtype = FLOAT32
+        elif isinstance(value, float):  # beyond float32's range (and finite): float64
+            dtype = FLOAT32 if not math.isfinite(value) or abs(value) <= _FLOAT32_MAX else DataType("float64")
         else:
             raise TypeError(f"cannot make a constant from {value!r} of type {type(value).__name__}")
     dtype = DataType(dtype)
     if dtype.lanes > 1:
         return Broadcast(const(value, dtype.element_of()), dtype.lanes)
     if dtype.is_float:
-        return FloatImm(dtype, float(value))
+        value = float(value)
+        limit = _FLOAT_LIMITS.get(dtype.bits) if str(dtype).startswith("float") else None
+        if limit is not None and math.isfinite(value) and abs(value) > limit:
+            raise ConstantRangeError(f"the literal {value!r} is outside the range of {dtype} (|x| <= {limit})")
+        return FloatImm(dtype, value)
     if dtype.is_bool:
         return IntImm(dtype, int(bool(value)))
     if dtype.is_integer:
         if isinstance(value, float) and not value.is_integer():
             raise TypeError(f"cannot make an {dtype} constant from the non-integral {value!r}")
+        low, high = int_range(dtype)
+        if not low <= int(value) <= high:
+            raise ConstantRangeError(f"the literal {int(value)} is outside the range of {dtype} [{low}, {high}]")
         return IntImm(dtype, int(value))
     raise TypeError(f"cannot make a constant of type {dtype}")
 
@@ -552,10 +585,10 @@ _FOLD = {
     "Or": lambda a, b: bool(a) or bool(b),
 }
 _INT_FOLD = {
-    "FloorDiv": lambda a, b: a // b if b else None,
-    "FloorMod": lambda a, b: a % b if b else None,
-    "Div": lambda a, b: (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1) if b else None,
-    "Mod": lambda a, b: a - b * int(a / b) if b else None,
+    "FloorDiv": lambda a, b: a // b,
+    "FloorMod": lambda a, b: a % b,
+    "Div": lambda a, b: (abs(a) // abs(b)) * (1 if (a >= 0) == (b >= 0) else -1),
+    "Mod": lambda a, b: a - b * int(a / b),
 }
 
 
@@ -577,15 +610,19 @@ def _fold(name: str, a, b):
     if fn is None:
         if isinstance(a, IntImm) and name in _INT_FOLD:
             fn = _INT_FOLD[name]
-        elif isinstance(a, FloatImm) and name == "Div" and b.value != 0:
+        elif isinstance(a, FloatImm) and name == "Div":
             fn = lambda x, y: x / y  # noqa: E731
         else:
             return None
+        if b.value == 0:
+            raise DivisionByZeroError(f"{name}({a.value}, {b.value}): division by a constant zero ({a.dtype})")
     value = fn(a.value, b.value)
-    if value is None:
-        return None
     if name in ("LT", "LE", "GT", "GE", "EQ", "NE", "And", "Or"):
         return IntImm(BOOL, int(bool(value)))
+    if isinstance(a, IntImm) and a.dtype.is_integer:
+        return IntImm(a.dtype, wrap_int(int(value), a.dtype))  # integer overflow wraps, as in C
+    if isinstance(a, FloatImm) and a.dtype.bits <= 32 and math.isfinite(value) and abs(value) > _FLOAT_LIMITS[a.dtype.bits]:
+        return FloatImm(a.dtype, math.copysign(math.inf, value))  # overflow rounds to infinity, as the hardware does
     return const(value, a.dtype)
 
 

@@ -42,8 +42,17 @@ _CASTS = [
 ]
 
 
+def _apply(fn, a, b):
+    """``fn(a, b)``; a division of two constants by zero is refused at construction (as
+    TVM does), so the generator builds the unfolded node instead."""
+    try:
+        return fn(a, b)
+    except ZeroDivisionError:
+        return tir.FloorDiv(a, b)
+
+
 def _extend(children):
-    binary = st.tuples(st.sampled_from(_BIN), children, children).map(lambda t: t[0](t[1], t[2]))
+    binary = st.tuples(st.sampled_from(_BIN), children, children).map(lambda t: _apply(t[0], t[1], t[2]))
     select = st.tuples(st.sampled_from(_CMP), children, children, children, children).map(
         lambda t: tir.Select(t[0](t[1], t[2]), t[3], t[4]))
     casts = st.tuples(st.sampled_from(_CASTS), children, children).map(lambda t: t[0](t[1], t[2]))

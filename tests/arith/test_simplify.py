@@ -378,3 +378,14 @@ def test_division_of_known_multiples_cancels():
 ])
 def test_comparisons_relax_min_max(before, expected):
     check(before, expected)
+
+
+def test_comparison_drops_a_bounded_remainder():
+    from ember.ir import Range
+
+    ana = Analyzer()
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    ana.bind(y, Range(0, 8))
+    assert str(ana.simplify(x * 8 + y < 16)) == "x < 2"
+    assert str(ana.simplify(x * 8 + y >= 16)) == "x >= 2"
+    assert str(ana.simplify(x * 8 + y < 17)) == "x * 8 + y < 17"  # depends on y: kept

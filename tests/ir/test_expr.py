@@ -45,7 +45,8 @@ def test_constant_folding():
     assert tir.truncmod(const(-7), 2).value == -1
     assert (const(2.0) * 3.0).value == 6.0
     assert (const(1) < 2).value == 1
-    assert isinstance(const(1) // 0, FloorDiv)  # division by zero is left unfolded
+    with pytest.raises(ZeroDivisionError, match="constant zero"):  # as TVM: an error, not UB at run time
+        const(1) // 0
 
 
 def test_constants():
@@ -104,3 +105,24 @@ def test_limits():
     assert tir.max_value("int8").value == 127
     assert tir.min_value("uint8").value == 0
     assert tir.min_value("float32").value == float("-inf")
+
+
+def test_integer_folding_wraps_like_c():
+    assert (const(255, "uint8") + const(1, "uint8")).value == 0
+    assert (const(127, "int8") + const(1, "int8")).value == -128
+    assert (const(127, "int8") * const(127, "int8")).value == 1
+    assert (const(0, "uint8") - const(10, "uint8")).value == 246
+
+
+@pytest.mark.parametrize("value, dtype", [(256, "uint8"), (-1, "uint32"), (-129, "int8"), (65505.0, "float16")])
+def test_out_of_range_literals_are_refused(value, dtype):
+    from ember.error import ConstantRangeError
+
+    with pytest.raises(ConstantRangeError, match=f"outside the range of {dtype}"):
+        const(value, dtype)
+
+
+def test_float_literal_beyond_float32_is_float64_and_overflow_is_inf():
+    assert const(3.402e39).dtype == "float64"
+    assert const(3e30, "float32") * const(3e30, "float32") is not None
+    assert (const(3e30, "float32") * const(3e30, "float32")).value == float("inf")
