@@ -415,7 +415,17 @@ class Range(Node):
     min: PrimExpr
     extent: PrimExpr
 
-    def __init__(self, min, extent=None):  # noqa: A002 - TVM's field name
+    def __init__(self, min=None, extent=None, *, begin=None, end=None, span=None):  # noqa: A002
+        if begin is not None or end is not None:  # TVM's keywords: [begin, end)
+            if min is not None or extent is not None:
+                raise TypeError("Range: give either (min, extent) or begin=/end=, not both")
+            if end is None:
+                raise TypeError("Range: begin= needs end=")
+            begin = 0 if begin is None else begin
+            min, extent = begin, as_expr(end) - as_expr(begin) if not (
+                isinstance(begin, int) and isinstance(end, int)) else end - begin
+        if min is None:
+            raise TypeError("Range: expected an extent, (min, extent), or begin=/end=")
         if extent is None:  # Range(n) is [0, n)
             min, extent = 0, min
         # a constant bound takes the other bound's int dtype (Range(0, n) with an int64 n is int64)

@@ -126,3 +126,15 @@ def test_float_literal_beyond_float32_is_float64_and_overflow_is_inf():
     assert const(3.402e39).dtype == "float64"
     assert const(3e30, "float32") * const(3e30, "float32") is not None
     assert (const(3e30, "float32") * const(3e30, "float32")).value == float("inf")
+
+
+def test_range_begin_end_keywords():
+    from ember.ir import Range
+
+    r = Range(begin=2, end=5)
+    assert (r.min.value, r.extent.value) == (2, 3)
+    assert Range(4).extent.value == 4
+    with pytest.raises(TypeError, match="not both"):
+        Range(1, 2, begin=0, end=3)
+    with pytest.raises(TypeError, match="end="):
+        Range(begin=1)
