@@ -231,8 +231,9 @@ def mod_linear(s, e) -> PrimExpr | None:
 
 
 def minmax_bound(s, e) -> PrimExpr | None:
-    """Decide ``min``/``max`` when one side provably wins; pull out common terms."""
-    if not is_int_scalar(e.dtype):
+    """Decide ``min``/``max`` when one side provably wins; pull out common terms.  Not for
+    unsigned or narrow integers: they wrap around, so ``max(a + b, b)`` is not ``a + b``."""
+    if not is_int_scalar(e.dtype) or e.dtype.is_uint or e.dtype.bits < 32:
         return None
     la, lb = s.linear(e.a), s.linear(e.b)
     diff = la.plus(lb, -1)

@@ -3,7 +3,8 @@
 Each loop variable is bound to its ``[min, min + extent)`` range before its body is
 simplified, and each ``if`` branch is simplified under its condition (the analyzer's
 ``constraint_scope``), so bound checks such as ``i < n`` that always hold vanish; an
-``if`` whose condition becomes constant is replaced by its branch.
+``if`` whose condition becomes constant is replaced by its branch.  Unsigned and narrow
+integer values (which wrap around) are not rewritten, only the indices inside them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ def make_analyzer() -> Analyzer:
     return Analyzer()
 
 
+def _wraps_around(dtype) -> bool:
+    """Unsigned and narrow integer data wrap around on overflow (as numpy's do), while the
+    analyzer's rewrite rules assume index arithmetic that never overflows: for uint8
+    ``max(a + b, b)`` is not ``a + b``.  Such expressions are left as written."""
+    return (dtype.is_uint or dtype.is_int and dtype.bits < 32) and not dtype.is_bool
+
+
 class _Simplifier(IRMutator):
     def __init__(self, analyzer):
         super().__init__()
@@ -32,6 +40,8 @@ class _Simplifier(IRMutator):
 
     def visit(self, x):
         if isinstance(x, PrimExpr) and not isinstance(x, Var):
+            if _wraps_around(x.dtype):  # only its (index) sub-expressions are simplified
+                return super().visit(x)
             return self.analyzer.simplify(x)
         return super().visit(x)
 
