@@ -279,8 +279,10 @@ def generate(exe: Executable, const_offsets: dict[int, int], name: str | None = 
         return AotResult(None, f"function {name!r}: {why}")
     for i, out in enumerate(outputs):
         w.body.append(f"memcpy(out[{i}]->data, {out.data}, {_nbytes(out.shape, out.dtype)});")
-    infos = lambda items, names: ", ".join(  # noqa: E731
-        f"{{{_c_string(n)}, {len(t.shape)}, {w.shape(t.shape)}, {_dl(t.dtype)}}}" for n, t in zip(names, items))
+    def infos(items: list[_Tensor], names: list[str]) -> str:  # EmberTensorInfo initialisers
+        return ", ".join(f"{{{_c_string(n)}, {len(t.shape)}, {w.shape(t.shape)}, {_dl(t.dtype)}}}"
+                         for n, t in zip(names, items))
+
     inputs = [w.values[reg] for reg in w.params]
     input_infos = infos(inputs, func.params) or "{0}"
     output_infos = infos(outputs, [f"output{i}" for i in range(len(outputs))])
