@@ -198,8 +198,9 @@ class TaskScheduler:
         if best:
             task.best_secs = best[0].mean_secs
             task.history.append((task.trials, time.time() - self.start, task.best_secs))
-        if seed is not None and records[-1].trace.as_json(remove_postproc=True) == seed.as_json() and times[-1]:
-            task.default_secs = statistics.median(times[-1])
+        for r, ts in zip(records, times):  # the default's confirmed time, wherever it ranked
+            if seed is not None and ts and r.trace.as_json(remove_postproc=True) == seed.as_json():
+                task.default_secs = statistics.median(ts)
         LOG.info("%s: confirmed %d best records and the default against each other", ctx.task_name, len(records))
 
     # -- one batch ----------------------------------------------------------------------------------
