@@ -28,9 +28,11 @@ def _channel_shape(x, axis: int = 1) -> list[int]:
 @converter("BatchNormalization", since=1)
 def batch_norm(ctx, node, inputs, attrs):
     x, scale, bias, mean, var = inputs[:5]
-    if attrs.get("training_mode", 0) or (len(node.output) > 1 and any(node.output[1:])):
-        raise ctx.error("BatchNormalization in training mode is not supported (inference only)")
     eps = attrs.get("epsilon", 1e-5)
+    if attrs.get("training_mode", 0):
+        return _batch_norm_training(ctx, x, scale, bias, mean, var, eps, attrs.get("momentum", 0.9))
+    if len(node.output) > 1 and any(node.output[1:]):
+        raise ctx.error("BatchNormalization's running statistics outputs need training_mode=1")
     values = [ctx.const_value(t) for t in (scale, bias, mean, var)]
     shape = _channel_shape(x)
     if all(v is not None for v in values):
@@ -44,6 +46,22 @@ def batch_norm(ctx, node, inputs, attrs):
     centered = ctx.emit(R.subtract(x, ctx.emit(R.reshape(mean, shape))))
     scaled = ctx.emit(R.multiply(centered, ctx.emit(R.reshape(inv, shape))))
     return R.add(scaled, ctx.emit(R.reshape(bias, shape)))
+
+
+def _batch_norm_training(ctx, x, scale, bias, mean, var, eps, momentum):
+    """Normalise with the batch's statistics; also return the updated running statistics."""
+    axes = [0] + list(range(2, ndim_of(x)))
+    shape = _channel_shape(x)
+    y, batch_mean, _ = _standardize(ctx, x, axes, eps)
+    y = ctx.emit(R.multiply(y, ctx.emit(R.reshape(scale, shape))))
+    y = ctx.emit(R.add(y, ctx.emit(R.reshape(bias, shape))))
+    centered = ctx.emit(R.subtract(x, batch_mean))
+    batch_var = ctx.emit(R.mean(ctx.emit(R.multiply(centered, centered)), axes))
+    m = ctx.emit(R.reshape(batch_mean, [-1]))
+    keep, new = scalar(mean, momentum), scalar(mean, 1 - momentum)
+    running_mean = ctx.emit(R.add(R.multiply(mean, keep), R.multiply(m, new)))
+    running_var = ctx.emit(R.add(R.multiply(var, keep), R.multiply(batch_var, new)))
+    return [y, running_mean, running_var]
 
 
 def _standardize(ctx, x, axes, eps):
