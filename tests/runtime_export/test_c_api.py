@@ -94,3 +94,36 @@ def test_load_run_free_cycles(tmp_path):
     done = subprocess.run([str(tmp_path / "cycle"), str(tmp_path / "mlp.so")], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stdout, done.stderr)
+
+
+def test_c_program_multiple_outputs_and_views(deploy_c, tmp_path):
+    """A model returning a tuple, with split/reshape views: both outputs from C match the VM."""
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    import ember
+    from ember import relax
+
+    nodes = [helper.make_node("Split", ["x"], ["a", "b"], axis=1, num_outputs=2),
+             helper.make_node("Transpose", ["a"], ["at"], perm=[0, 1, 3, 2]),
+             helper.make_node("Concat", ["at", "b"], ["c"], axis=1),
+             helper.make_node("Reshape", ["c", "shape"], ["y"]),
+             helper.make_node("Identity", ["b"], ["z"])]
+    graph = helper.make_graph(
+        nodes, "views", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 36]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [numpy_helper.from_array(np.array([1, 36], "int64"), "shape")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    exe = relax.build(relax.frontend.onnx.from_onnx(model), "llvm")
+    entry = exe.export_library(str(tmp_path / "views.so"))
+    assert "2 outputs" in entry.reason
+    x = np.random.default_rng(4).standard_normal((1, 4, 3, 3)).astype("float32")
+    expected = [t.numpy() for t in relax.VirtualMachine(exe, ember.cpu())["main"](x)]
+    x.tofile(tmp_path / "x.bin")
+    done = subprocess.run([str(deploy_c), str(tmp_path / "views.so"), str(tmp_path / "x.bin"), str(tmp_path / "o")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for i, want in enumerate(expected):
+        np.testing.assert_array_equal(np.fromfile(tmp_path / f"o{i}.bin", "float32").reshape(want.shape), want)
