@@ -91,6 +91,9 @@ def run(kind: str, seeds: list[int], batch: int = 25, log=None) -> Report:
             failure = results.get(seed, "no result")
             if failure is not None:
                 report.failures[seed] = failure
+                if log is not None:  # at once, so a run stopped early still names its failures
+                    log(f"{kind}: seed {seed} FAILED: {failure.splitlines()[0][:300]}\n"
+                        f"  reproduce: {report.reproduce(seed)}")
         if log is not None:
             log(f"{kind}: {report.cases}/{len(seeds)} cases, {len(report.failures)} failed")
     report.seconds = time.time() - start
