@@ -23,6 +23,7 @@ class Network:
         self.params: dict[str, np.ndarray] = {}
 
     def __enter__(self):
+        self._finished = False
         self._scope = self.bb.function("main")
         self._scope.__enter__()
         self._df = self.bb.dataflow()
@@ -30,6 +31,9 @@ class Network:
         return self
 
     def __exit__(self, *exc):
+        if not self._finished:  # an error while building: close the builder's scopes
+            self._df.__exit__(*exc)
+            self._scope.__exit__(*exc)
         return False
 
     def weight(self, name: str, shape: tuple, init: str = "xavier") -> relax.Var:
@@ -82,4 +86,5 @@ class Network:
         self._df.__exit__(None, None, None)
         self.bb.emit_func_output(out, params=[self.data, *self.weights])
         self._scope.__exit__(None, None, None)
+        self._finished = True
         return self.bb.get(), {name: value for name, value in self.params.items()}
