@@ -173,6 +173,7 @@ def _build_loop(ctx, node, plan: _LoopPlan, gv: GlobalVar):
         outs = ctx.convert_subgraph(body, bound)
         cond_out = _scalar(ctx, outs[0], "bool")
         carried_out, scans = outs[1:1 + n_carried], outs[1 + n_carried:]
+        scans = [_with_declared_shape(ctx, s, vi) for s, vi in zip(scans, body.output[1 + n_carried:])]
         produced["carried"] = [c.struct_info for c in carried_out]
         produced["scans"] = [s.struct_info for s in scans]
         ret = _loop_ret(plan, produced["scans"])
@@ -206,6 +207,16 @@ def _build_loop(ctx, node, plan: _LoopPlan, gv: GlobalVar):
 
     seq = _scope_seq(ctx, function_body)
     return Function(plan.params, seq, produced["ret"], True, {}), produced
+
+
+def _with_declared_shape(ctx, value, vi: onnx.ValueInfoProto):
+    """``value`` cast to the static shape the body declares for it, when its own is unknown."""
+    if shape_of(value) is not None or not vi.type.HasField("tensor_type"):
+        return value
+    dims = vi.type.tensor_type.shape.dim
+    if not vi.type.tensor_type.HasField("shape") or not all(d.HasField("dim_value") for d in dims):
+        return value
+    return ctx.bb.match_cast(value, TensorStructInfo([d.dim_value for d in dims], value.struct_info.dtype))
 
 
 def _sinfo_dims(sinfo) -> list:
