@@ -18,6 +18,8 @@ BUILTINS: dict[str, str] = {
     "tvm_call_cpacked_lowered": "int32", "tvm_call_packed": "int32", "tvm_call_cpacked": "int32",
     "tvm_throw_last_error": "int32", "tvm_tuple": "handle", "tvm_check_return": "int32",
     "lookup_param": "handle", "type_annotation": "handle", "tvm_struct_get": "last",
+    "tvm_access_ptr": "handle", "tvm_storage_sync": "int32", "tvm_thread_allreduce": "handle",
+    "address_of": "handle",
     # threads and warps
     "tvm_warp_shuffle": "arg1", "tvm_warp_shuffle_up": "arg1", "tvm_warp_shuffle_down": "arg1",
     "tvm_warp_activemask": "uint32", "tvm_thread_invariant": "arg0", "tvm_global_barrier_kinit": "handle",

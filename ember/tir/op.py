@@ -109,7 +109,7 @@ def if_then_else(cond, t, f, span=None, dtype=None) -> PrimExpr:
     return Call(t.dtype, Op.get("tir.if_then_else"), (cond, t, f))
 
 
-def likely(cond) -> PrimExpr:
+def likely(cond, span=None, dtype=None) -> PrimExpr:  # dtype: as TVMScript prints it
     cond = as_expr(cond)
     return Call(cond.dtype, Op.get("tir.likely"), (cond,))
 
