@@ -8,6 +8,7 @@ from .elementwise import *  # noqa: F403
 from .index import *  # noqa: F403
 from .linear_algebra import *  # noqa: F403
 from .manipulate import *  # noqa: F403
+from .manipulate_extra import *  # noqa: F403
 from .replicate import *  # noqa: F403
 from .scatter_nd import *  # noqa: F403
 from .sorting import *  # noqa: F403
