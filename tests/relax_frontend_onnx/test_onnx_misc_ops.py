@@ -55,11 +55,12 @@ def test_compress_known_condition(axis):
     check_against_ort(model, {"x": np.arange(9, dtype="float32").reshape(3, 3)})
 
 
-def test_compress_run_time_condition_is_refused():
-    model = make_model([helper.make_node("Compress", ["x", "cond"], ["y"], axis=0)],
-                       [("x", F, [3]), ("cond", TensorProto.BOOL, [3])], [("y", F, [None])])
-    with pytest.raises(ONNXImportError, match="condition must be known at import"):
-        from_onnx(model)
+def test_compress_run_time_condition():
+    model = make_model([helper.make_node("Compress", ["x", "cond"], ["y"], axis=1)],
+                       [("x", F, [2, 4]), ("cond", TensorProto.BOOL, [3])], [("y", F, [2, None])])
+    x = np.arange(8, dtype="float32").reshape(2, 4)
+    for cond in ([True, False, True], [False, False, False], [False, True, True]):
+        check_against_ort(model, {"x": x, "cond": np.array(cond)})
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (3, 3), (2, 4, 4)])

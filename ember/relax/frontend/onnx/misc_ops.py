@@ -5,7 +5,8 @@ MaxUnpool, and DeformConv (one ``topi.nn.deformable_conv2d_nchw`` kernel).
   length (``t`` past it), so sequence lengths may be run-time values.
 - CumSum/CumProd: ``relax.cumsum/cumprod``; ``reverse`` flips around them.  A run-time
   axis scans along every axis and selects the requested result.
-- Compress: the condition must be known at import (the output length depends on it).
+- Compress: a known condition is a ``take`` of constant positions; a run-time one finds
+  its positions with the packed NonZero (data-dependent length).
 - Det: the Leibniz sum over static matrices up to 4x4 (batched over leading dims).
 - MaxUnpool: scatters into a zero tensor at the flat indices MaxPool gave (over the whole
   N x C x spatial tensor); ``output_shape``, when given, must be known at import.
@@ -93,20 +94,26 @@ def cumprod(ctx, node, inputs, attrs):
 @converter("Compress", since=9)
 def compress(ctx, node, inputs, attrs):
     x, condition = inputs
-    cond = ctx.const_value(condition)
-    if cond is None:
-        raise ONNXImportError(f"Compress {node.name!r}: the condition must be known at import "
-                              "(the output length depends on its values)")
-    picked = np.nonzero(np.asarray(cond).reshape(-1).astype(bool))[0].astype("int64")
     axis = attrs.get("axis")
     if axis is None:
         x = ctx.emit(R.reshape(x, ShapeExpr([-1])))
         axis = 0
     axis = norm_axis(int(axis), x.struct_info.ndim)
-    dims = shape_of(x)
-    if isinstance(dims[axis], int):
-        picked = picked[picked < dims[axis]]
-    return ctx.emit(R.take(x, const(picked), axis=axis))
+    cond = ctx.const_value(condition)
+    if cond is not None:
+        picked = np.nonzero(np.asarray(cond).reshape(-1).astype(bool))[0].astype("int64")
+        dims = shape_of(x)
+        if isinstance(dims[axis], int):
+            picked = picked[picked < dims[axis]]
+        return ctx.emit(R.take(x, const(picked), axis=axis))
+    # a run-time condition: its non-zero positions (a data-dependent count) through B2's packed NonZero
+    from . import packed
+    from .sorting import fresh_dim, packed_result
+
+    flat = ctx.emit(R.reshape(condition, ShapeExpr([-1])))
+    (where,) = packed_result(ctx, packed.NAMES["nonzero"], [flat], [[1, fresh_dim("compress_count")]], ["int64"])
+    picked = ctx.emit(R.reshape(where, ShapeExpr([-1])))
+    return ctx.emit(R.take(x, picked, axis=axis))
 
 
 def _element(ctx, m, i: int, j: int):
