@@ -115,3 +115,25 @@ def test_collapse_sum_prints_and_parses():
     text = mod.script()
     assert "R.collapse_sum_to(x, R.shape([3, 4]))" in text and "R.collapse_sum_like(x, y)" in text
     assert_structural_equal(mod, from_source(text, {"R": R, "I": I, "T": T}))
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 5)])
+def test_cross_entropy_with_logits_matches_numpy(shape):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype("float32")
+    y = rng.random(shape).astype("float32")
+    got = _run_legalized(relax.op.nn.cross_entropy_with_logits, x, y)
+    want = -(x * y).sum() / (shape[0] if len(shape) == 2 else 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_cross_entropy_with_logits_errors():
+    bb = relax.BlockBuilder()
+    x = _var("x", (2, 3))
+    assert bb.normalize(relax.op.nn.cross_entropy_with_logits(x, _var("y", (2, 3)))).struct_info.ndim == 0
+    with pytest.raises(TVMError, match="predictions must be 1-D or 2-D, got 3 dims"):
+        bb.normalize(relax.op.nn.cross_entropy_with_logits(_var("z", (2, 3, 4)), x))
+    with pytest.raises(TVMError, match=r"predictions shape \(2, 3\) and labels shape \(2, 4\) differ"):
+        bb.normalize(relax.op.nn.cross_entropy_with_logits(x, _var("w", (2, 4))))
+    with pytest.raises(TVMError, match="labels must be a Tensor"):
+        bb.normalize(relax.op.nn.cross_entropy_with_logits(x, relax.Var("s", relax.ShapeStructInfo((2, 3)))))
