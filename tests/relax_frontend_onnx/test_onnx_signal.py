@@ -81,9 +81,19 @@ def test_stft_against_ort(window):
     check_against_ort(model, {"sig": RNG.standard_normal((2, 40, 1)).astype("float32")}, rtol=1e-4, atol=1e-4)
 
 
-def test_stft_run_time_step_is_refused():
-    model = make_model([helper.make_node("STFT", ["sig", "step", "", "len"], ["y"])],
+def test_stft_run_time_step():
+    w = np.hanning(8).astype("float32")
+    model = make_model([helper.make_node("STFT", ["sig", "step", "win"], ["y"])],
                        [("sig", F, [1, 32, 1]), ("step", I64, [])], [("y", F, [None] * 4)],
-                       initializers=[helper.make_tensor("len", I64, [], [8])], opset=17)
-    with pytest.raises(ONNXImportError, match="frame_step must be known at import"):
+                       initializers=[helper.make_tensor("win", F, [8], w)], opset=17)
+    sig = RNG.standard_normal((1, 32, 1)).astype("float32")
+    for step in (3, 8):
+        check_against_ort(model, {"sig": sig, "step": np.array(step, "int64")}, rtol=1e-4, atol=1e-4)
+
+
+def test_stft_run_time_frame_length_is_refused():
+    model = make_model([helper.make_node("STFT", ["sig", "step", "", "len"], ["y"])],
+                       [("sig", F, [1, 32, 1]), ("len", I64, [])], [("y", F, [None] * 4)],
+                       initializers=[helper.make_tensor("step", I64, [], [4])], opset=17)
+    with pytest.raises(ONNXImportError, match="frame_length must be known at import"):
         from_onnx(model)

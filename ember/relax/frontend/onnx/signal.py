@@ -5,8 +5,8 @@ constants, so a DFT is two matmuls per input part (real, imaginary).  ``onesided
 keeps the first ``L//2+1`` bins; ``inverse`` with ``onesided`` is the inverse real FFT
 (Hermitian half spectrum in, real signal of length ``2*(n-1)`` or ``dft_length`` out).
 Opset 20's ``axis`` input may be a run-time value when every candidate axis gives the
-same output shape (all candidates are computed and one is selected).  STFT needs
-``frame_step`` and the frame length known at import (they fix the output shape).
+same output shape (all candidates are computed and one is selected).  STFT needs the
+frame length known at import; a run-time ``frame_step`` gives a run-time frame count.
 HannWindow/HammingWindow/BlackmanWindow/MelWeightMatrix with constant inputs are
 evaluated at import by the importer; with run-time sizes their output shape would
 depend on input values, which is not supported.
@@ -159,7 +159,6 @@ def dft20(ctx, node, inputs, attrs):
 def stft(ctx, node, inputs, attrs):
     inputs = list(inputs) + [None] * (4 - len(inputs))
     signal, step, window, frame_length = inputs
-    step = _known_int(ctx, node, step, "frame_step")
     length = _known_int(ctx, node, frame_length, "frame_length")
     if length is None:
         if window is None or shape_of(window) is None or not isinstance(shape_of(window)[0], int):
@@ -168,9 +167,22 @@ def stft(ctx, node, inputs, attrs):
     dims = shape_of(signal)
     if dims is None or len(dims) != 3 or not isinstance(dims[1], int):
         raise ONNXImportError(f"STFT {node.name!r}: the signal must be [batch, length, 1|2] with a static length")
-    frames = (dims[1] - length) // step + 1
-    index = (np.arange(frames)[:, None] * step + np.arange(length)[None, :]).astype("int64")
-    framed = ctx.emit(R.take(signal, const(index), axis=1))  # [batch, frames, length, comp]
+    known_step = ctx.const_value(step)
+    if known_step is not None:
+        step = int(np.asarray(known_step).reshape(-1)[0])
+        frames = (dims[1] - length) // step + 1
+        index = const((np.arange(frames)[:, None] * step + np.arange(length)[None, :]).astype("int64"))
+    else:  # a run-time step: the frame count is a value, so the frame numbers come from a packed arange
+        from . import packed
+        from .sorting import fresh_dim, packed_result
+
+        step = ctx.emit(R.reshape(ctx.emit(R.astype(step, "int64")), ShapeExpr([])))
+        count = ctx.emit(R.add(ctx.emit(R.floor_divide(const(np.array(dims[1] - length, "int64")), step)),
+                               const(np.array(1, "int64"))))
+        (starts,) = packed_result(ctx, packed.NAMES["arange"], [count], [[fresh_dim("stft_frames")]], ["int64"])
+        starts = ctx.emit(R.multiply(ctx.emit(R.expand_dims(starts, 1)), step))
+        index = ctx.emit(R.add(starts, const(np.arange(length, dtype="int64")[None, :])))
+    framed = ctx.emit(R.take(signal, index, axis=1))  # [batch, frames, length, comp]
     if window is not None:
         framed = ctx.emit(R.multiply(framed, ctx.emit(R.reshape(window, ShapeExpr([length, 1])))))
     onesided = bool(attrs.get("onesided", 1))
