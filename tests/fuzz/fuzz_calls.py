@@ -78,6 +78,8 @@ def _good_outer(rng):
 
 def _mutate(args: list, rng: random.Random, nrng) -> tuple[list, str]:
     """Apply one mutation; returns (args, what was done)."""
+    if not args:
+        return [np.zeros(1, "float32")], "an argument added to none"
     i = rng.randrange(len(args))
     a = args[i]
     kinds = ["count+", "count-", "none", "list", "str", "scalar_for_array", "array_for_scalar"]
