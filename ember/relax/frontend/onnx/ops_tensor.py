@@ -164,6 +164,10 @@ def squeeze(ctx, node, inputs, attrs):
 @converter("Unsqueeze", since=1)
 def unsqueeze(ctx, node, inputs, attrs):
     x = inputs[0]
+    if ctx.opset >= 13 and len(inputs) > 1 and inputs[1] is not None and ctx.const_value(inputs[1]) is None:
+        from .ops_tensor_dynamic import unsqueeze_runtime
+
+        return unsqueeze_runtime(ctx, x, inputs[1])
     axes = _axes_input(ctx, node, inputs, attrs, 1)
     if isinstance(x, PrimValue):
         return ShapeExpr([x.value])
@@ -208,6 +212,10 @@ def concat(ctx, node, inputs, attrs):
 def split(ctx, node, inputs, attrs):
     x = inputs[0]
     axis = norm_axis(attrs.get("axis", 0), ndim_of(x))
+    if len(inputs) > 1 and inputs[1] is not None and ctx.const_value(inputs[1]) is None:
+        from .ops_tensor_dynamic import split_runtime
+
+        return split_runtime(ctx, x, inputs[1], axis, len(node.output))
     if ctx.opset >= 13 and len(inputs) > 1 and inputs[1] is not None:
         sizes = known_ints(ctx, inputs[1], "Split's split")
     elif ctx.opset < 13 and len(inputs) > 1 and inputs[1] is not None:

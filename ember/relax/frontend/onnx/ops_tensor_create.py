@@ -180,9 +180,18 @@ def range_(ctx, node, inputs, attrs):
 def trilu(ctx, node, inputs, attrs):
     x = inputs[0]
     k = 0
+    upper = attrs.get("upper", 1)
     if len(inputs) > 1 and inputs[1] is not None:
+        if ctx.const_value(inputs[1]) is None:  # run-time k: one kernel reading it
+            def build(t, kk):
+                n = len(t.shape)
+                return te.compute(t.shape, lambda *i: tir.Select(
+                    (i[n - 1] - i[n - 2] >= kk()) if upper else (i[n - 1] - i[n - 2] <= kk()),
+                    t(*i), tir.const(0, t.dtype)), name="T_trilu")
+
+            return ctx.bb.call_te(build, x, inputs[1], primfunc_name_hint="trilu")
         k = known_ints(ctx, inputs[1], "Trilu's k")[0]
-    return R.triu(x, k) if attrs.get("upper", 1) else R.tril(x, k)
+    return R.triu(x, k) if upper else R.tril(x, k)
 
 
 @converter("EyeLike", since=9)

@@ -17,7 +17,7 @@ from ...expr import const
 from .common import dtype_of, ndim_of, shape_of, static_shape
 from .shape_values import dims_tensor, runtime_shape
 
-__all__ = ["reshape_runtime", "expand_runtime", "tile_runtime", "slice_runtime",
+__all__ = ["unsqueeze_runtime", "split_runtime", "reshape_runtime", "expand_runtime", "tile_runtime", "slice_runtime",
            "constant_of_shape_runtime", "range_runtime"]
 
 
@@ -127,3 +127,33 @@ def range_runtime(ctx, start, limit, delta):
     return ctx.bb.call_te(lambda a, d: te.compute(
         dims, lambda i: a() + i.astype(dtype) * d(), name="T_range"), start, delta,
         primfunc_name_hint="range")
+
+
+def unsqueeze_runtime(ctx, x, axes):
+    """Unsqueeze at run-time axes: the new shape (1 where inserted, x's dims in order
+    elsewhere) computed as a tensor, then a reshape to fresh dims."""
+    ndim = ndim_of(x)
+    k = static_shape(axes)[0]
+    n = ndim + k
+    ax = _i64(ctx, axes)
+    ax = ctx.emit(R.where(R.less(ax, _c(0)), R.add(ax, _c(n)), ax))
+    onehot = ctx.emit(R.astype(R.equal(R.reshape(ax, [k, 1]), _c(np.arange(n).reshape(1, n))), "int64"))
+    inserted = ctx.emit(R.sum(onehot, [0]))
+    kept = ctx.emit(R.subtract(_c(1), inserted))
+    source = ctx.emit(R.maximum(R.subtract(R.cumsum(kept, 0), _c(1)), _c(0)))
+    xs = dims_tensor(ctx, x) if ndim else _c(np.ones(1, "int64"))
+    dims = ctx.emit(R.where(R.equal(inserted, _c(1)), _c(np.ones(n, "int64")), R.take(xs, source, 0)))
+    return R.reshape(x, runtime_shape(ctx, dims, "unsqueeze"))
+
+
+def split_runtime(ctx, x, sizes, axis: int, n: int):
+    """Split by sizes known at run time: each part a run-time slice along ``axis``."""
+    sizes = _i64(ctx, sizes)
+    ends = ctx.emit(R.cumsum(sizes, 0))
+    begins = ctx.emit(R.subtract(ends, sizes))
+    parts = []
+    for i in range(n):
+        b = ctx.emit(R.strided_slice(begins, [0], [i], [i + 1]))
+        e = ctx.emit(R.strided_slice(ends, [0], [i], [i + 1]))
+        parts.append(ctx.emit(slice_runtime(ctx, x, b, e, _c(np.array([axis])), None)))
+    return parts
