@@ -23,7 +23,7 @@ _LAZY_NAMES = {
     "load_executable": "ember.relax.vm_build", "get_default_pipeline": "ember.relax.pipeline",
 }
 _LAZY_SUBMODULES = {
-    "transform", "analysis", "expr_functor", "frontend", "vm", "pipeline", "reference",
+    "transform", "analysis", "expr_functor", "frontend", "vm", "pipeline", "reference", "utils",
 }
 
 
