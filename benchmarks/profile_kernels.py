@@ -62,14 +62,31 @@ def call_counts(mod) -> collections.Counter:
     return counts
 
 
+def _dim(d, bind: dict) -> int | None:
+    """A buffer dim's value, symbolic dims taken from ``bind`` by variable name."""
+    from ember.arith import Analyzer
+    from ember.tir import Var, post_order_visit, substitute
+
+    if hasattr(d, "value"):
+        return int(d.value)
+    names: list = []
+    post_order_visit(d, lambda n: names.append(n) if isinstance(n, Var) else None)
+    if any(v.name not in bind for v in names):
+        return None
+    value = Analyzer().simplify(substitute(d, {v: bind[v.name] for v in names}))
+    return int(value.value) if hasattr(value, "value") else None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("model")
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--bind", default="batch=1,seq=128", help="values of symbolic dims, name=value,...")
     args = parser.parse_args()
     set_threads(args.threads)
+    args.bind = dict((k, int(v)) for k, v in (kv.split("=") for kv in args.bind.split(",") if kv))
     import ember as tvm
     from ember.tir import PrimFunc
 
@@ -83,7 +100,7 @@ def main():
         shapes = []
         for p in func.params:
             buf = func.buffer_map.get(p)
-            dims = [getattr(d, "value", None) for d in buf.shape] if buf is not None else [None]
+            dims = [_dim(d, args.bind) for d in buf.shape] if buf is not None else [None]
             if None in dims:
                 shapes = None
                 break

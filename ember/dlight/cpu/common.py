@@ -107,10 +107,14 @@ def _flattens(info: BlockInfo) -> bool:
     affine after flattening."""
     from ember.tir import Call, post_order_visit
 
+    from ember.ir import structural_equal
+
     write = info.writes[0]
-    shape = [const_int(e) for e in write.buffer.shape]
+    shape = write.buffer.shape
     for r in info.reads:
-        if r.dims != write.dims or [const_int(e) for e in r.buffer.shape] != shape:
+        same = len(r.buffer.shape) == len(shape) and all(
+            structural_equal(a, b, map_free_vars=False) for a, b in zip(r.buffer.shape, shape))
+        if r.dims != write.dims or not same:
             return False
     selects: list = []
     post_order_visit(info.block.body, lambda n: selects.append(n) if isinstance(n, Call)
