@@ -12,3 +12,5 @@ from .symbolic_vars import (  # noqa: F401
     free_symbolic_vars, tir_vars_in_struct_info,
 )
 from .well_formed import WellFormedError, check_well_formed, well_formed  # noqa: F401
+from .bindings import name_to_binding, udchain  # noqa: F401
+from .reshape_pattern import has_reshape_pattern  # noqa: F401
