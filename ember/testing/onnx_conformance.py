@@ -113,7 +113,7 @@ def case_op(case) -> str:
         _OP_NAMES = {_snake(s.name): s.name for s in onnx.defs.get_all_schemas_with_history()}
     rest = case.name.removeprefix("test_")
     best = ""
-    for snake, op in _OP_NAMES.items():
+    for snake in _OP_NAMES:
         if (rest == snake or rest.startswith(snake + "_")) and len(snake) > len(best):
             best = snake
     return _OP_NAMES.get(best, nodes[0].op_type if nodes else "?")
