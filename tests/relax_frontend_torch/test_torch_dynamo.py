@@ -67,3 +67,15 @@ def test_graph_with_unsupported_op_falls_back_to_eager_with_one_warning():
     assert len(messages) == 1
     assert "eager" in messages[0]
     assert STATS["fallbacks"] == before + 1
+
+
+def test_weights_are_baked_and_in_place_updates_recompile():
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).eval()
+    compiled = torch.compile(model, backend="ember", dynamic=False)
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        compare(compiled(x), model(x))
+        before = STATS["compiles"]
+        model[0].weight.mul_(-2.0)  # in place: bumps the tensor's version
+        compare(compiled(x), model(x))
+        assert STATS["compiles"] == before + 1

@@ -44,6 +44,8 @@ class EmberGraph:
             return self.graph_module(*args)
         key = _signature(args)
         entry = self.cache.get(key)
+        if entry is not None and not entry.weights_unchanged(args):
+            entry = None  # a weight was changed in place: bake the new values
         if entry is None:
             entry = self._compile(args)
             if entry is None:
@@ -51,11 +53,23 @@ class EmberGraph:
             self.cache[key] = entry
         else:
             STATS["hits"] += 1
-        vm, out_spec, user_inputs = entry
-        inputs = [_to_vm(a) for a, keep in zip(args, user_inputs) if keep]
-        result = vm["main"](*inputs)
+        inputs = [_to_vm(args[i]) for i in entry.runtime_inputs]
+        result = entry.vm["main"](*inputs)
         flat = [torch.from_dlpack(r) for r in (result if isinstance(result, tuple | list) else [result])]
-        return torch.utils._pytree.tree_unflatten(flat, out_spec)
+        return torch.utils._pytree.tree_unflatten(flat, entry.out_spec)
+
+    def _weight_positions(self, args) -> list[int]:
+        """Inputs that are the model's parameters or buffers (Dynamo passes them as graph
+        inputs): they are baked into the module as constants instead of crossing every call."""
+        import torch
+
+        names = [n.name for n in self.graph_module.graph.nodes if n.op == "placeholder"]
+        out = []
+        for i, a in enumerate(args):
+            name = names[i] if i < len(names) else ""
+            if isinstance(a, torch.nn.Parameter) or "_buffers_" in name or "_parameters_" in name:
+                out.append(i)
+        return out
 
     def _compile(self, args):
         import torch
@@ -66,8 +80,11 @@ class EmberGraph:
         from .exported_program import from_exported_program
         from .importer import UnsupportedOperatorError
 
+        weights = [i for i in self._weight_positions(args) if isinstance(args[i], torch.Tensor)]
+        runtime = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in weights]
+        bound = _BoundWeights(self.graph_module, args, weights, runtime)
         try:
-            ep = torch.export.export(self.graph_module, tuple(args), strict=False)
+            ep = torch.export.export(bound, tuple(args[i] for i in runtime), strict=False)
             mod = from_exported_program(ep, entry="torch.compile(backend='ember')")
         except UnsupportedOperatorError as err:
             warnings.warn(f"{err}\nthis graph runs in eager PyTorch", stacklevel=2)
@@ -75,11 +92,51 @@ class EmberGraph:
             self._eager = True
             return None
         ex = relax.build(mod, self.target)
-        vm = relax.VirtualMachine(ex, ember.cpu())
         STATS["compiles"] += 1
-        # tensor inputs become Relax parameters; Python values were specialised at export
-        user_inputs = [isinstance(a, torch.Tensor) for a in args]
-        return vm, ep.call_spec.out_spec, user_inputs
+        versions = [(i, args[i]._version) for i in weights]
+        return _Compiled(relax.VirtualMachine(ex, ember.cpu()), ep.call_spec.out_spec, runtime, versions)
+
+
+class _Compiled:
+    """One compiled graph: its VM, how to rebuild the output structure, which call
+    arguments it takes, and the versions of the weights baked into it."""
+
+    def __init__(self, vm, out_spec, runtime_inputs: list[int], versions: list[tuple[int, int]]):
+        self.vm, self.out_spec, self.runtime_inputs, self.versions = vm, out_spec, runtime_inputs, versions
+
+    def weights_unchanged(self, args) -> bool:
+        return all(args[i]._version == v for i, v in self.versions)
+
+
+def _bound_weights_module():
+    import torch
+
+    class BoundWeights(torch.nn.Module):
+        """The graph with its weight inputs held as buffers (exported as constants)."""
+
+        def __init__(self, graph_module, args, weights, runtime):
+            super().__init__()
+            self.graph_module, self.n = graph_module, len(args)
+            self.weights, self.runtime = weights, runtime
+            self.others = {i: a for i, a in enumerate(args) if i not in weights and i not in runtime}
+            for k, i in enumerate(weights):
+                self.register_buffer(f"w{k}", args[i].detach())
+
+        def forward(self, *inputs):
+            full = [None] * self.n
+            for k, i in enumerate(self.weights):
+                full[i] = getattr(self, f"w{k}")
+            for i, v in zip(self.runtime, inputs):
+                full[i] = v
+            for i, v in self.others.items():
+                full[i] = v
+            return self.graph_module(*full)
+
+    return BoundWeights
+
+
+def _BoundWeights(graph_module, args, weights, runtime):  # noqa: N802 - builds a module
+    return _bound_weights_module()(graph_module, args, weights, runtime)
 
 
 def _to_vm(t):

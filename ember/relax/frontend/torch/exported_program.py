@@ -41,16 +41,20 @@ def from_exported_program(exported_program, keep_params_as_input: bool = False,
 
 
 def _decomposition_table(custom_convert_map: dict | None) -> dict:
-    """Core-ATen decompositions, minus ops the user converts themselves."""
+    """Core-ATen decompositions, minus ops that have a converter (ours or the user's): those
+    stay whole (``linear``, ``layer_norm``, ``scaled_dot_product_attention``, ``selu`` …), so
+    the module keeps one Relax op where PyTorch would spell out its arithmetic."""
     import torch
 
+    registry.load_converters()
     table = torch.export.default_decompositions()
+    keep = set(registry.CONVERTERS)
     if custom_convert_map:
-        keep = {registry.target_key(k) if not isinstance(k, str) else k for k in custom_convert_map}
-        keep |= {"aten." + k for k in keep}
-        for op in list(table):
-            if str(op) in keep:
-                del table[op]
+        user = {registry.target_key(k) if not isinstance(k, str) else k for k in custom_convert_map}
+        keep |= user | {"aten." + k for k in user}
+    for op in list(table):
+        if str(op) in keep:
+            del table[op]
     return table
 
 
