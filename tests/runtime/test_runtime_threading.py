@@ -59,3 +59,18 @@ def test_parallel_kernel_correct_after_change(clean_env):
         y = np.zeros_like(x)
         mod(x, y)
         np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_set_num_threads_sets_openmp_team_size(clean_env):
+    from ember.runtime.threading import _libgomp
+
+    from ember.codegen.llvm.jit import load_runtime_libraries  # loads libgomp as a JIT build does
+
+    load_runtime_libraries()
+    lib = _libgomp()
+    if lib is None:
+        pytest.skip("libgomp is not loaded in this process")
+    set_num_threads(1)
+    assert lib.omp_get_max_threads() == 1
+    set_num_threads(2)
+    assert lib.omp_get_max_threads() == 2

@@ -61,7 +61,9 @@ class CodeGenLLVM(ExprEmitter):
         self.strings: dict[str, ir.GlobalVariable] = {}
         self.checks: list[str] = []
         self.in_parallel = False
-        self.num_threads = int(getattr(target, "num_cores", 0) or 0)
+        # an explicit -num-cores is compiled in; otherwise 0: OpenMP's current team size,
+        # which ember.runtime.set_num_threads changes for kernels already compiled
+        self.num_threads = int((getattr(target, "attrs", None) or {}).get("num-cores") or 0)
         self.noalias = True
         self.nontemporal_stores = False  # inside a loop annotated NONTEMPORAL_STORE
         self.float_flags = _float_flags(getattr(target, "attrs", {}))

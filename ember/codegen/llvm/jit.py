@@ -54,6 +54,10 @@ def load_runtime_libraries() -> dict[str, str | None]:
         try:
             llvm.load_library_permanently(name)
             loaded[stem] = name
+            if stem == "gomp":  # the team size parallel kernels ask for (runtime.set_num_threads)
+                from ember.runtime.threading import apply_to_openmp
+
+                apply_to_openmp()
         except RuntimeError:
             loaded[stem] = None
     return loaded
