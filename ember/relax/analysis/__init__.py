@@ -14,3 +14,4 @@ from .symbolic_vars import (  # noqa: F401
 from .well_formed import WellFormedError, check_well_formed, well_formed  # noqa: F401
 from .bindings import name_to_binding, udchain  # noqa: F401
 from .reshape_pattern import has_reshape_pattern  # noqa: F401
+from .memory_usage import estimate_memory_usage  # noqa: F401
