@@ -42,3 +42,9 @@ def test_readme_snippets_run(tmp_path, monkeypatch):
         argv = shlex.split(command)[1:]
         done = subprocess.run([sys.executable, "-m", "ember", *argv], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{command}\n{done.stderr}"
+
+
+def test_readme_links_exist():
+    for target in re.findall(r"\]\(([^)#]+)\)", README):
+        if "://" not in target:
+            assert (ROOT / target).exists(), target
