@@ -52,3 +52,36 @@ def test_symbolic_sizes_are_reported_apart():
 def test_bad_input_is_reported():
     with pytest.raises(TypeError, match="estimate_memory_usage: mod must be an IRModule or relax.Function"):
         estimate_memory_usage(3)
+
+
+def test_memory_ops_and_call_packed_parse_print_and_estimate():
+    from ember.ir import assert_structural_equal
+    from ember.script import from_source
+    from ember.script import ir as I
+    from ember.script import relax as R
+    from ember.script import tir as T
+
+    text = '''
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((2, 4), dtype="float32")) -> R.Tensor((8,), dtype="float32"):
+        s: R.Object = R.memory.alloc_storage(R.shape([32]), virtual_device_index=0, storage_scope="global",
+                                             dtype="float32")
+        a: R.Tensor((2, 4), dtype="float32") = R.memory.alloc_tensor(s, offset=0, shape=R.shape([2, 4]),
+                                                                     dtype="float32")
+        y: R.Tensor((8,), dtype="float32") = R.call_packed("vm.builtin.reshape", a, R.shape([8]),
+                                                           sinfo_args=[R.Tensor((8,), dtype="float32")])
+        o: R.Tensor((8,), dtype="float32") = R.builtin.alloc_tensor(R.shape([8]), dtype="float32",
+                                                                    runtime_device_index=0)
+        _: R.Tuple() = R.memory.kill_tensor(a)
+        return o
+'''
+    names = {"R": R, "I": I, "T": T}
+    mod = from_source(text, names)
+    printed = mod.script()
+    assert 'R.call_packed("vm.builtin.reshape", a, R.shape([8])' in printed
+    assert_structural_equal(mod, from_source(printed, names))
+    report = estimate_memory_usage(mod)
+    assert "Without memory planning, there are 2 constant-size memory allocation(s)" in report
+    assert f"With memory planning, there are 2 constant-size memory allocation(s) with total size {64 / 2**30:.4} GB" in report

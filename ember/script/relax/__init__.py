@@ -11,13 +11,13 @@ from __future__ import annotations
 import inspect
 
 from ember.relax.op import *  # noqa: F403 - R.add, R.matmul, R.call_tir, …
-from ember.relax.op import builtin, nn  # noqa: F401
+from ember.relax.op import builtin, memory, nn  # noqa: F401
 from ember.relax.op import max, min, print, sum  # noqa: F401, A004
 
 from . import entry  # noqa: F401 - tvm.script.parser.relax.entry (the struct-info word classes)
 from . import printer as _printer  # noqa: F401 - registers the Relax printers
 from .words import (  # noqa: F401
-    Callable, ExternFunc, Object, Prim, Shape, Tensor, Tuple, const, dataflow, dtype, func_attr,
+    Callable, ExternFunc, call_packed, Object, Prim, Shape, Tensor, Tuple, const, dataflow, dtype, func_attr,
     match_cast, output, prim_value, shape, str, tuple,
 )
 

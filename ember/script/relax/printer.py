@@ -175,6 +175,8 @@ class RelaxPrinter:
         args = [self.expr(a) for a in c.args]
         if c.sinfo_args:
             args.append(f"sinfo_args={self.sinfo_args(c.sinfo_args)}")
+        if isinstance(op, ExternFunc):  # TVM prints a call of an extern function as R.call_packed
+            return f"R.call_packed({', '.join([py_str(op.global_symbol)] + args)})"
         return f"{self.expr(op)}({', '.join(args)})"
 
     def callee(self, e) -> str:

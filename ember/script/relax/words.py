@@ -17,7 +17,7 @@ from ember.relax import struct_info as si
 
 __all__ = [
     "Tensor", "Shape", "Tuple", "Object", "Prim", "Callable", "const", "shape", "prim_value",
-    "str", "dtype", "tuple", "ExternFunc", "dataflow", "output", "func_attr", "match_cast",
+    "str", "dtype", "tuple", "ExternFunc", "call_packed", "dataflow", "output", "func_attr", "match_cast",
     "MatchCastMarker", "PARSER_WORDS",
 ]
 
@@ -118,6 +118,20 @@ def tuple(*fields) -> relax.Tuple:  # noqa: A001 - TVM's name
 
 def ExternFunc(name, struct_info=None) -> relax.ExternFunc:  # noqa: N802 - TVM's name
     return relax.ExternFunc(name, struct_info)
+
+
+def call_packed(func, *args, sinfo_args=None, **kwargs) -> relax.Call:
+    """An (impure) call of the packed function named ``func`` (``R.call_packed``)."""
+    from ember.relax.op.base import as_operand
+
+    if kwargs:
+        raise TypeError(f"R.call_packed: attributes are not supported, got {sorted(kwargs)}")
+    callee = relax.ExternFunc(func) if isinstance(func, builtins.str) else func
+    if sinfo_args is None:
+        sinfo_args = []
+    elif not isinstance(sinfo_args, list | builtins.tuple):
+        sinfo_args = [sinfo_args]
+    return relax.Call(callee, [as_operand(a) for a in args], None, [as_sinfo(s) for s in sinfo_args])
 
 
 class MatchCastMarker:
