@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes.util
 import functools
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ __all__ = [
 ]
 
 _LOCK = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -104,10 +106,35 @@ class CompiledObject:
             return self.machine.emit_object(llvm.parse_assembly(self.ll))
 
 
-def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int = 3) -> None:
+# Pipelines tried in order when LLVM's own optimizer breaks a function (an LLVM bug: the
+# SLP vectorizer of LLVM 22 can emit "Instruction does not dominate all uses" for small
+# reduction nests, which would abort the process in code generation).
+_FALLBACKS = ({"slp_vectorization": False}, {"slp_vectorization": False, "loop_vectorization": False})
+
+
+def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int = 3) -> llvm.ModuleRef:
+    """Optimise ``module`` in place and verify the result.  If LLVM's pipeline produced broken
+    IR, the module is re-parsed from its text before optimisation and optimised again with
+    the SLP (then also the loop) vectorizer off; returns the module to use."""
+    text = str(module)
+    _run_pipeline(module, machine, opt_level, {})
+    for fallback in _FALLBACKS:
+        try:
+            module.verify()
+            return module
+        except RuntimeError as err:
+            log.debug("LLVM's optimizer broke the module (%s); retrying with %s", str(err).splitlines()[0], fallback)
+        module = llvm.parse_assembly(text)
+        module.triple, module.data_layout = machine.triple, str(machine.target_data)
+        _run_pipeline(module, machine, opt_level, fallback)
+    module.verify()  # still broken: raise (a RuntimeError) rather than abort in code generation
+    return module
+
+
+def _run_pipeline(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int, off: dict) -> None:
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-    pto.loop_vectorization = opt_level >= 2
-    pto.slp_vectorization = opt_level >= 2
+    pto.loop_vectorization = opt_level >= 2 and off.get("loop_vectorization", True)
+    pto.slp_vectorization = opt_level >= 2 and off.get("slp_vectorization", True)
     pto.loop_unrolling = opt_level >= 2
     pto.loop_interleaving = opt_level >= 2
     pb = llvm.create_pass_builder(machine, pto)
@@ -129,7 +156,7 @@ def compile_object(text: str, target, opt_level: int = 3) -> bytes:
         module = llvm.parse_assembly(text)
         module.triple = machine.triple
         module.data_layout = str(machine.target_data)
-        optimize(module, machine, opt_level)
+        module = optimize(module, machine, opt_level)
         obj = machine.emit_object(module)
     disk_cache.store(key, obj, "")
     return obj
@@ -155,7 +182,7 @@ def compile_ir(text: str, target, opt_level: int = 3) -> CompiledObject:
         module.triple = machine.triple
         module.data_layout = str(machine.target_data)
         module.verify()
-        optimize(module, machine, opt_level)
+        module = optimize(module, machine, opt_level)
         ll = str(module)
         engine = llvm.create_mcjit_compiler(module, machine)
         objects: list[bytes] = []
@@ -174,5 +201,5 @@ def _cross_compile(text: str, machine, opt_level: int) -> CompiledObject:
         module.triple = machine.triple
         module.data_layout = str(machine.target_data)
         module.verify()
-        optimize(module, machine, opt_level)
+        module = optimize(module, machine, opt_level)
         return CompiledObject(None, module, text, str(module), machine)
