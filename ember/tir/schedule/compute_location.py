@@ -51,6 +51,7 @@ def _region_under(func, loop: For, realizes, buffer, access: str, bounds: dict):
         path = path_to(loop, realize) or []
         relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1))
                  for lp in path[1:] + [realize] if isinstance(lp, For)}
+        relax.update(_threads_sharing(func, loop, buffer))
         binding = {iv.var: v for iv, v in zip(block.iter_vars, realize.iter_values)}
         for region in regions:
             if region.buffer is not buffer:
@@ -68,6 +69,32 @@ def _region_under(func, loop: For, realizes, buffer, access: str, bounds: dict):
                 lows[d] = lo if lows[d] is None else _arith.min_expr(lows[d], lo, bounds)
                 highs[d] = hi if highs[d] is None else _arith.max_expr(highs[d], hi, bounds)
     return [(lo, _arith.simplify(hi - lo + 1, bounds)) for lo, hi in zip(lows, highs)]
+
+
+# storage scopes and thread tags by rank: a buffer of scope rank r is shared by all the
+# threads of tags with rank >= r (global: every thread; shared: threadIdx; local: none)
+_SCOPE_RANK = {"global": 0, "shared": 1, "shared.dyn": 1, "warp": 2, "local": 3}
+
+
+def _threads_sharing(func, loop: For, buffer) -> dict:
+    """Thread-bound loops around ``loop`` whose threads all share ``buffer`` (threadIdx
+    loops for a shared buffer, every thread loop for a global one): a stage computed
+    under ``loop`` fills the buffer for all of them together, so their whole range is
+    relaxed (TVM's rule, so cooperative fetches into shared memory cover the block's tile;
+    virtual threads count as threadIdx)."""
+    scope = buffer.scope() if hasattr(buffer, "scope") else "global"
+    rank = _SCOPE_RANK.get(scope, 3)
+    if rank >= 2:
+        return {}
+    out = {}
+    for lp in (path_to(func.body, loop) or []) + [loop]:
+        if not isinstance(lp, For) or lp.thread_binding is None:
+            continue
+        tag = lp.thread_binding.thread_tag
+        thread_rank = 1 if tag.startswith(("threadIdx", "vthread")) else 0 if tag.startswith("blockIdx") else None
+        if thread_rank is not None and rank <= thread_rank:
+            out[lp.loop_var] = (lp.min, _arith.simplify(lp.min + lp.extent - 1))
+    return out
 
 
 def _dim_of_iters(func, block, indices, what: str) -> dict:
