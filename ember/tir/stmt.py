@@ -21,6 +21,31 @@ class Stmt(Node):
     __slots__ = ()
 
 
+def _coerce(obj, exprs=(), seqs=(), strings=()) -> None:
+    """Accept plain Python values where TVM's constructors do: numbers and bools in
+    expression fields become constants, lists become tuples, text messages StringImms."""
+    from ember.ir import StringImm, as_expr
+
+    for name in exprs:
+        v = getattr(obj, name)
+        if isinstance(v, bool | int | float):
+            object.__setattr__(obj, name, as_expr(v))
+    for name in seqs:
+        v = getattr(obj, name)
+        if v is None or isinstance(v, list):
+            object.__setattr__(obj, name, tuple(v or ()))
+    for name in strings:
+        v = getattr(obj, name)
+        if isinstance(v, str):
+            object.__setattr__(obj, name, StringImm(v))
+
+
+def _exprs(values) -> tuple:
+    from ember.ir import as_expr
+
+    return tuple(as_expr(v) if isinstance(v, bool | int | float) else v for v in values)
+
+
 class ForKind(enum.IntEnum):
     SERIAL = 0
     PARALLEL = 1
@@ -51,6 +76,29 @@ class IterVar(Node):
     iter_type: IterVarType = IterVarType.DataPar
     thread_tag: str = ""
 
+    DataPar = IterVarType.DataPar
+    ThreadIndex = IterVarType.ThreadIndex
+    CommReduce = IterVarType.CommReduce
+    Ordered = IterVarType.Ordered
+    DimInfo = IterVarType.DimInfo
+    Opaque = IterVarType.Opaque
+    Unrolled = IterVarType.Unrolled
+    Vectorized = IterVarType.Vectorized
+    Parallelized = IterVarType.Parallelized
+    Tensorized = IterVarType.Tensorized
+
+    def __post_init__(self):
+        if isinstance(self.dom, list | tuple):  # (begin, end), as TVM accepts
+            from ember.ir import as_expr
+
+            lo, hi = (as_expr(x) for x in self.dom)
+            object.__setattr__(self, "dom", Range(lo, hi - lo if not _is_zero(lo) else hi))
+        if isinstance(self.var, str):
+            dtype = self.dom.extent.dtype if self.dom is not None else "int32"
+            object.__setattr__(self, "var", Var(self.var, dtype))
+        if not isinstance(self.iter_type, IterVarType):
+            object.__setattr__(self, "iter_type", IterVarType(self.iter_type))
+
     def as_prim_expr(self) -> Var:
         return self.var
 
@@ -60,6 +108,14 @@ class BufferStore(Stmt):
     buffer: Buffer
     value: PrimExpr
     indices: tuple
+
+    def __post_init__(self):
+        if isinstance(self.value, bool | int | float):
+            from ember.ir import as_expr
+
+            object.__setattr__(self, "value", as_expr(self.value, self.buffer.dtype))
+        if not isinstance(self.indices, tuple) or any(isinstance(i, int) for i in self.indices):
+            object.__setattr__(self, "indices", _exprs(self.indices))
 
 
 @node
@@ -75,12 +131,18 @@ class For(Stmt):
     def __post_init__(self):
         if self.annotations is None:
             object.__setattr__(self, "annotations", {})
+        _coerce(self, exprs=("min", "extent"))
+        if not isinstance(self.kind, ForKind):
+            object.__setattr__(self, "kind", ForKind(self.kind))
 
 
 @node
 class While(Stmt):
     condition: PrimExpr
     body: Stmt
+
+    def __post_init__(self):
+        _coerce(self, exprs=("condition",))
 
 
 @node
@@ -103,6 +165,7 @@ class Block(Stmt):
     def __post_init__(self):
         if self.annotations is None:
             object.__setattr__(self, "annotations", {})
+        _coerce(self, seqs=("iter_vars", "reads", "writes", "alloc_buffers", "match_buffers"))
 
 
 @node
@@ -112,6 +175,9 @@ class BlockRealize(Stmt):
     iter_values: tuple
     predicate: PrimExpr
     block: Block
+
+    def __post_init__(self):
+        _coerce(self, exprs=("predicate",), seqs=("iter_values",))
 
 
 @node
@@ -131,12 +197,18 @@ class IfThenElse(Stmt):
     then_case: Stmt
     else_case: Stmt | None = None
 
+    def __post_init__(self):
+        _coerce(self, exprs=("condition",))
+
 
 @node
 class LetStmt(Stmt):
     var: Var
     value: PrimExpr
     body: Stmt
+
+    def __post_init__(self):
+        _coerce(self, exprs=("value",))
 
 
 @node
@@ -153,6 +225,11 @@ class Allocate(Stmt):
     def __post_init__(self):
         if self.annotations is None:
             object.__setattr__(self, "annotations", {})
+        if not isinstance(self.dtype, DataType):
+            object.__setattr__(self, "dtype", DataType(self.dtype))
+        if not isinstance(self.extents, tuple) or any(isinstance(e, int) for e in self.extents):
+            object.__setattr__(self, "extents", _exprs(self.extents))
+        _coerce(self, exprs=("condition",))
 
 
 @node
@@ -165,12 +242,18 @@ class DeclBuffer(Stmt):
 class Evaluate(Stmt):
     value: PrimExpr
 
+    def __post_init__(self):
+        _coerce(self, exprs=("value",))
+
 
 @node
 class AssertStmt(Stmt):
     condition: PrimExpr
     message: PrimExpr
     body: Stmt
+
+    def __post_init__(self):
+        _coerce(self, exprs=("condition",), strings=("message",))
 
 
 @node
@@ -179,6 +262,13 @@ class AttrStmt(Stmt):
     attr_key: str
     value: PrimExpr
     body: Stmt
+
+    def __post_init__(self):
+        _coerce(self, exprs=("value",), strings=("value",))
+
+
+def _is_zero(e) -> bool:
+    return getattr(e, "value", None) == 0
 
 
 def seq(*stmts) -> Stmt:
