@@ -108,6 +108,7 @@ class Device:
 
     def sync(self) -> None:
         """Wait for all work queued on the device; a no-op on cpu."""
+        load_device_backend(self.device_type)
         api = get_device_api(self.device_type)
         if api is not None:
             api.sync(self.device_id)
@@ -120,6 +121,12 @@ class Device:
         return f"{self.type_name}({self.device_id})"
 
     __repr__ = __str__
+
+
+def load_device_backend(device_type: int) -> None:
+    """Import the runtime back end of ``device_type`` if it has one (CUDA registers its DeviceAPI)."""
+    if device_type == DeviceType.CUDA and get_device_api(device_type) is None:
+        from . import cuda_driver  # noqa: F401  (registers on import; needs no GPU and no cuda-bindings)
 
 
 def device(dev_type: str | int | Device, dev_id: int = 0) -> Device:

@@ -21,7 +21,7 @@ from .array_fields import ALIGNMENT, C_CONTIGUOUS, DLTENSOR, DLTENSOR_SIZE, NUMP
 from .array_fields import numpy_data_address, numpy_fields
 from .array_fields import NUMPY_LAYOUTS as _NUMPY_LAYOUTS, LAYOUTS as _LAYOUTS, Layout as _Layout
 from .array_fields import layout as _layout, remember_numpy_layout as _remember_numpy_layout
-from .device import Device, DeviceType, cpu, device as as_device
+from .device import Device, DeviceType, cpu, device as as_device, load_device_backend
 from .device_api import get_device_api
 from .dtype import DataType
 
@@ -205,9 +205,12 @@ def empty(
     dev = as_device(device)
     if dev.device_type == DeviceType.CPU:
         return _empty_cpu(layout, dev)
+    load_device_backend(dev.device_type)
     api = get_device_api(dev.device_type)
     if not dev.exist:
-        raise RuntimeError(f"empty: device {dev} does not exist on this machine")
+        why = getattr(api, "why_unavailable", None)
+        reason = why(dev.device_id) if why is not None else None
+        raise RuntimeError(f"empty: device {dev} does not exist on this machine" + (f": {reason}" if reason else ""))
     if api is None:
         raise RuntimeError(
             f"empty: no memory back end is registered for {dev.type_name} (see ember.runtime.device_api)"
@@ -444,6 +447,7 @@ def _device_copy(dst, dst_dev: Device, src, src_dev: Device, nbytes: int, what: 
     src_ptr = src.data_ptr if isinstance(src, NDArray) else src
     device_type = dst_dev.device_type if dst_dev.device_type != DeviceType.CPU else src_dev.device_type
     other = src_dev.device_type if device_type == dst_dev.device_type else dst_dev.device_type
+    load_device_backend(device_type)
     api = get_device_api(device_type)
     if api is None or other not in (DeviceType.CPU, device_type):
         raise RuntimeError(f"{what}: no memory back end can copy from {src_dev} to {dst_dev}")
