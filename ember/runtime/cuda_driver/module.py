@@ -137,7 +137,7 @@ class HostFunction:
         values, views = [], []
         for index, (param, arg) in enumerate(zip(info.params, args)):
             if param.kind == "buffer":
-                arr = _as_device_array(arg, param.name, index)
+                arr = _as_device_array(arg, f"{info.name}: argument '{param.name}' (#{index + 1})")
                 values.append(arr)
                 views.append(TensorView.read(arr._dltensor_addr))
             else:
@@ -159,16 +159,16 @@ class HostFunction:
         return f"<cuda function {self.info.signature()}>"
 
 
-def _as_device_array(arg: Any, name: str, index: int) -> NDArray:
+def _as_device_array(arg: Any, where: str) -> NDArray:
     if isinstance(arg, NDArray):
         arr = arg
     elif hasattr(arg, "__dlpack__"):
         arr = from_dlpack(arg)
     else:
-        raise ArgumentTypeError(f"argument '{name}' (#{index + 1}): expected a cuda array (ember.nd.array(x, "
+        raise ArgumentTypeError(f"{where}: expected a cuda array (ember.nd.array(x, "
                                 f"device=ember.cuda()) or a CUDA torch tensor), got {type(arg).__name__}")
     if arr.device.device_type != DeviceType.CUDA:
-        raise ArgumentError(f"argument '{name}' (#{index + 1}): expected an array on a cuda device, got one on "
+        raise ArgumentError(f"{where}: expected an array on a cuda device, got one on "
                             f"{arr.device}; copy it there first: ember.nd.array(x, device=ember.cuda())")
     return arr
 
