@@ -68,6 +68,7 @@ _CUDA = {
     "max_local_memory_per_block": (int, 2147483647),
     "registers_per_block": (int, 65536),
     "l2_cache_size_bytes": (int, None),
+    "fast-math": (bool, False),  # __expf-style hardware approximations in generated CUDA
 }
 
 KINDS: dict[str, TargetKind] = {

@@ -15,7 +15,12 @@ needs_nvrtc = pytest.mark.skipif(not nvrtc_available(),
                                  reason="NVRTC is not installed (pip install 'ember[cuda]')")
 needs_cuda_headers = pytest.mark.skipif(find_cuda_include() is None,
                                         reason="cuda_fp16.h / cuda_bf16.h not found (CUDA toolkit headers)")
-needs_gpu = pytest.mark.skipif(not ember.cuda().exist, reason="no CUDA GPU on this machine")
+_skip_without_gpu = pytest.mark.skipif(not ember.cuda().exist, reason="no CUDA GPU on this machine")
+
+
+def needs_gpu(test):
+    """Mark a test ``gpu`` (deselected by default) and skip it cleanly without a GPU."""
+    return pytest.mark.gpu(_skip_without_gpu(test))
 
 
 def nvcc_ptx(source: str, tmp_path, arch: str = "sm_80") -> None:

@@ -52,9 +52,7 @@ class CodeGenCUDA:
 
     def __init__(self, target=None):
         self.target = target
-        keys = str(target) if target is not None else ""
-        self.fast_math = "-fast-math" in keys or "-use_fast_math" in keys or bool(
-            getattr(target, "attrs", {}).get("fast-math", False))
+        self.fast_math = bool(getattr(target, "attrs", {}).get("fast-math", False))
         self.max_threads = int(getattr(target, "attrs", {}).get("max_num_threads", 1024) or 1024)
         self._kernels: list[str] = []
         self._uses: set[str] = set()

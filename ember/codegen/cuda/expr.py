@@ -191,7 +191,10 @@ class CudaExprPrinter:
         if e.dtype.lanes == 1:
             return self.scalar(e)
         if isinstance(e, Ramp):
-            return f"({self.scalar(e.base)} + {self.scalar(e.stride)} * {i})" if i else self.scalar(e.base)
+            if not i:
+                return self.scalar(e.base)
+            step = f"{e.stride.value * i}" if isinstance(e.stride, IntImm) else f"{self.scalar(e.stride)} * {i}"
+            return f"({self.scalar(e.base)} + {step})"
         if isinstance(e, Broadcast):
             return self.scalar(e.value)
         if isinstance(e, Var):
