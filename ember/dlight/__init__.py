@@ -1,7 +1,7 @@
 """ember.dlight: default schedules for kernels nobody scheduled or tuned (TVM's dlight).
 
 ``ApplyDefaultSchedule(*rules)`` is a module pass; ``cpu`` holds the CPU rules (Matmul,
-Conv2D, Reduction, Elementwise, Fallback) and ``gpu`` the GPU names (not implemented yet).
+Conv2D, Reduction, Elementwise, Fallback) and ``gpu`` the GPU rules.
 ``relax.build`` applies ``cpu.default_rules()`` to unscheduled kernels for llvm targets.
 Why a rule declined a kernel: ``logging.getLogger("ember.dlight")`` at DEBUG.
 """

@@ -1,5 +1,5 @@
 """ApplyDefaultSchedule (rule order, attrs, target), relax.build's default schedules and opt-out,
-and the dlight.gpu placeholders."""
+and the dlight.gpu rules declining CPU targets."""
 
 import numpy as np
 import pytest
@@ -60,9 +60,8 @@ def test_rejects_non_rules():
         dlight.ApplyDefaultSchedule(cpu.Fallback(), "Matmul")
 
 
-def test_gpu_rules_not_implemented():
-    with pytest.raises(NotImplementedError, match=r"dlight.gpu.Matmul: GPU default schedules"):
-        dlight.gpu.Matmul()
+def test_gpu_rules_decline_cpu_targets():
+    assert dlight.gpu.Matmul().apply(_module()["dense"], Target("llvm"), False) is None
 
 
 def _mlp():

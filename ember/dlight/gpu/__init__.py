@@ -1,48 +1,27 @@
-"""``dlight.gpu``: GPU default schedules — not written yet (ember's CUDA backend is not built).
+"""``dlight.gpu``: default GPU schedules (TVM's dlight GPU rules), one rule per file.
 
-The names TVM users write (``dlight.gpu.Matmul()``, ``GEMV``, ``Reduction``,
-``GeneralReduction``, ``Fallback``) exist so scripts import; making one raises
-NotImplementedError saying so.
+Use them with ``dlight.ApplyDefaultSchedule(gpu.Matmul(), gpu.GEMV(), gpu.Reduction(),
+gpu.GeneralReduction(), gpu.Fallback())`` under ``with Target("cuda"):``; each rule's
+``apply(func, target, tunable)`` returns a Schedule, or None when it does not apply
+(the reason is logged on ``ember.dlight`` at DEBUG).  ``default_rules()`` is that list
+with RMSNorm and Transpose in front.  Every loop that touches global memory in a
+scheduled kernel runs under a ``blockIdx`` / ``threadIdx`` binding.
 """
 
 from __future__ import annotations
 
-from ..base import ScheduleRule
+from .fallback import Fallback
+from .gemv import GEMV
+from .general_reduction import GeneralReduction
+from .matmul import Matmul, MatmulConfig
+from .reduction import Reduction
+from .rmsnorm import RMSNorm
+from .transpose import Transpose
+
+__all__ = ["Matmul", "MatmulConfig", "GEMV", "Reduction", "GeneralReduction", "RMSNorm", "Transpose",
+           "Fallback", "default_rules"]
 
 
-class _NotYet(ScheduleRule):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(
-            f"dlight.gpu.{type(self).__name__}: GPU default schedules are not implemented in ember yet "
-            "(the CUDA backend is not built); use the CPU rules in ember.dlight.cpu with target 'llvm'")
-
-
-class Matmul(_NotYet):
-    pass
-
-
-class GEMV(_NotYet):
-    pass
-
-
-class Reduction(_NotYet):
-    pass
-
-
-class GeneralReduction(_NotYet):
-    pass
-
-
-class RMSNorm(_NotYet):
-    pass
-
-
-class Transpose(_NotYet):
-    pass
-
-
-class Fallback(_NotYet):
-    pass
-
-
-__all__ = ["Matmul", "GEMV", "Reduction", "GeneralReduction", "RMSNorm", "Transpose", "Fallback"]
+def default_rules() -> tuple:
+    """The GPU rules in the order they are tried (first hit wins)."""
+    return (Matmul(), GEMV(), RMSNorm(), Transpose(), Reduction(), GeneralReduction(), Fallback())
