@@ -66,7 +66,7 @@ def test_shared_memory_limit():
 
     func = ember.lower(shared_tile_schedule().mod)["main"]
     assert verify_gpu_code(func, {"max_shared_memory_per_block": 4096})
-    assert not verify_gpu_code(func, {"max_shared_memory_per_block": 1024})
+    assert not verify_gpu_code(func, {"max_shared_memory_per_block": 16})
 
 
 @pytest.mark.skipif(ember.cuda().exist, reason="checks the no-GPU error")

@@ -14,11 +14,11 @@ import keyword
 
 from ember.ir import (
     EQ, GE, GT, LE, LT, NE, Add, And, Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, Max, Min, Mod,
-    Mul, Not, Op, Or, Select, StringImm, Sub, Var,
+    Mul, Not, Op, Or, Select, StringImm, Sub, Var, replace,
 )
 from ember.tir import (
     Allocate, AssertStmt, AttrStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    PrimFunc, SeqStmt,
+    PrimFunc, SeqStmt, post_order_visit,
 )
 from ember.tir.buffer import BufferLoad
 
@@ -57,6 +57,7 @@ class HostPrinter:
         self.lines: list[str] = []
         self.depth = 1
         self.kernel_count = 0
+        self.device_allocs: list[Allocate] = []  # shared/local allocations above the kernel roots
         self.py_name = self.names.fresh(name)
 
     def print(self) -> str:
@@ -134,9 +135,11 @@ class HostPrinter:
     def allocate(self, s: Allocate) -> None:
         ann = s.buffer_var.type_annotation
         scope = ann.storage_scope if ann is not None else "global"
-        if scope != "global":
-            raise GpuCodegenError(f"PrimFunc {self.name!r}: buffer {s.buffer_var.name!r} in scope {scope!r} is "
-                                  "allocated outside the thread-bound loops; compute_at it under a blockIdx loop")
+        if scope != "global":  # shared / local memory lives in the kernels that use it
+            self.device_allocs.append(s)
+            self.stmt(s.body)
+            self.device_allocs.pop()
+            return
         size = " * ".join(self.expr(e) for e in s.extents) or "1"
         name = self.names(s.buffer_var)
         self.emit(f"{name}_mem = _alloc(_dev, ({size}) * {s.dtype.bits * s.dtype.lanes // 8})")
@@ -147,6 +150,10 @@ class HostPrinter:
         kernel_name = f"{self.name}_kernel" if self.kernel_count == 0 else f"{self.name}_kernel_{self.kernel_count}"
         self.kernel_count += 1
         order = [self.func.buffer_map[p].data for p in self.func.params if p in self.func.buffer_map]
+        used = _vars_in(root)
+        for alloc in reversed(self.device_allocs):
+            if id(alloc.buffer_var) in used:
+                root = replace(alloc, body=root)
         kernel = make_kernel(kernel_name, root, order + list(self.func.params))
         kernel.body = thread_sync(kernel.body, kernel.launch)
         info = self.codegen.add_kernel(kernel)
@@ -191,3 +198,9 @@ class HostPrinter:
                                   "the GPU; move the read into a thread-bound loop")
         raise GpuCodegenError(f"PrimFunc {self.name!r}: {type(e).__name__} cannot be computed on the host of a "
                               "CUDA build")
+
+
+def _vars_in(node) -> set[int]:
+    found: set[int] = set()
+    post_order_visit(node, lambda n: found.add(id(n)) if isinstance(n, Var) else None)
+    return found
