@@ -23,6 +23,7 @@ from ..stmt import Block, BlockRealize, BufferStore, DeclBuffer, For, ForKind
 from .compact_buffer_allocation import CompactBufferAllocation
 from .convert_blocks_to_opaque import ConvertBlocksToOpaque
 from .flatten_buffer import FlattenBuffer
+from .lower_cross_thread_reduction import LowerCrossThreadReduction
 from .lower_init_block import LowerInitBlock
 from .lower_intrin import CODEGEN_INTRINSICS, STRUCTURAL_INTRINSICS, LowerIntrin
 from .lower_opaque_block import LowerOpaqueBlock
@@ -37,7 +38,10 @@ __all__ = ["lower_for_codegen", "lowering_passes", "check_lowered", "NotLoweredE
 
 def lowering_passes(target=None) -> list[Pass]:
     """The lowering passes in order, each with the precondition it relies on."""
+    gpu = target is not None and "gpu" in getattr(target, "keys", ())
     return [
+        # GPU only; needs blocks with init and iterators: reductions over threadIdx → partials + combine
+        *([LowerCrossThreadReduction()] if gpu else []),
         # blocks may carry ``init``; needs block iterators still present
         LowerInitBlock(),
         # needs init lowered (or not); substitutes block iterators by loop expressions
