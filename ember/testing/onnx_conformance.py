@@ -174,14 +174,18 @@ def run_case(case) -> None:
     import ember
     from ember import relax
     from ember.relax.frontend.onnx import from_onnx
+    from ember.relax.frontend.onnx.lowbit import from_storage, to_storage
 
     mod = from_onnx(case.model)
     ex = relax.build(mod, "llvm")
     vm = relax.VirtualMachine(ex, ember.cpu())
     initializers = {t.name for t in case.model.graph.initializer}
     names = [v.name for v in case.model.graph.input if v.name not in initializers]
+    out_types = [o.type.tensor_type.elem_type if o.type.HasField("tensor_type") else 0
+                 for o in case.model.graph.output]
     for inputs, outputs in case.data_sets:
-        arrays = [_as_array(x) for x, _ in zip(inputs, names, strict=False)]
+        # element types ember lacks (float8, int4, ...) cross the boundary as their storage
+        arrays = [to_storage(_as_array(x)) for x, _ in zip(inputs, names, strict=False)]
         args = [ember.nd.array(np.ascontiguousarray(x).reshape(np.shape(x)))  # keeps 0-d inputs 0-d
                 for x in arrays]
         out = vm["main"](*args)
@@ -189,7 +193,10 @@ def run_case(case) -> None:
         if len(got) != len(outputs):
             raise AssertionError(f"{len(got)} outputs, expected {len(outputs)}")
         for i, (g, e) in enumerate(zip(got, outputs, strict=True)):
-            _compare(_to_numpy(g), _as_array(e), case.rtol, case.atol, i)
+            value = _to_numpy(g)
+            if i < len(out_types) and not isinstance(value, list):
+                value = from_storage(value, out_types[i])
+            _compare(value, _as_array(e), case.rtol, case.atol, i)
 
 
 def _classify(err: BaseException) -> str:

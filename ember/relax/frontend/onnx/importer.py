@@ -24,6 +24,7 @@ from ...expr import Constant, Expr, PrimValue, ShapeExpr, Tuple, TupleGetItem, V
 from ...struct_info import TensorStructInfo, TupleStructInfo
 from .common import ONNXImportError, OpNotImplemented, decode_attrs, onnx_dtype, tensor_to_numpy
 from .functions import expand_node, function_schema
+from .lowbit import is_lowbit, storage_dtype, to_storage
 from .registry import find_converter
 from .shape_values import SHAPE_AWARE, as_tensor
 
@@ -96,6 +97,19 @@ class ConvertContext:
         """The Relax expression of ONNX value ``name``."""
         return self._imp.lookup(name)
 
+    def elem_type(self, name: str) -> int | None:
+        """ONNX's element type of value ``name`` (declared or inferred), or ``None``."""
+        return self._imp.elem_types.get(name) if name else None
+
+    def input_lowbit(self, index: int) -> int | None:
+        """The low-bit ONNX element type (see ``lowbit``) of the node's input ``index``
+        (held as its storage dtype), or ``None``."""
+        node = self.node
+        if node is None or index >= len(node.input):
+            return None
+        elem = self.elem_type(node.input[index])
+        return elem if is_lowbit(elem) else None
+
     def convert_subgraph(self, graph: onnx.GraphProto, bound: dict[str, Expr]) -> list[Expr]:
         """Convert ``graph``'s nodes into the current block with ``bound`` (its inputs by
         name) plus every outer value visible; return its outputs."""
@@ -133,6 +147,7 @@ class _Importer:
         self.param_values: dict[int, tuple[Var, np.ndarray]] = {}
         self.sym_vars: dict[str, tir.Var] = {}
         self.use_dataflow = not _has_control_flow(self.graph)
+        self.elem_types = _elem_types(model)
         self.ctx = ConvertContext(self)
 
     # -- values -------------------------------------------------------------------------
@@ -160,6 +175,8 @@ class _Importer:
             return self.dtype_dict
         if isinstance(self.dtype_dict, dict) and name in self.dtype_dict:
             return str(self.dtype_dict[name])
+        if is_lowbit(elem_type):
+            return storage_dtype(elem_type)
         return onnx_dtype(elem_type)
 
     def _input_var(self, vi: onnx.ValueInfoProto) -> Var:
@@ -206,7 +223,7 @@ class _Importer:
         inputs = [self._input_var(vi) for vi in graph_inputs]
         params: list[Var] = []
         for name, tensor in initializers.items():
-            value = tensor_to_numpy(tensor, self.base_dir)
+            value = to_storage(tensor_to_numpy(tensor, self.base_dir))
             if self.keep_params:
                 var = Var(name, TensorStructInfo(list(value.shape), str(value.dtype)
                                                  if value.dtype.name != "bfloat16" else "bfloat16"))
@@ -256,7 +273,7 @@ class _Importer:
     def convert_subgraph(self, graph: onnx.GraphProto, bound: dict[str, Expr]) -> list[Expr]:
         self.scopes.append(dict(bound))
         for t in graph.initializer:
-            self.bind(t.name, const(tensor_to_numpy(t, self.base_dir)))
+            self.bind(t.name, const(to_storage(tensor_to_numpy(t, self.base_dir))))
         saved = self.ctx.node, self.ctx.opset
         try:
             self.convert_nodes(graph.node, self.opsets)
@@ -359,6 +376,8 @@ class _Importer:
             return False
         if any(v is not None and v.dtype.name == "bfloat16" for v in values):
             return False
+        if any(is_lowbit(self.elem_types.get(name)) for name in node.input):
+            return False  # held as storage: the reference evaluator would misread it
         try:
             results = _evaluate(node, values, opset)
         except Exception:  # noqa: BLE001 - fall back to converting the node
@@ -369,7 +388,7 @@ class _Importer:
                     return False
         for name, value in zip(node.output, results, strict=False):
             if name:
-                self.bind(name, const(np.asarray(value)))
+                self.bind(name, const(to_storage(np.asarray(value))))
         return True
 
     # -- function expansion -------------------------------------------------------------
@@ -417,6 +436,35 @@ def _type_proto(expr: Expr | None) -> onnx.TypeProto:
                 if d is not None and hasattr(d, "value"):
                     dim.dim_value = int(d.value)
     return tp
+
+
+def _elem_types(model: onnx.ModelProto) -> dict[str, int]:
+    """Every value's ONNX element type the model declares or shape inference finds
+    (subgraphs included)."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001 - inference is a help, not a requirement
+        inferred = model
+    out: dict[str, int] = {}
+
+    def walk(graph):
+        for t in graph.initializer:
+            out[t.name] = t.data_type
+        for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+            if vi.type.WhichOneof("value") == "tensor_type" and vi.type.tensor_type.elem_type:
+                out.setdefault(vi.name, vi.type.tensor_type.elem_type)
+        for node in graph.node:
+            if node.op_type == "Constant":
+                for attr in node.attribute:
+                    if attr.type == onnx.AttributeProto.TENSOR and node.output:
+                        out.setdefault(node.output[0], attr.t.data_type)
+            for sub in _subgraphs(node):
+                walk(sub)
+
+    walk(inferred.graph)
+    if inferred is not model:
+        walk(model.graph)
+    return out
 
 
 def _has_control_flow(graph: onnx.GraphProto) -> bool:

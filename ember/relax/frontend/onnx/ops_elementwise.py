@@ -9,6 +9,7 @@ import numpy as np
 from ... import op as R
 from ...expr import PrimValue, ShapeExpr, const
 from .common import dtype_of, np_dtype, onnx_dtype
+from .lowbit import decode, encode, is_lowbit
 from .registry import converter
 
 
@@ -143,7 +144,9 @@ def power(ctx, node, inputs, attrs):
 @converter("Cast", since=1)
 def cast(ctx, node, inputs, attrs):
     to = attrs["to"]
-    dtype = onnx_dtype(to) if isinstance(to, int) else str(to).lower()
+    if isinstance(to, int) and (is_lowbit(to) or ctx.input_lowbit(0) is not None):
+        return _cast_lowbit(ctx, inputs[0], to, attrs)
+    dtype = _target_dtype(ctx, to)
     x = inputs[0]
     if isinstance(x, ShapeExpr | PrimValue):
         if dtype == "int64":
@@ -154,8 +157,32 @@ def cast(ctx, node, inputs, attrs):
     return R.astype(x, dtype)
 
 
+def _target_dtype(ctx, to) -> str:
+    if to == 8:  # STRING
+        raise ctx.error("casts to or from strings are not supported (ember has no string tensors)")
+    return onnx_dtype(to) if isinstance(to, int) else str(to).lower()
+
+
+def _cast_lowbit(ctx, x, to: int, attrs):
+    """A Cast with a low-bit source or target (see ``lowbit``): decode to float32 (or the
+    integer value), then encode or ``astype`` to the target."""
+    src = ctx.input_lowbit(0)
+    if src is not None:
+        if src == to:
+            return x
+        x = decode(ctx, x, src)
+    if is_lowbit(to):
+        return encode(ctx, x, to, bool(attrs.get("saturate", 1)), attrs.get("round_mode", "up"))
+    return R.astype(x, _target_dtype(ctx, to))
+
+
 @converter("CastLike", since=15)
 def cast_like(ctx, node, inputs, attrs):
+    to = ctx.input_lowbit(1) or ctx.elem_type(node.input[1])
+    if ctx.input_lowbit(0) is not None or is_lowbit(to):
+        return _cast_lowbit(ctx, inputs[0], to, attrs)
+    if to == 8:
+        raise ctx.error("casts to or from strings are not supported (ember has no string tensors)")
     return R.astype(inputs[0], dtype_of(inputs[1]))
 
 
