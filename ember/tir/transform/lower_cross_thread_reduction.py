@@ -27,8 +27,8 @@ from ember.transform import Pass
 
 from ..buffer import BufferLoad, decl_buffer
 from ..function import PrimFunc
-from ..functor import substitute
-from ..stmt import Block, BlockRealize, BufferStore, For, ForKind, IfThenElse, IterVarType, SeqStmt, seq
+from ..functor import post_order_visit, substitute
+from ..stmt import Block, BlockRealize, BufferStore, For, ForKind, IfThenElse, IterVarType, LetStmt, SeqStmt, seq
 from ._common import make_pass
 
 __all__ = ["lower_cross_thread_reduction", "LowerCrossThreadReduction", "CrossThreadReductionError"]
@@ -66,8 +66,6 @@ def _reduce_vars(realize: BlockRealize) -> set[int]:
     found: set[int] = set()
     for iv, value in zip(realize.block.iter_vars, realize.iter_values):
         if iv.iter_type == IterVarType.CommReduce:
-            from ..functor import post_order_visit
-
             post_order_visit(value, lambda n: found.add(id(n)) if isinstance(n, Var) else None)
     return found
 
@@ -81,21 +79,48 @@ def _chain(loop: For) -> tuple[list[For], BlockRealize | None]:
     return loops, node if isinstance(node, BlockRealize) else None
 
 
+def _stores(stmt) -> tuple[dict, list] | None:
+    """(let var → value, stores) of ``let …; S1; S2 …`` (a tuple reducer's body), else None."""
+    lets: dict[int, object] = {}
+    while isinstance(stmt, LetStmt):
+        lets[id(stmt.var)] = stmt.value
+        stmt = stmt.body
+    stores = list(stmt.seq) if isinstance(stmt, SeqStmt) else [stmt]
+    if not all(isinstance(st, BufferStore) for st in stores):
+        return None
+    return lets, stores
+
+
 def _split_update(block: Block):
-    """(kind, output store, other operand) of ``B[idx] = B[idx] ⊕ x``, or None."""
-    store = block.body
-    if not isinstance(store, BufferStore) or not isinstance(block.init, BufferStore):
+    """[(kind, output store, init value, other operand)] for each slot of ``B[idx] = B[idx] ⊕ x``
+    (several slots for tuple reducers such as sum and sum of squares), or None."""
+    body, init = _stores(block.body), _stores(block.init) if block.init is not None else None
+    if body is None or init is None or init[0] or len(init[1]) != len(body[1]):
         return None
-    kind = _REDUCERS.get(type(store.value))
-    if kind is None:
-        return None
-    own = BufferLoad(store.buffer, store.indices)
-    a, b = store.value.a, store.value.b
-    if isinstance(a, BufferLoad) and a.buffer is store.buffer and structural_equal(a, own):
-        return kind, store, b
-    if isinstance(b, BufferLoad) and b.buffer is store.buffer and structural_equal(b, own):
-        return kind, store, a
-    return None
+    lets, stores = body
+    inits = {id(st.buffer): st.value for st in init[1]}
+    outputs = {id(st.buffer) for st in stores}
+    slots = []
+    for store in stores:
+        value = lets.get(id(store.value), store.value) if isinstance(store.value, Var) else store.value
+        kind = _REDUCERS.get(type(value))
+        if kind is None or id(store.buffer) not in inits:
+            return None
+        own = BufferLoad(store.buffer, store.indices)
+        a, b = value.a, value.b
+        if isinstance(a, BufferLoad) and a.buffer is store.buffer and structural_equal(a, own):
+            operand = b
+        elif isinstance(b, BufferLoad) and b.buffer is store.buffer and structural_equal(b, own):
+            operand = a
+        else:
+            return None
+        coupled = []
+        post_order_visit(operand, lambda n: coupled.append(n) if (
+            isinstance(n, BufferLoad) and id(n.buffer) in outputs) or (isinstance(n, Var) and id(n) in lets) else None)
+        if coupled:  # an argmax-style reducer: slots depend on each other
+            return None
+        slots.append((kind, store, inits[id(store.buffer)], operand))
+    return slots
 
 
 def _linear(loops: list[For]):
@@ -111,8 +136,7 @@ def _lower(chain: list[For], realize: BlockRealize, path: list[For]):
     if parts is None:
         raise CrossThreadReductionError(
             f"block {block.name_hint!r} reduces over GPU threads but is not a sum/product/max/min update of its "
-            "output (B[i] = B[i] + x); rewrite it, or do not bind its reduction loop to threads")
-    kind, store, operand = parts
+            "output (B[i] = B[i] + x) with independent slots; rewrite it, or do not bind its reduction loop to threads")
     threads = [lp for lp in chain if lp.kind == ForKind.THREAD_BINDING]
     serial = [lp for lp in chain if lp.kind != ForKind.THREAD_BINDING]
     reduce_ids = _reduce_vars(realize)
@@ -130,45 +154,49 @@ def _lower(chain: list[For], realize: BlockRealize, path: list[For]):
             raise CrossThreadReductionError(f"block {block.name_hint!r}: thread loop {lp.loop_var.name!r} needs a "
                                             "constant extent for a cross-thread reduction")
     vmap = {iv.var: value for iv, value in zip(block.iter_vars, realize.iter_values)}
-    dtype = store.buffer.dtype
-    identity = _identity(kind, dtype)
-    value = substitute(operand, vmap)
-    indices = tuple(substitute(i, vmap) for i in store.indices)
-    init_value = substitute(block.init.value, vmap)
     predicate = substitute(realize.predicate, vmap)
     always = isinstance(predicate, IntImm) and predicate.value
-    name = store.buffer.name
-    local = decl_buffer((1,), dtype, f"{name}_red_local", scope="local")
-    zero = (const(0, "int32"),)
-    contribution = value if always else Select(predicate, value, identity)
-    update = BufferStore(local, _combine(kind, BufferLoad(local, zero), contribution), zero)
-    for lp in reversed(serial):
-        update = replace(lp, body=update)
-    body = [BufferStore(local, identity, zero), update]
     extent = math.prod(int(lp.extent.value) for lp in threads)
     r_index = _linear(threads)
     group_loops = [p for p in path if _is_thread(p)]
     groups = math.prod(int(p.extent.value) for p in group_loops)
     block_threads = extent * groups
-    allocs = [local]
     shuffle = (len(threads) == 1 and threads[0].thread_binding.thread_tag == "threadIdx.x" and extent <= WARP
                and extent & (extent - 1) == 0 and (block_threads % WARP == 0 or groups == 1))
-    if shuffle:
-        mask = 0xFFFFFFFF if block_threads >= WARP else (1 << block_threads) - 1
-        offset = extent // 2
-        while offset >= 1:
-            other = Call(dtype, Op.get("tir.call_extern"), (
-                StringImm("__shfl_down_sync"), IntImm(DataType("uint32"), mask), BufferLoad(local, zero),
-                const(offset, "int32"), const(extent, "int32")))
-            body.append(BufferStore(local, _combine(kind, BufferLoad(local, zero), other), zero))
-            offset //= 2
-        result = BufferLoad(local, zero)
-    else:
-        shared = decl_buffer((groups * extent,), dtype, f"{name}_red_shared", scope="shared")
+    zero = (const(0, "int32"),)
+    locals_, updates, body, allocs, results = [], [], [], [], []
+    for kind, store, _, operand in parts:
+        dtype = store.buffer.dtype
+        local = decl_buffer((1,), dtype, f"{store.buffer.name}_red_local", scope="local")
+        locals_.append(local)
+        allocs.append(local)
+        identity = _identity(kind, dtype)
+        value = substitute(operand, vmap)
+        contribution = value if always else Select(predicate, value, identity)
+        body.append(BufferStore(local, identity, zero))
+        updates.append(BufferStore(local, _combine(kind, BufferLoad(local, zero), contribution), zero))
+    update = seq(*updates)
+    for lp in reversed(serial):
+        update = replace(lp, body=update)
+    body.append(update)
+    for (kind, store, _, _), local in zip(parts, locals_):
+        dtype = store.buffer.dtype
+        if shuffle:
+            mask = 0xFFFFFFFF if block_threads >= WARP else (1 << block_threads) - 1
+            offset = extent // 2
+            while offset >= 1:
+                other = Call(dtype, Op.get("tir.call_extern"), (
+                    StringImm("__shfl_down_sync"), IntImm(DataType("uint32"), mask), BufferLoad(local, zero),
+                    const(offset, "int32"), const(extent, "int32")))
+                body.append(BufferStore(local, _combine(kind, BufferLoad(local, zero), other), zero))
+                offset //= 2
+            results.append(BufferLoad(local, zero))
+            continue
+        shared = decl_buffer((groups * extent,), dtype, f"{store.buffer.name}_red_shared", scope="shared")
         allocs.append(shared)
         base = _linear(group_loops) * extent
         body.append(BufferStore(shared, BufferLoad(local, zero), (base + r_index,)))
-        step = 1 << max(extent - 1, 0).bit_length() - 1 if extent > 1 else 0
+        step = 1 << (extent - 1).bit_length() - 1 if extent > 1 else 0
         while step >= 1:
             mine, theirs = (base + r_index,), (base + r_index + step,)
             cond = LT(r_index, const(step, "int32"))
@@ -177,12 +205,16 @@ def _lower(chain: list[For], realize: BlockRealize, path: list[For]):
             body.append(IfThenElse(cond, BufferStore(shared, _combine(
                 kind, BufferLoad(shared, mine), BufferLoad(shared, theirs)), mine)))
             step //= 2
-        result = BufferLoad(shared, (base,))
+        results.append(BufferLoad(shared, (base,)))
     write_cond = EQ(r_index, const(0, "int32"))
     if not always:
         start = {lp.loop_var: lp.min for lp in chain}
         write_cond = And(write_cond, substitute(predicate, start))
-    body.append(IfThenElse(write_cond, BufferStore(store.buffer, _combine(kind, init_value, result), indices)))
+    writes = []
+    for (kind, store, init_value, _), result in zip(parts, results):
+        indices = tuple(substitute(i, vmap) for i in store.indices)
+        writes.append(BufferStore(store.buffer, _combine(kind, substitute(init_value, vmap), result), indices))
+    body.append(IfThenElse(write_cond, seq(*writes)))
     new_block = Block((), (), (), f"{block.name_hint}_cross_thread", seq(*body), alloc_buffers=tuple(allocs))
     out = BlockRealize((), const(True, "bool"), new_block)
     for lp in reversed(threads):
