@@ -7,7 +7,9 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
 1. *plan*: the allocation moves to the innermost statement holding all its accesses
    (for a sequence, around the sub-range of statements that use it).  It moves into a
    loop body only for SERIAL / PARALLEL / UNROLLED loops and the thread loops its
-   scope allows ("local": any, "shared": blockIdx only, "global": none), and only
+   scope allows ("local": any, "shared": any, "global": none; a shared buffer inside
+   a threadIdx/vthread loop is one buffer for all those threads, so that loop's whole
+   range is relaxed when computing its region, as TVM does), and only
    when, per iteration, the region read is covered by the region written — so no
    value is carried from one iteration to the next (a ``compute_at`` cache stage
    satisfies this).
@@ -54,6 +56,9 @@ class _Alloc:
     key: int = 0
     ok: bool = True
     buffers: list = field(default_factory=list)
+    # thread loops around the allocation whose threads share it (threadIdx for shared
+    # memory): their whole range is relaxed when computing its region
+    relaxed: dict = field(default_factory=dict)
 
     @property
     def data(self) -> Var:
@@ -198,8 +203,9 @@ def _accesses(stmt, key: int):
     return out
 
 
-def _regions(stmt, key: int, ndim: int, analyzer):
-    """Per-dimension (write set, read set) over ``stmt``'s own loops, or None if unknown."""
+def _regions(stmt, key: int, ndim: int, analyzer, relaxed=None):
+    """Per-dimension (write set, read set) over ``stmt``'s own loops (and the ``relaxed``
+    loops around it, Var -> Range), or None if unknown."""
     from ember.arith.int_set import IntSet, eval_set, union
     from ember.ir import Range
 
@@ -209,7 +215,7 @@ def _regions(stmt, key: int, ndim: int, analyzer):
     for is_write, indices, loops, lets in _accesses(stmt, key):
         if lets and collect(indices, lambda n, lets=lets: any(n is v for v in lets)):
             return None
-        dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops}
+        dom = {**(relaxed or {}), **{lp.loop_var: Range(lp.min, lp.extent) for lp in loops}}
         for d, index in enumerate(indices):
             if index.dtype.lanes != 1:
                 return None
@@ -225,7 +231,7 @@ def _regions(stmt, key: int, ndim: int, analyzer):
 
 
 def _reads_covered(stmt, info: _Alloc, analyzer) -> bool:
-    regions = _regions(stmt, info.key, len(info.alloc.extents), analyzer)
+    regions = _regions(stmt, info.key, len(info.alloc.extents), analyzer, info.relaxed)
     if regions is None:
         return False
     for w, r in zip(*regions):
@@ -248,8 +254,17 @@ def _may_enter_thread_loop(loop: For, info: _Alloc) -> bool:
     if scope.startswith("local") or scope == "warp":
         return True
     if scope.startswith("shared"):
-        return tag.startswith("blockIdx")
+        return tag.startswith(("blockIdx", "threadIdx", "vthread"))
     return False
+
+
+def _shared_by_threads(loop: For, info: _Alloc) -> bool:
+    """Whether all the threads of ``loop`` share the allocation (shared memory inside a
+    threadIdx loop): then it is one buffer for the block and the loop is relaxed."""
+    ann = info.data.type_annotation
+    scope = ann.storage_scope if ann is not None else "global"
+    tag = loop.thread_binding.thread_tag if loop.thread_binding is not None else ""
+    return scope.startswith("shared") and tag.startswith(("threadIdx", "vthread"))
 
 
 class _Placer:
@@ -292,6 +307,18 @@ class _Placer:
         return isinstance(stmt, BufferStore) and id(stmt.buffer.data) == info.key
 
     def _can_descend(self, stmt, child, info) -> bool:
+        if isinstance(stmt, For) and stmt.kind == ForKind.THREAD_BINDING and _shared_by_threads(stmt, info):
+            from ember.ir import Range
+
+            saved = info.relaxed
+            info.relaxed = {**saved, stmt.loop_var: Range(stmt.min, stmt.extent)}
+            ok = self._can_descend_checked(stmt, child, info)
+            if not ok:
+                info.relaxed = saved
+            return ok
+        return self._can_descend_checked(stmt, child, info)
+
+    def _can_descend_checked(self, stmt, child, info) -> bool:
         if isinstance(stmt, For):
             if stmt.kind == ForKind.THREAD_BINDING:
                 if not _may_enter_thread_loop(stmt, info):
@@ -352,7 +379,7 @@ class _Placer:
 
     def _compact_shape(self, info: _Alloc, body):
         old = info.alloc.extents
-        regions = _regions(body, info.key, len(old), self.analyzer)
+        regions = _regions(body, info.key, len(old), self.analyzer, info.relaxed)
         if regions is None:
             return list(old), None
         extents, offsets, changed = [], [], False

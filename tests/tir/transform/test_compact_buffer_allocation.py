@@ -137,7 +137,9 @@ def test_gpu_scopes_shared_per_block_local_per_thread():
         walk(func.body, [])
         return found
 
-    assert tags_above(allocs["shared"]) == ["blockIdx.x", "blockIdx.y"]
+    # shared memory is one buffer per block: it may sit inside the thread loops (TVM places
+    # it at its users' common loop), never outside the block loops
+    assert tags_above(allocs["shared"])[:2] == ["blockIdx.x", "blockIdx.y"]
     assert tags_above(allocs["local"])[-1] == "threadIdx.x"
     rng = np.random.default_rng(1)
     a, b = rng.random((64, 32), dtype="float32"), rng.random((32, 64), dtype="float32")
