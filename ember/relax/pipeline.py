@@ -1,7 +1,7 @@
 """Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
 
 "zero" optimises a graph of high-level operators into kernels:
-Normalize → FuseTransposeMatmul → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.
+Normalize → FuseTransposeMatmul → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
 generator takes: ToNonDataflow → RemovePurityChecking → CallTIRRewrite →
@@ -39,13 +39,14 @@ def zero_pipeline() -> Pass:
     """High-level graph → fused kernels."""
     from .transform import (
         AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, FuseTransposeMatmul, LegalizeOps,
-        Normalize,
+        Normalize, PackConvWeights,
     )
 
     return Sequential(
         [
             Normalize(),  # A-normal form with struct info: nested calls become bindings
             FuseTransposeMatmul(),  # matmul(x, permute_dims(w)) → one NT_matmul (no weight copy)
+            PackConvWeights(),  # conv2d with constant weights reads them packed for channel vectors
             LegalizeOps(),  # high-level ops → call_tir of TE/topi PrimFuncs
             AnnotateTIROpPattern(),  # each PrimFunc's pattern kind, for fusion
             FoldConstant(),  # evaluate calls whose inputs are all constants

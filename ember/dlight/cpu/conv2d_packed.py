@@ -1,0 +1,132 @@
+"""``Conv2DPacked``: NCHW convolution over a pre-packed weight, vectorised over output channels.
+
+Matched by shape: a reduction block "SSSSRRR" (n, f, y, x, rc, ry, rx) writing a 4-D output
+indexed by the spatial iterators in order, reading a 5-D weight ``w[f // B, rc, ry, rx, f % B]``
+(``relax.transform.PackConvWeights`` makes it).  For each (rc, ry, rx) a register tile of
+``FR`` vectors of output channels × ``XR`` output pixels takes one FMA per pair: the weight
+vector is one contiguous load and each pixel one broadcast scalar, so strided windows cost
+nothing extra (no gathers).  Loop nest::
+
+    n·f_0·y (parallel)  x_0
+      rc ry rx
+        f_1 (unrolled, FR) · x_1 (unrolled, XR) · f_2 (vectorised, one register of channels)
+
+The accumulators live in a ``local`` tile laid out ``[f_1][x_1][f_2]`` (whole vectors); the
+padding block before the convolution is scheduled as an elementwise loop, and the epilogue
+(batch-norm arithmetic, residual add, ReLU) is inlined into the tile's write-back.
+"""
+
+from __future__ import annotations
+
+from ember.target import Target
+from ember.tir import PrimFunc
+from ember.tir.schedule import Schedule, ScheduleError
+
+from ..analysis import BlockInfo, const_int, root_blocks
+from ..base import ScheduleRule, func_name
+from .common import lanes_for, schedule_spatial
+from .normalize import normalize_for_rules
+
+
+def packed_block(info: BlockInfo) -> int | None:
+    """The weight's channel block ``B`` when ``info`` is a packed convolution, else None."""
+    if info.kinds != "SSSSRRR" or not info.binds_one_to_one or len(info.writes) != 1:
+        return None
+    if info.writes[0].dims != tuple(frozenset({n}) for n in range(4)):
+        return None
+    want = (frozenset({1}), frozenset({4}), frozenset({5}), frozenset({6}), frozenset({1}))
+    for r in info.reads:
+        if r.dims == want:
+            return const_int(r.buffer.shape[-1])
+    return None
+
+
+def _tile(out_channels: int, width: int, vec: int, registers: int) -> tuple[int, int]:
+    """(FR vectors of channels, XR pixels), XR dividing the row: the most accumulators such
+    that they, FR weight vectors and XR broadcast pixels fit the vector registers (LLVM
+    keeps the pixels of an unrolled window column live), fewest loads per FMA among equals."""
+    best, best_key = (1, 1), (0, 0)
+    for fr in (1, 2, 4):
+        if out_channels % (fr * vec):
+            continue
+        for xr in range(1, width + 1):
+            if width % xr or fr * xr + fr + xr > registers - 2:
+                continue
+            key = (fr * xr, -(fr + xr))
+            if key > best_key:
+                best, best_key = (fr, xr), key
+    return best
+
+
+class Conv2DPacked(ScheduleRule):
+    """Parallel over (n, channel block, row); FMA tile of channel vectors × pixels."""
+
+    contract_fma = True
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        sch = Schedule(normalize_for_rules(func))
+        blocks = root_blocks(sch)
+        convs = [(n, b) for n, b in enumerate(blocks) if packed_block(b)]
+        if len(convs) != 1:
+            return None
+        pos, info = convs[0]
+        if not all(b.is_spatial() for n, b in enumerate(blocks) if n != pos):
+            self.decline(name, "another reduction shares the function")
+            return None
+        block = packed_block(info)
+        extents = [const_int(e) for e in info.loop_extents]
+        if any(e is None for e in extents):
+            self.decline(name, "symbolic extents")
+            return None
+        lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
+        vec = min(lanes, block)
+        if block % vec:
+            self.decline(name, f"channel block {block} is not a multiple of {vec} lanes")
+            return None
+        registers = 32 if target.vector_width_bits >= 512 else 16
+        fr, xr = _tile(extents[1], extents[3], vec, registers)
+        n, f, y, x, rc, ry, rx = info.loops
+        f_0, f_1, f_2 = sch.split(f, factors=[None, fr, vec])
+        x_0, x_1 = sch.split(x, factors=[None, xr])
+        sch.reorder(n, f_0, y, x_0, rc, ry, rx, x_1, f_1, f_2)
+        outer = sch.fuse(n, f_0, y)
+        acc = sch.cache_write(info.rv, 0, "local")
+        sch.reverse_compute_at(acc, x_0)
+        sch.transform_layout(info.rv, ("write", 0), lambda a, b, c, d: (a, b // vec, c, d, b % vec))
+        epilogue = [b.rv for b in blocks[pos + 1:]]
+        for rv in epilogue[:-1]:
+            sch.compute_inline(rv)
+        apart = [b.name for b in blocks[:pos]]  # the padding, scheduled as elementwise
+        if epilogue:
+            try:
+                sch.reverse_compute_inline(epilogue[-1])
+            except ScheduleError as err:
+                self.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
+                apart.append(blocks[-1].name)
+        init = sch.decompose_reduction(info.rv, rc)
+        sch.unroll(f_1)
+        sch.unroll(x_1)
+        sch.vectorize(f_2)
+        i_f, i_x, i_v = sch.get_loops(init)[-3:]
+        sch.unroll(i_f)
+        sch.unroll(i_x)
+        sch.vectorize(i_v)
+        self._write_back(sch, acc, vec)
+        sch.parallel(outer)
+        for b in root_blocks(sch):
+            if b.name in apart:
+                schedule_spatial(sch, b, target)
+        return sch
+
+    @staticmethod
+    def _write_back(sch: Schedule, acc, vec: int) -> None:
+        """The tile's write-back: channels split into vectors, each pixel's channel vector
+        read whole from the tile (stored with the output's channel stride)."""
+        loops = [lp for lp in sch.get_loops(acc)[2:] if const_int(sch.get(lp).extent) != 1]
+        w_0, w_1 = sch.split(loops[0], factors=[None, vec])
+        if len(loops) > 1:
+            sch.reorder(w_0, loops[1], w_1)
+            sch.unroll(loops[1])
+        sch.unroll(w_0)
+        sch.vectorize(w_1)

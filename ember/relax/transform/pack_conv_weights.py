@@ -1,0 +1,178 @@
+"""PackConvWeights: 2-D convolutions with constant weights read them pre-packed.
+
+A CPU convolution vectorised over output channels wants, for each (input channel, ky, kx),
+a contiguous run of output channels; OIHW weights keep those ``C·KH·KW`` apart.  This pass
+finds ``relax.nn.conv2d`` calls (NCHW data, OIHW kernel, NCHW output, ``groups`` 1, float
+dtypes, static shapes) whose weight is a ``relax.Constant`` and whose output channels are a
+multiple of a block ``B`` (16, else 8), packs the weight once, at compile time, into
+``(O/B, C, KH, KW, B)`` (``wp[f // B, c, ky, kx, f % B] = w[f, c, ky, kx]``), and replaces
+the call with a ``call_tir`` of ``conv2d_nchw_packed``:
+
+    out[n, f, y, x] = sum_{c, ky, kx} pad(data)[n, c, y·sh + ky·dh, x·sw + kx·dw] · wp[f // B, c, ky, kx, f % B]
+
+The result keeps the NCHW layout, so every consumer (batch-norm arithmetic, residual add,
+ReLU) is untouched and FuseOps fuses it into the kernel as before (the PrimFunc carries
+``op_pattern`` 4, kOutEWiseFusable).  ``ember.dlight.cpu.Conv2DPacked`` schedules it.
+
+Runs before LegalizeOps.  Convolutions left alone are logged on
+``logging.getLogger("ember.relax.pack_conv_weights")``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from ember import te
+from ember.ir import IRModule, Op
+from ember.tir import op as tir_op
+from ember.transform import Pass, module_pass
+
+from ..expr import Call, Constant, Function, VarBinding, const
+from ..expr_functor import ExprMutator
+from ..struct_info import TensorStructInfo, shape_values
+from .legalize_ops.common import emit_te, out_dtype
+
+__all__ = ["PackConvWeights", "conv2d_nchw_packed", "pack_oihw"]
+
+_log = logging.getLogger("ember.relax.pack_conv_weights")
+
+OUT_EWISE_FUSABLE = 4  # AnnotateTIROpPattern.OpPatternKind.kOutEWiseFusable
+_FLOATS = ("float32", "float64")
+
+
+def pack_oihw(weight: np.ndarray, block: int) -> np.ndarray:
+    """``(O, C, KH, KW)`` → ``(O/block, C, KH, KW, block)`` (``O`` a multiple of ``block``)."""
+    o, c, kh, kw = weight.shape
+    if o % block:
+        raise ValueError(f"pack_oihw: {o} output channels are not a multiple of block={block}")
+    return np.ascontiguousarray(weight.reshape(o // block, block, c, kh, kw).transpose(0, 2, 3, 4, 1))
+
+
+def conv2d_nchw_packed(data: te.Tensor, packed: te.Tensor, strides, padding, dilation, dtype: str) -> te.Tensor:
+    """NCHW convolution reading a ``pack_oihw`` weight (``padding`` = top, left, bottom, right)."""
+    from ember.topi.nn.pad import pad
+
+    from ember.tir import const as tir_const
+
+    n, _, h, w = (int(d) for d in data.shape)
+    blocks, c, kh, kw, block = (int(d) for d in packed.shape)
+    sh, sw = strides
+    dh, dw = dilation
+    top, left, bottom, right = padding
+    oh = (h + top + bottom - (kh - 1) * dh - 1) // sh + 1
+    ow = (w + left + right - (kw - 1) * dw - 1) // sw + 1
+    padded = pad(data, [0, 0, top, left], [0, 0, bottom, right], name="pad_temp") if any(padding) else data
+
+    def i64(v):
+        return tir_const(v, "int64")
+
+    rc = te.reduce_axis((i64(0), i64(c)), name="rc")
+    ry = te.reduce_axis((i64(0), i64(kh)), name="ry")
+    rx = te.reduce_axis((i64(0), i64(kw)), name="rx")
+
+    def cast(v):
+        return v if str(v.dtype) == dtype else tir_op.cast(v, dtype)
+
+    def scaled(v, k):
+        return v if k == 1 else v * i64(k)
+
+    def f(nn, ff, yy, xx):
+        src = padded(nn, rc.var, scaled(yy, sh) + scaled(ry.var, dh), scaled(xx, sw) + scaled(rx.var, dw))
+        wgt = packed(tir_op.floordiv(ff, i64(block)), rc.var, ry.var, rx.var, tir_op.floormod(ff, i64(block)))
+        return te.sum(cast(src) * cast(wgt), axis=[rc, ry, rx])
+
+    return te.compute(tuple(i64(v) for v in (n, blocks * block, oh, ow)), f, name="conv2d_nchw_packed")
+
+
+def _static_shape(expr) -> tuple | None:
+    sinfo = expr.struct_info_or_none()
+    if not isinstance(sinfo, TensorStructInfo) or sinfo.dtype is None:
+        return None
+    dims = shape_values(sinfo)
+    if dims is None or not all(hasattr(d, "value") for d in dims):
+        return None
+    return tuple(int(d.value) for d in dims)
+
+
+def _why_not(call: Call) -> str | None:
+    """None when ``call`` (a relax.nn.conv2d) can be packed, else the reason."""
+    a = call.attrs
+    data, weight = call.args
+    if (a.data_layout, a.kernel_layout, a.out_layout) != ("NCHW", "OIHW", "NCHW"):
+        return f"layouts {a.data_layout}/{a.kernel_layout}/{a.out_layout} (want NCHW/OIHW/NCHW)"
+    if int(a.groups) != 1:
+        return f"groups={a.groups}"
+    if not isinstance(weight, Constant):
+        return "the weight is not a constant"
+    shape = _static_shape(data)
+    if shape is None or _static_shape(weight) is None or _static_shape(call) is None:
+        return "a shape is not static"
+    dtypes = {str(data.struct_info.dtype), str(weight.struct_info.dtype), out_dtype(call)}
+    if len(dtypes) != 1 or dtypes.pop() not in _FLOATS:
+        return f"dtypes {sorted({str(data.struct_info.dtype), str(weight.struct_info.dtype), out_dtype(call)})}"
+    if _block(_static_shape(weight)[0]) is None:
+        return f"{_static_shape(weight)[0]} output channels (want a multiple of 8)"
+    return None
+
+
+def _block(out_channels: int) -> int | None:
+    return next((b for b in (16, 8) if out_channels % b == 0), None)
+
+
+def _padding(a) -> tuple:
+    p = [int(v) for v in a.padding]
+    if len(p) == 1:
+        p = p * 4
+    elif len(p) == 2:
+        p = [p[0], p[1], p[0], p[1]]
+    return tuple(p)
+
+
+class _Packer(ExprMutator):
+    def __init__(self, mod: IRModule):
+        super().__init__(mod)
+        self.changed = False
+
+    def visit_var_binding_(self, binding: VarBinding) -> None:
+        value = binding.value
+        if not (isinstance(value, Call) and isinstance(value.op, Op) and value.op.name == "relax.nn.conv2d"):
+            return super().visit_var_binding_(binding)
+        why = _why_not(value)
+        if why:
+            _log.debug("PackConvWeights: %s kept: %s", binding.var.name_hint, why)
+            return super().visit_var_binding_(binding)
+        a = value.attrs
+        weight = value.args[1].numpy()
+        block = _block(weight.shape[0])
+        packed = const(pack_oihw(weight, block))
+        strides = tuple(int(s) for s in a.strides)
+        dilation = tuple(int(d) for d in a.dilation)
+        padding, dtype = _padding(a), out_dtype(value)
+        data = self.visit_expr(value.args[0])
+        new = emit_te(self.builder_, value,
+                      lambda x, w: conv2d_nchw_packed(x, w, strides, padding, dilation, dtype), data, packed,
+                      primfunc_name_hint="conv2d", primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE})
+        self.changed = True
+        var = self.visit_var_def(binding.var)
+        self.builder_.emit_normalized(VarBinding(var, self.builder_.normalize(new)))
+        return None
+
+
+def pack_conv_weights(mod: IRModule) -> IRModule:
+    """``mod`` with every packable convolution rewritten (see module docstring)."""
+    funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
+    mutator = _Packer(mod)
+    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
+    if not mutator.changed:
+        return mod
+    out = mutator.builder_.get()
+    for gv, f in new_funcs.items():
+        out[gv.name_hint] = f
+    return out
+
+
+def PackConvWeights() -> Pass:  # noqa: N802 - named like TVM's passes
+    """``relax.nn.conv2d`` with a constant OIHW weight → ``conv2d_nchw_packed`` on a pre-packed weight."""
+    return module_pass(lambda mod, ctx: pack_conv_weights(mod), opt_level=0, name="PackConvWeights")
