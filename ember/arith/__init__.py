@@ -17,6 +17,7 @@ from .iter_map import (
 from .iter_map_nodes import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 from .linear_equation import ProofStrength, detect_linear_equation
 from .modular_set import ModularSet
+from .narrow_predicate import narrow_predicate_expression
 from .subspace import subspace_divide
 
 __all__ = [
@@ -24,5 +25,6 @@ __all__ = [
     "IntSet", "IntervalSet", "eval_set", "union", "intersect", "pos_inf", "neg_inf",
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",
-    "detect_linear_equation", "ProofStrength", "subspace_divide",
+    "detect_linear_equation", "ProofStrength", "subspace_divide", "narrow_predicate_expression",
 ]
+from . import _ffi_api  # noqa: E402,F401 - TVM-named entry points (tvm.arith._ffi_api.X)

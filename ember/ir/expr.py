@@ -157,6 +157,12 @@ class IntImm(PrimExpr):
     dtype: DataType
     value: int
 
+    def __post_init__(self):  # IntImm("bool", True) and IntImm("int32", 3), as in TVM
+        if not isinstance(self.dtype, DataType):
+            object.__setattr__(self, "dtype", DataType(self.dtype))
+        if type(self.value) is not int:
+            object.__setattr__(self, "value", int(self.value))
+
     def __int__(self):
         return int(self.value)
 
@@ -174,6 +180,10 @@ class IntImm(PrimExpr):
 class FloatImm(PrimExpr):
     dtype: DataType
     value: float
+
+    def __post_init__(self):
+        if not isinstance(self.dtype, DataType):
+            object.__setattr__(self, "dtype", DataType(self.dtype))
 
     def __float__(self):
         return float(self.value)
@@ -229,6 +239,13 @@ class SizeVar(Var):
 class BinaryOp(PrimExpr):
     a: PrimExpr
     b: PrimExpr
+
+    def __post_init__(self):  # Add(i, 0): a Python number takes the other operand's dtype
+        a, b = self.a, self.b
+        if isinstance(b, bool | int | float) and isinstance(a, PrimExpr):
+            object.__setattr__(self, "b", as_expr(b, a.dtype))
+        elif isinstance(a, bool | int | float) and isinstance(b, PrimExpr):
+            object.__setattr__(self, "a", as_expr(a, b.dtype))
 
     @property
     def dtype(self) -> DataType:
