@@ -94,8 +94,13 @@ def _first(source: Source, kind):
     raise ParserError(f"expected a {kind.__name__} in the source", source.filename)
 
 
-def from_source(text: str, namespace: dict | None = None, filename: str = "<script>"):
-    """Parse TVMScript text: a ``@T.prim_func`` function or an ``@I.ir_module`` class."""
+def from_source(text: str, namespace: dict | None = None, filename: str = "<script>", *,
+                check_well_formed: bool = True):
+    """Parse TVMScript text: a ``@T.prim_func`` function or an ``@I.ir_module`` class.
+
+    ``check_well_formed=False`` skips the well-formedness check of what was parsed
+    (its decorators' own ``check_well_formed=`` still apply).
+    """
     import ember
     from ember.script import ir as I
     from ember.script import tir as T
@@ -112,7 +117,7 @@ def from_source(text: str, namespace: dict | None = None, filename: str = "<scri
         if isinstance(node, ast.Import | ast.ImportFrom):
             exec(compile(ast.Module([node], []), filename, "exec"), names)  # noqa: S102
         elif isinstance(node, ast.ClassDef):
-            return parse_ir_module(source, node, names)
+            return parse_ir_module(source, node, names, check_well_formed=check_well_formed)
         elif isinstance(node, ast.FunctionDef):
             decorator, kwargs = decorator_of(ev, node)
             from .dispatch import check_decorator_keywords, function_parser
@@ -121,6 +126,8 @@ def from_source(text: str, namespace: dict | None = None, filename: str = "<scri
             if parse is None:
                 raise ev.error(node.decorator_list[0], f"unknown function decorator {decorator!r}")
             check_decorator_keywords(ev, node.decorator_list[0], parse, kwargs)
+            if not check_well_formed and "check_well_formed" in inspect.signature(parse).parameters:
+                kwargs["check_well_formed"] = False
             return parse(source, node, names, **kwargs)
         elif isinstance(node, ast.Assign):
             exec(compile(ast.Module([node], []), filename, "exec"), names)  # noqa: S102

@@ -16,6 +16,7 @@ matches the description's loop ranges, expression tree and every access index (r
 to the block's regions), and needs contiguous regions for compact intrinsic buffers.
 """
 
+from .block_scope import BlockScope, DepKind, Dependency
 from .errors import ScheduleError
 from .index_map import IndexMap
 from .schedule import Schedule
@@ -25,5 +26,6 @@ from .trace import Instruction, InstructionKind, Trace
 
 __all__ = [
     "Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "ExprRV", "Trace",
-    "Instruction", "InstructionKind", "IndexMap", "TensorIntrin",
+    "Instruction", "InstructionKind", "IndexMap", "TensorIntrin", "BlockScope", "DepKind",
+    "Dependency",
 ]

@@ -97,6 +97,29 @@ class ScheduleState:
     def copy(self) -> ScheduleState:
         return ScheduleState(self.mod, self.func_name)
 
+    def get_sref(self, stmt) -> StmtSRef | None:
+        """The sref of the Block or For ``stmt`` in the current function (None if absent)."""
+        from ember.tir.stmt import Block, BlockRealize, For
+
+        from .analysis import path_to
+
+        func = self.func
+        if isinstance(stmt, Block):
+            for node in _realizes_of(func.body, stmt):
+                return StmtSRef.of(func, node)
+            if func.body is stmt:
+                return StmtSRef(stmt, func, [])
+            return None
+        if isinstance(stmt, For | BlockRealize) and path_to(func.body, stmt):
+            return StmtSRef.of(func, stmt)
+        return None
+
+    def get_block_scope(self, scope_root: StmtSRef):
+        """The dependences among the child blocks of the block ``scope_root``."""
+        from .block_scope import BlockScope
+
+        return BlockScope(self.func, getattr(scope_root, "stmt", scope_root))
+
 
 class StmtSRef:
     """A snapshot reference to a Block or For of the current IR and its parent sref
@@ -126,5 +149,15 @@ class StmtSRef:
                 return StmtSRef(s.block if isinstance(s, BlockRealize) else s, self._func, self._path[:k])
         return None
 
+    def same_as(self, other) -> bool:
+        return isinstance(other, StmtSRef) and other.stmt is self.stmt
+
     def __repr__(self) -> str:
         return f"StmtSRef({type(self.stmt).__name__})"
+
+
+def _realizes_of(body, block) -> list:
+    from ember.tir.functor import collect
+    from ember.tir.stmt import BlockRealize
+
+    return collect(body, lambda n: isinstance(n, BlockRealize) and n.block is block)

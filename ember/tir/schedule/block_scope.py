@@ -1,0 +1,99 @@
+"""Block dependences inside a scope (TVM's ``BlockScope``, ``Dependency``, ``DepKind``).
+
+The child blocks of a scope block (those whose nearest enclosing block is the scope)
+are taken in program order; a later block depends on an earlier one through a buffer
+that the earlier block writes and the later reads (RAW) or writes (WAW), or that the
+earlier reads and the later writes (WAR).  Regions are not compared: any shared buffer
+counts, as in TVM.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ember.tir.stmt import Block, BlockRealize
+
+from .state import StmtSRef
+
+__all__ = ["DepKind", "Dependency", "BlockScope"]
+
+
+class DepKind(enum.IntEnum):
+    RAW = 0
+    WAW = 1
+    WAR = 2
+    OPAQUE = 3
+
+
+class Dependency:
+    """``dst`` depends on ``src`` (both StmtSRefs of blocks) for the reason ``kind``."""
+
+    __slots__ = ("src", "dst", "kind")
+
+    def __init__(self, src: StmtSRef, dst: StmtSRef, kind: DepKind) -> None:
+        self.src, self.dst, self.kind = src, dst, kind
+
+    def __repr__(self) -> str:
+        return f"Dependency({self.src.stmt.name_hint} -> {self.dst.stmt.name_hint}, {self.kind.name})"
+
+
+class BlockScope:
+    """The dependences among the child blocks of the scope block ``root``."""
+
+    def __init__(self, func, root: Block) -> None:
+        self.root = root
+        children = _child_realizes(root.body)
+        srefs = [StmtSRef.of(func, r) for r in children]
+        self.src2deps: dict[int, list] = {}
+        self.dst2deps: dict[int, list] = {}
+        writers: dict[int, list] = {}
+        readers: dict[int, list] = {}
+        for sref in srefs:
+            block = sref.stmt
+            found: list = []
+            for region in block.reads:
+                found += [(w, DepKind.RAW) for w in writers.get(id(region.buffer), ())]
+            for region in block.writes:
+                found += [(w, DepKind.WAW) for w in writers.get(id(region.buffer), ())]
+                found += [(r, DepKind.WAR) for r in readers.get(id(region.buffer), ())]
+            seen = set()
+            for src, kind in found:
+                if src.stmt is block or (id(src.stmt), kind) in seen:
+                    continue
+                seen.add((id(src.stmt), kind))
+                dep = Dependency(src, sref, kind)
+                self.src2deps.setdefault(id(src.stmt), []).append(dep)
+                self.dst2deps.setdefault(id(block), []).append(dep)
+            for region in block.reads:
+                readers.setdefault(id(region.buffer), []).append(sref)
+            for region in block.writes:
+                writers.setdefault(id(region.buffer), []).append(sref)
+
+    def get_deps_by_src(self, block_sref: StmtSRef) -> list:
+        """The dependences whose source is ``block_sref``."""
+        return list(self.src2deps.get(id(_block_of(block_sref)), ()))
+
+    def get_deps_by_dst(self, block_sref: StmtSRef) -> list:
+        """The dependences whose destination is ``block_sref``."""
+        return list(self.dst2deps.get(id(_block_of(block_sref)), ()))
+
+
+def _block_of(sref) -> Block:
+    stmt = getattr(sref, "stmt", sref)
+    if not isinstance(stmt, Block):
+        raise TypeError(f"expected the StmtSRef of a block, got {sref!r}")
+    return stmt
+
+
+def _child_realizes(stmt) -> list:
+    """The BlockRealizes under ``stmt`` that are not inside another block, in order."""
+    from ember.tir.functor import IRVisitor
+
+    out: list = []
+
+    class _Visit(IRVisitor):
+        def visit_BlockRealize(self, s: BlockRealize) -> None:  # noqa: N802
+            out.append(s)
+
+    _Visit().visit(stmt)
+    return out

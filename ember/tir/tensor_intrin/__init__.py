@@ -1,0 +1,11 @@
+"""``tvm.tir.tensor_intrin``: the tensor intrinsics ember registers for ``tensorize``.
+
+Importing the package registers them; ``TensorIntrin.get(name)`` looks one up.  The
+definitions live with the schedule primitive that uses them
+(``ember.tir.schedule.tensor_intrin``).  Vendor intrinsic sets for targets ember does
+not generate code for (CUDA tensor cores, ROCm, Hexagon, Arm) are not provided.
+"""
+
+from ember.tir.schedule.tensor_intrin import TensorIntrin
+
+__all__ = ["TensorIntrin"]
