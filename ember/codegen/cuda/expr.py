@@ -285,7 +285,8 @@ class CudaExprPrinter:
         if e.a.dtype.is_uint:
             return True
         try:
-            return self.analyzer.const_int_bound(e.a).min_value >= 0 and self.analyzer.const_int_bound(e.b).min_value > 0
+            bound = self.analyzer.const_int_bound
+            return bound(e.a).min_value >= 0 and bound(e.b).min_value > 0
         except Exception:  # an expression the analyzer cannot bound
             return False
 

@@ -2,12 +2,13 @@
 
 Walks each statement sequence inside a kernel and tracks the shared buffers read and
 written since the last barrier.  A barrier goes before a statement that reads what
-was written, or writes what was read (other threads may be at either access);
-two writes in a row are not ordered (threads write their own parts).  A serial loop whose end conflicts with its beginning gets a barrier at the
-end of its body (the next iteration).  Barriers are only placed where every thread
-of the block arrives: a statement under a condition that depends on the thread
-(including a thread loop narrower than the launch) is treated as one unit, and the
-barrier goes around it.  Conservative: same-thread reuse also gets a barrier.
+was written, or writes what was read (other threads may be at either access); two
+writes in a row are not ordered (threads write their own parts).  A serial loop
+whose end conflicts with its beginning gets a barrier at the end of its body (for
+the next iteration).  Barriers are only placed where every thread of the block
+arrives: a statement under a condition that depends on the thread (including a
+thread loop narrower than the launch) is treated as one unit, and the barrier goes
+around it.  Conservative: same-thread reuse also gets a barrier.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ember.ir import Call, DataType, IntImm, Op, StringImm, Var
 from ember.tir import (
-    Allocate, AttrStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt, SeqStmt, Stmt,
+    Allocate, AttrStmt, BufferStore, DeclBuffer, Evaluate, For, IfThenElse, LetStmt, SeqStmt, Stmt,
     post_order_visit, seq,
 )
 from ember.tir.buffer import BufferLoad

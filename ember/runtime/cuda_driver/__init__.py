@@ -1,4 +1,6 @@
-"""ember's CUDA runtime (``ember.runtime.cuda`` is the device factory, hence this name): NVRTC compilation, driver-API memory, modules and kernel launches.
+"""ember's CUDA runtime: NVRTC compilation, driver-API memory, modules and kernel launches.
+
+(Named ``cuda_driver`` because ``ember.runtime.cuda`` is the device factory ``cuda(0)``.)
 
 ``cuda-bindings`` is imported lazily, so this package imports (and registers the
 CUDA ``DeviceAPI`` for NDArray) on machines without it; using a GPU then raises

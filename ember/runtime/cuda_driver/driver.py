@@ -60,8 +60,8 @@ def compute_capability(device_id: int = 0) -> tuple[int, int]:
     drv = driver()
     dev = check(drv.cuDeviceGet(device_id), "cuDeviceGet")
     attr = drv.CUdevice_attribute
-    major = check(drv.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute")
-    minor = check(drv.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute")
+    major, minor = (check(drv.cuDeviceGetAttribute(a, dev), "cuDeviceGetAttribute") for a in (
+        attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
     return int(major), int(minor)
 
 

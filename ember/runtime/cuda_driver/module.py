@@ -228,4 +228,5 @@ class CUDAHostModule(Module):
         return evaluate
 
     def __repr__(self) -> str:
-        return f"CUDAHostModule(functions=[{', '.join(self.function_names)}], kernels=[{', '.join(self.device_module.kernels)}])"
+        kernels = ", ".join(self.device_module.kernels)
+        return f"CUDAHostModule(functions=[{', '.join(self.function_names)}], kernels=[{kernels}])"

@@ -18,7 +18,8 @@ import threading
 from .bindings import check, nvrtc
 from .errors import INSTALL_HINT, CudaError, CudaUnavailableError
 
-__all__ = ["compile_to_ptx", "compile_to_cubin", "supported_archs", "nvrtc_available", "find_cuda_include", "NVRTCError", "nvrtc_version"]
+__all__ = ["compile_to_ptx", "compile_to_cubin", "supported_archs", "nvrtc_available", "find_cuda_include",
+           "NVRTCError", "nvrtc_version"]
 
 _CACHE: dict[str, str] = {}
 _LOCK = threading.Lock()

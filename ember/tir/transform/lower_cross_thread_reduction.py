@@ -91,6 +91,17 @@ def _stores(stmt) -> tuple[dict, list] | None:
     return lets, stores
 
 
+def _refers_to(expr, buffers: set[int], lets: dict) -> bool:
+    found = []
+
+    def visit(n):
+        if (isinstance(n, BufferLoad) and id(n.buffer) in buffers) or (isinstance(n, Var) and id(n) in lets):
+            found.append(n)
+
+    post_order_visit(expr, visit)
+    return bool(found)
+
+
 def _split_update(block: Block):
     """[(kind, output store, init value, other operand)] for each slot of ``B[idx] = B[idx] ⊕ x``
     (several slots for tuple reducers such as sum and sum of squares), or None."""
@@ -114,10 +125,7 @@ def _split_update(block: Block):
             operand = a
         else:
             return None
-        coupled = []
-        post_order_visit(operand, lambda n: coupled.append(n) if (
-            isinstance(n, BufferLoad) and id(n.buffer) in outputs) or (isinstance(n, Var) and id(n) in lets) else None)
-        if coupled:  # an argmax-style reducer: slots depend on each other
+        if _refers_to(operand, outputs, lets):  # an argmax-style reducer: slots depend on each other
             return None
         slots.append((kind, store, inits[id(store.buffer)], operand))
     return slots
