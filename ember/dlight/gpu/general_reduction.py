@@ -13,6 +13,8 @@ reduction whose iterators are the row's spatial ones followed by reduction ones
       reduction 2 …                          (same, reading the first's result)
       last block: j_0 · j_1 (threadIdx.x)    the row's outputs, one per thread per step
 
+A tuple reduction (several outputs, as legalized layer / RMS norms compute the sum and
+the sum of squares together) is reduced by one thread of the block, serially.
 The reduction loops bound to ``threadIdx.x`` are TVM's cross-thread reductions
 (``LowerCrossThreadReduction`` turns them into ``tvm_thread_allreduce``).  Threads per
 block: a warp multiple up to 256 (fewer for short rows), within the target's limit.
@@ -109,6 +111,13 @@ class GeneralReduction(ScheduleRule):
         """Fuse the loops of a block below its row (the reduction loops of a reduction, the
         row's columns of a spatial block), split off ``threads`` and bind them to threadIdx.x."""
         info = block_info(sch, rv)
+        if info.is_reduction() and len(info.writes) > 1:
+            # a tuple reduction (layer norm's sum and sum of squares): the cross-thread
+            # lowering combines one value per thread, so one thread reduces the row
+            loops = list(info.loops)
+            at = next((n for n, lp in enumerate(loops) if sch.get(lp).thread_binding is not None), -1)
+            sch.bind(sch.add_unit_loop(loops[at + 1] if at + 1 < len(loops) else rv), "threadIdx.x")
+            return
         loops = list(info.loops)
         at = next((n for n, lp in enumerate(loops) if sch.get(lp).thread_binding is not None), -1)
         inner = loops[at + 1:]
