@@ -122,7 +122,7 @@ def pick_threads(extent: int | None, limits: GpuLimits, most: int = 256) -> int:
 def unbound_global_loops(func: PrimFunc) -> list[str]:
     """Blocks touching a global buffer with no thread-bound loop above them (the rules'
     contract: every such loop nest runs on GPU threads).  Empty when all are bound."""
-    from ember.tir import Block, BlockRealize
+    from ember.tir import BlockRealize
 
     bad: list[str] = []
 

@@ -25,11 +25,11 @@ from ember.target import Target
 from ember.tir import PrimFunc
 from ember.tir.schedule import Schedule, ScheduleError
 
-from ..analysis import BlockInfo, block_info, const_int, root_blocks
+from ..analysis import block_info, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from ..cpu.normalize import normalize_for_rules
 from .common import bind_spatial, gpu_limits, is_gpu, try_inline, try_reverse_inline
-from .matmul_analysis import MatmulRoles, find_matmul, match_matmul, moves_data, rows
+from .matmul_analysis import find_matmul, match_matmul, moves_data, rows
 
 # matmuls with fewer (static) rows than this are GEMV's
 GEMV_ROWS = 16
