@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import ember
 from ember import te
 from ember.codegen.cuda import compile_to_ptx
 
-from cuda_helpers import needs_nvrtc, nvcc_ptx, vector_add_schedule
+from cuda_helpers import needs_gpu, needs_nvrtc, nvcc_ptx, vector_add_schedule
 
 
 def test_vector_add_source_has_kernel_and_thread_indices():
@@ -58,3 +60,35 @@ def test_source_formats_and_repr():
     mod = ember.build(s, args, target="cuda")
     assert mod.source_formats == ["host", "cuda", "ptx"]
     assert "main_kernel" in repr(mod)
+
+
+def two_stage(n=None):
+    """B = A * 2 and C = B + 1, each stage its own kernel; B is a device scratch buffer."""
+    n = n if n is not None else te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((n,), lambda i: B[i] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    for stage in (B, C):
+        xo, xi = s[stage].split(stage.op.axis[0], factor=64)
+        s[stage].bind(xo, te.thread_axis("blockIdx.x"))
+        s[stage].bind(xi, te.thread_axis("threadIdx.x"))
+    return ember.build(s, [A, C], target="cuda", name="two")
+
+
+def test_two_kernels_and_a_device_scratch_buffer():
+    mod = two_stage()
+    assert set(mod.imported_modules[0].kernels) == {"two_kernel", "two_kernel_1"}
+    host = mod.get_source()
+    assert "B_mem = _alloc(_dev, (n) * 4)" in host
+    assert host.index("_launch('two_kernel',") < host.index("_launch('two_kernel_1',")
+
+
+@needs_gpu
+def test_two_kernels_numeric():
+    mod = two_stage()
+    dev = ember.cuda(0)
+    a = np.arange(1000, dtype="float32")
+    c = ember.nd.empty((1000,), "float32", dev)
+    mod(ember.nd.array(a, dev), c)
+    np.testing.assert_allclose(c.numpy(), a * 2 + 1)
