@@ -11,7 +11,7 @@ fall outside the buffer (non-divisible splits).
 
 from __future__ import annotations
 
-from ember.ir import And, IntImm, Var, const, replace
+from ember.ir import And, Cast, IntImm, Var, const, replace
 from ember.tir.functor import collect, pre_order_visit, substitute
 from ember.tir.stmt import BlockRealize, For, ForKind, IterVarType, SeqStmt, seq
 
@@ -127,6 +127,8 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
             value = lo
         else:
             var = Var(f"ax{len(loops)}", iv.var.dtype)
+            if extent.dtype != var.dtype:  # e.g. int32 iterators over a symbolic int64 extent
+                extent = Cast(var.dtype, extent)
             loops.append((var, extent))
             ext = _arith.as_int(extent)
             if ext is not None:
@@ -139,7 +141,14 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
                 conds.append(value >= 0)
             dim = _arith.as_int(buffer.shape[d])
             if hi_c is None or dim is None or hi_c >= dim:
-                conds.append(value < buffer.shape[d])
+                dim_end = buffer.shape[d]
+                conds.append(value < (dim_end if dim_end.dtype == value.dtype else Cast(value.dtype, dim_end)))
+            # a region of a larger (padded) buffer can reach past the block's own domain
+            end = _arith.simplify(iv.dom.min + iv.dom.extent)
+            if _arith.expr_key(end) != _arith.expr_key(buffer.shape[d]):
+                end_c = _arith.as_int(end)
+                if hi_c is None or end_c is None or hi_c >= end_c:
+                    conds.append(value < (end if end.dtype == value.dtype else Cast(value.dtype, end)))
     pred = const(True)
     for c in conds:
         pred = c if isinstance(pred, IntImm) else And(pred, c)

@@ -330,7 +330,7 @@ class _Placer:
                              "writes per iteration)", info.data.name, stmt.loop_var.name)
                 return False
             extents, _ = self._compact_shape(info, child)
-            if not all(isinstance(e, IntImm) for e in extents):
+            if not all(isinstance(e, IntImm) for e in extents) and not self._constant_deeper(child, info):
                 logger.debug("CompactBufferAllocation: %s stays outside loop %s (its size inside would "
                              "not be constant)", info.data.name, stmt.loop_var.name)
                 return False
@@ -338,6 +338,23 @@ class _Placer:
         return isinstance(stmt, IfThenElse | LetStmt | SeqStmt | Allocate) or (
             isinstance(stmt, AttrStmt) and stmt.attr_key.startswith("pragma")
         )
+
+    def _constant_deeper(self, stmt, info, depth: int = 0) -> bool:
+        """Whether the allocation, moved into ``stmt``, can go on down to a loop under which
+        its size is constant (a symbolic level on the way, e.g. a symbolic row loop around
+        a register tile, is then only passed through)."""
+        if depth > 16:
+            return False
+        slots = _child_slots(stmt)
+        holders = [child for _, child in slots if info.key in self.uses.of(child)]
+        if len(holders) != 1 or self._used_at_node(stmt, slots, info):
+            return False
+        child = holders[0]
+        if isinstance(child, For):
+            return self._can_descend(child, child.body, info)
+        if isinstance(child, IfThenElse | LetStmt | SeqStmt | Allocate):
+            return self._constant_deeper(child, info, depth + 1)
+        return False
 
     @staticmethod
     def _rebuild(stmt, children: dict):
