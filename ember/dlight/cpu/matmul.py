@@ -17,8 +17,11 @@ Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M an
 (parallel over column panels, vectorised over N with ``x[k]`` broadcast); with B contiguous
 along K (a dense layer's (N, K) weight), ``rfactor`` splits k into a vector accumulator per
 output element (parallel over outputs, vectorised over k, lanes summed at the end).
-Ragged N is split with predicates; symbolic M keeps MR-row tiles, the row-tile loop outermost
-(parallel) so the accumulator still compacts into registers.  Kernels under
+Ragged N is split with predicates.  A symbolic M or N is padded to whole MR-row / NR-column
+tiles (``pad_rows``: A's rows and B's columns read clamped, B through a padded copy made once
+per column panel), so no multiply-add carries a predicate; the epilogue (or the copy into
+the output) then reads the accumulator tile under the row-tile loop, with a predicate per
+output element, and the accumulator still compacts into registers.  Kernels under
 PARALLEL_MACS multiply-adds stay on one thread.  The function may contract a*b+c into FMAs
 (``contract_fma``).
 """
@@ -117,20 +120,30 @@ class Matmul(ScheduleRule):
             self.decline(name, f"{len(hits)} matmul-like blocks ({why})")
             return None
         pos, roles = hits[0]
-        if roles.i is not None and const_int(blocks[pos].loop_extents[roles.i]) is None:
-            padded = pad_rows(sch.mod[sch.func_working_on], blocks[pos].name, roles.i, MR)
-            if padded is not None:  # symbolic M: whole MR-row tiles, no predicate per FMA
-                sch = Schedule(padded)
-                blocks = root_blocks(sch)
-                pos = next(n for n, b in enumerate(blocks) if isinstance(_match(b), MatmulRoles))
-                roles = _match(blocks[pos])
+        # symbolic M / N: whole MR-row / NR-column tiles, no predicate per FMA
+        padded = set()
+        for name_, multiple in (("i", MR), ("j", NR)):
+            axis = getattr(roles, name_)
+            if axis is None or const_int(blocks[pos].loop_extents[axis]) is not None:
+                continue
+            func = pad_rows(sch.mod[sch.func_working_on], blocks[pos].name, axis, multiple,
+                            copy_operands=name_ == "j")
+            if func is None:
+                continue
+            sch = Schedule(func)
+            blocks = root_blocks(sch)
+            pos = next(n for n, b in enumerate(blocks) if isinstance(_match(b), MatmulRoles))
+            roles = _match(blocks[pos])
+            padded.add(name_)
         others = [b for n, b in enumerate(blocks) if n != pos]
         if not all(b.is_spatial() for b in others):
             self.decline(name, "another reduction shares the function")
             return None
-        kept = []
+        kept, padcopies = [], []
         for b in blocks[:pos]:  # prologue: data movement is inlined into the matmul; math
-            if _moves_data(b):  # (a layer norm feeding it) runs once per element, before it
+            if b.name.endswith("_padcopy"):  # (a layer norm feeding it) runs once per element,
+                padcopies.append(b.name)  # before it; padded copies of B are placed per panel
+            elif _moves_data(b):
                 sch.compute_inline(b.rv)
             else:
                 kept.append(b.rv)
@@ -150,7 +163,7 @@ class Matmul(ScheduleRule):
         if allow_gemv and self._gemv_along_k(mm_info, roles, lanes):
             self._gemv(sch, mm_info, roles, last, lanes, target)
         else:
-            self._tile(sch, mm_info, roles, last, target)
+            self._tile(sch, mm_info, roles, last, target, padded, padcopies)
         return sch
 
     @staticmethod
@@ -203,56 +216,55 @@ class Matmul(ScheduleRule):
 
                 schedule_spatial(sch, block_info(sch, epilogue), target)
 
-    def _tile(self, sch: Schedule, info: BlockInfo, roles: MatmulRoles, epilogue, target: Target) -> None:
+    def _tile(self, sch: Schedule, info: BlockInfo, roles: MatmulRoles, epilogue, target: Target,
+              padded: set = frozenset(), padcopies: list = ()) -> None:
         mm = info.rv
         loops = info.loops
         bits = info.writes[0].buffer.dtype.bits
         lanes = max(1, target.vector_width_bits // bits)
         m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
         n = const_int(info.loop_extents[roles.j])
-        # small M: all rows in one tile; symbolic M: MR-row tiles with the row-tile loop
-        # outside the column panels, so the accumulator compacts to mr x nr at each level
+        # small M: all rows in one tile; symbolic M: MR-row tiles (rows padded to whole tiles)
         mr = MR if m is None else min(m, MR)
-        rows_outer = m is None and roles.i is not None
         nr = _pick_nr(n, lanes)
-        j_0, j_1 = sch.split(loops[roles.j], factors=[None, nr])
+        # a padded extent is a whole number of tiles: no predicate on the split
+        j_0, j_1 = sch.split(loops[roles.j], factors=[None, nr], disable_predication="j" in padded)
         if roles.i is not None:
-            i_0, i_1 = sch.split(loops[roles.i], factors=[None, mr])
+            i_0, i_1 = sch.split(loops[roles.i], factors=[None, mr], disable_predication="i" in padded)
         else:
             i_0 = i_1 = None
         batch = [loops[p] for p in roles.batch]
-        if rows_outer:
-            sch.reorder(*batch, i_0, j_0, loops[roles.k], i_1, j_1)
-            outer = sch.fuse(*batch, i_0) if batch else i_0
-            tile = j_0
-        else:
-            order = [*batch, j_0, *(x for x in (i_0,) if x is not None), loops[roles.k],
-                     *(x for x in (i_1,) if x is not None), j_1]
-            sch.reorder(*order)
-            outer = sch.fuse(*batch, j_0) if batch else j_0
-            tile = i_0 if i_0 is not None else outer
-        if rows_outer and self._should_pack(info, roles, 64, n):
-            self._pack_b(sch, mm, info, roles, None, nr)  # whole B once per call, before the rows
-        elif self._should_pack(info, roles, m, n):
+        order = [*batch, j_0, *(x for x in (i_0,) if x is not None), loops[roles.k],
+                 *(x for x in (i_1,) if x is not None), j_1]
+        sch.reorder(*order)
+        outer = sch.fuse(*batch, j_0) if batch else j_0
+        tile = i_0 if i_0 is not None else outer
+        if padcopies:  # padded columns: B's clamped panel copied once per column panel
+            for name in padcopies:
+                copy = sch.get_block(name)
+                sch.compute_at(copy, outer)
+                _vectorize_inner(sch, copy, lanes)
+        elif self._should_pack(info, roles, 64 if m is None else m, n):
             self._pack_b(sch, mm, info, roles, outer, nr)
         # the accumulator tile gets its own local buffer (compacted to mr × nr), written
         # back once per tile through the epilogue, inlined into the write-back
         tail = sch.cache_write(mm, 0, "local")
-        sch.reverse_compute_at(tail, tile)
-        if epilogue is not None and rows_outer:
-            # rows padded to whole tiles: the epilogue covers the first M rows only, so it
-            # stays its own loop nest (inlining it into the write-back would write the
-            # padding rows)
-            from ..analysis import block_info
-            from .common import schedule_spatial
-
-            schedule_spatial(sch, block_info(sch, epilogue), target)
-        elif epilogue is not None:
-            try:
-                sch.reverse_compute_inline(epilogue)
-            except ScheduleError as err:  # e.g. the epilogue reads the tile at a constant row
-                self.decline("epilogue", f"kept as its own loop nest: {str(err).splitlines()[0]}")
-                _vectorize_inner(sch, epilogue, lanes)
+        write_back = tail
+        if padded and epilogue is not None:
+            # the tile covers padding rows / columns the output has not: the epilogue (or the
+            # copy into the output) reads the accumulator tile directly, under the tile
+            # loop, with a predicate per element instead of per multiply-add
+            sch.compute_inline(tail)
+            sch.reverse_compute_at(epilogue, tile)
+            write_back = epilogue
+        else:
+            sch.reverse_compute_at(tail, tile)
+            if epilogue is not None:
+                try:
+                    sch.reverse_compute_inline(epilogue)
+                except ScheduleError as err:  # e.g. the epilogue reads the tile at a constant row
+                    self.decline("epilogue", f"kept as its own loop nest: {str(err).splitlines()[0]}")
+                    _vectorize_inner(sch, epilogue, lanes)
         sch.decompose_reduction(mm, loops[roles.k])
         j_1_0, j_1_1 = sch.split(j_1, factors=[None, lanes])
         if i_1 is not None:
@@ -261,7 +273,7 @@ class Matmul(ScheduleRule):
         sch.vectorize(j_1_1)
         if _worth_threads(info, target):
             sch.parallel(outer)
-        _vectorize_inner(sch, tail, lanes)
+        _vectorize_inner(sch, write_back, lanes)
 
     @staticmethod
     def _should_pack(info: BlockInfo, roles: MatmulRoles, m: int | None, n: int | None) -> bool:

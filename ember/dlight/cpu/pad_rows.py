@@ -27,9 +27,15 @@ def _find(func: PrimFunc, name: str) -> BlockRealize:
     return found[0]
 
 
-def pad_rows(func: PrimFunc, block_name: str, row: int, multiple: int) -> PrimFunc | None:
+def pad_rows(func: PrimFunc, block_name: str, row: int, multiple: int,
+             copy_operands: bool = False) -> PrimFunc | None:
     """``func`` with block ``block_name``'s row iterator (position ``row``) padded to a
-    multiple of ``multiple``; None when the block's shape does not allow it."""
+    multiple of ``multiple``; None when the block's shape does not allow it.
+
+    ``copy_operands``: an operand indexed by the iterator in one dimension (a column of B)
+    is read through a padded copy made by a block of its own, named ``<operand>_padcopy``
+    (``copy[.., j, ..] = operand[.., min(j, n - 1), ..]``), which a schedule can place per
+    tile; otherwise the clamp is in the block's own loads."""
     realize = _find(func, block_name)
     block = realize.block
     iv = block.iter_vars[row]
@@ -47,7 +53,22 @@ def pad_rows(func: PrimFunc, block_name: str, row: int, multiple: int) -> PrimFu
     new_out = decl_buffer(shape, out.dtype, out.name + "_pad", scope=out.scope())
     last_row = Min(iv.var, n - 1)
 
+    copies: dict = {}  # operand buffer -> (padded copy, dimension)
+    if copy_operands:
+        for load in _collect(block.body, BufferLoad):
+            uses = [d for d, i in enumerate(load.indices) if _uses(i, iv.var)]
+            if load.buffer is out or len(uses) != 1 or load.indices[uses[0]] is not iv.var:
+                continue
+            d = uses[0]
+            if load.buffer in copies and copies[load.buffer][1] != d:
+                return None
+            src = load.buffer
+            copies[src] = (decl_buffer(tuple(padded if k == d else x for k, x in enumerate(src.shape)),
+                                       src.dtype, src.name + "_padcopy"), d)
+
     def in_block(node):
+        if isinstance(node, BufferLoad) and node.buffer in copies:
+            return replace(node, buffer=copies[node.buffer][0])
         if isinstance(node, BufferLoad) and node.buffer is not out:
             return replace(node, indices=tuple(substitute(i, {iv.var: last_row}) for i in node.indices))
         return None
@@ -78,6 +99,12 @@ def pad_rows(func: PrimFunc, block_name: str, row: int, multiple: int) -> PrimFu
     if is_param:  # the output is a parameter: the padded rows go to a new intermediate
         new_out = decl_buffer(shape, out.dtype, out.name + "_pad")
     body = ir_transform(func.body, None, swap, ["BufferLoad", "BufferStore", "For", "BlockRealize", "Block"])
+    if copies:
+        root = body.block
+        nests = tuple(_copy_nest(src, dst, clamp=(d, n)) for src, (dst, d) in copies.items())
+        inner = nests + (tuple(root.body.seq) if isinstance(root.body, SeqStmt) else (root.body,))
+        body = replace(body, block=replace(root, body=SeqStmt(inner), alloc_buffers=root.alloc_buffers
+                                           + tuple(dst for dst, _ in copies.values())))
     if is_param:
         root = body.block
         copy = _copy_nest(new_out, out)
@@ -86,13 +113,16 @@ def pad_rows(func: PrimFunc, block_name: str, row: int, multiple: int) -> PrimFu
     return replace(func, body=body)
 
 
-def _copy_nest(src, dst) -> For:
-    """``dst[v...] = src[v...]`` over ``dst``'s shape, one loop per dimension."""
+def _copy_nest(src, dst, clamp=None) -> For:
+    """``dst[v...] = src[v...]`` over ``dst``'s shape, one loop per dimension; ``clamp``
+    ``(d, n)`` reads dimension ``d`` at ``min(v_d, n - 1)`` (a padded copy)."""
     loops = [Var(f"ax{d}", s.dtype) for d, s in enumerate(dst.shape)]
     ivs = [IterVar(Range(const(0, s.dtype), s), Var(f"v{d}", s.dtype), IterVarType.DataPar)
            for d, s in enumerate(dst.shape)]
     vs = tuple(iv.var for iv in ivs)
-    block = Block(tuple(ivs), (), (), dst.name + "_copy", BufferStore(dst, BufferLoad(src, vs), vs))
+    read = vs if clamp is None else tuple(Min(v, clamp[1] - 1) if d == clamp[0] else v for d, v in enumerate(vs))
+    name = dst.name if clamp is not None else dst.name + "_copy"
+    block = Block(tuple(ivs), (), (), name, BufferStore(dst, BufferLoad(src, read), vs))
     stmt = BlockRealize(tuple(loops), const(True, "bool"), complete_block_access(block))
     for lv, s in reversed(list(zip(loops, dst.shape))):
         stmt = For(lv, const(0, s.dtype), s, ForKind.SERIAL, stmt)
@@ -114,3 +144,9 @@ def _collect(stmt, cls) -> list:
     found: list = []
     ir_transform(stmt, None, lambda n: found.append(n) if isinstance(n, cls) else None, [cls.__name__])
     return found
+
+
+def _uses(expr, var) -> bool:
+    from ember.tir.functor import collect
+
+    return bool(collect(expr, lambda n: n is var))
