@@ -2,7 +2,8 @@
 
 A mixin of ``CodeGenLLVM`` (``codegen.py``), which provides ``self.builder``,
 ``self.vars`` (Var → LLVM value) and ``self.module``.  Integer Div/Mod truncate,
-FloorDiv/FloorMod round toward −∞, comparisons of unsigned types are unsigned, float
+FloorDiv/FloorMod round toward −∞; no integer division traps (``x / 0`` is 0 and
+``MIN / -1`` wraps, as in numpy), comparisons of unsigned types are unsigned, float
 ``!=`` is unordered (NaN != NaN).  bfloat16 is computed in float32 and rounded back.
 Buffer accesses: a Ramp index of stride 1 is one vector load/store, other vector
 indices are lane-by-lane gathers/scatters.  Stores inside a loop annotated
@@ -114,6 +115,7 @@ class ExprEmitter:
         if dtype.is_float:
             return getattr(b, _FLOAT_ARITH[type(e)])(x, y, flags=self.float_flags)
         if isinstance(e, Div | Mod):
+            x, y = self._safe_division_operands(e, x, y)
             if dtype.is_uint or dtype.is_bool:
                 return (b.udiv if isinstance(e, Div) else b.urem)(x, y)
             return (b.sdiv if isinstance(e, Div) else b.srem)(x, y)
@@ -122,13 +124,33 @@ class ExprEmitter:
         flags = ("nsw",) if dtype.is_int and dtype.bits >= 32 else ()
         return getattr(b, _INT_ARITH[type(e)])(x, y, flags=flags)
 
+    def _safe_division_operands(self, e, x: ir.Value, y: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """Operands for an integer division that cannot trap: the hardware divide faults
+        (SIGFPE, the end of the process) on a zero divisor and on the signed ``MIN / -1``.
+        A divisor that is a constant other than 0 and -1 needs nothing; otherwise a zero
+        divisor divides 0 by 1 (the result is 0, as numpy gives), and ``MIN / -1`` divides
+        by 1 (``MIN``, the wrapped quotient, remainder 0, as numpy gives)."""
+        divisor = e.b.value if isinstance(e.b, Broadcast) else e.b
+        signed = e.dtype.is_int
+        if isinstance(divisor, IntImm) and divisor.value != 0 and not (signed and divisor.value == -1):
+            return x, y
+        b = self.builder
+        dtype = e.dtype
+        zero, one = constant(dtype, 0), constant(dtype, 1)  # splats for vectors
+        is_zero = b.icmp_unsigned("==", y, zero, name="divisor_is_zero")
+        bad = is_zero
+        if signed:
+            minus_one, smallest = constant(dtype, -1), constant(dtype, -(1 << (dtype.bits - 1)))
+            bad = b.or_(bad, b.and_(b.icmp_signed("==", y, minus_one), b.icmp_signed("==", x, smallest)))
+        return b.select(is_zero, zero, x), b.select(bad, one, y)
+
     def _floordiv(self, e) -> ir.Value:
         b = self.builder
         dtype = e.dtype
         if dtype.is_float:
             q = self._arith(Div(e.a, e.b))
             return self.call_intrinsic("llvm.floor", q, dtype) if not _is_bf16(dtype) else self._bf16_floor(q, dtype)
-        x, y = self._operands(e)
+        x, y = self._safe_division_operands(e, *self._operands(e))
         if dtype.is_uint or dtype.is_bool:
             return b.udiv(x, y)
         q, r = b.sdiv(x, y), b.srem(x, y)
@@ -141,7 +163,7 @@ class ExprEmitter:
         dtype = e.dtype
         if dtype.is_float:
             return self._arith(Sub(e.a, Mul(FloorDiv(e.a, e.b), e.b)))
-        x, y = self._operands(e)
+        x, y = self._safe_division_operands(e, *self._operands(e))
         if dtype.is_uint or dtype.is_bool:
             return b.urem(x, y)
         r = b.srem(x, y)
