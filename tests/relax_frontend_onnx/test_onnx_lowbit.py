@@ -81,3 +81,19 @@ def test_storage_round_trip():
         back = from_storage(to_storage(values), elem)
         assert back.dtype == values.dtype
         np.testing.assert_array_equal(back.astype(np.float32), values.astype(np.float32))
+
+
+@pytest.mark.parametrize("elem", [TP.INT4, TP.UINT4, TP.FLOAT8E4M3FN, TP.FLOAT8E5M2, TP.FLOAT4E2M1])
+def test_quantize_dequantize_lowbit(elem):
+    x = np.array([[-40.0, -3.3, 0.0, 1.26, 2.5, 9.9, 60.0]], np.float32)
+    zp_value = 0 if elem not in (TP.UINT4,) else 3
+    zp = helper.make_tensor("zp", elem, [], [zp_value])
+    scale = helper.make_tensor("scale", TP.FLOAT, [], [0.5])
+    nodes = [helper.make_node("QuantizeLinear", ["x", "scale", "zp"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "scale", "zp"], ["y"])]
+    model = make_model(nodes, [("x", TP.FLOAT, [1, 7])], [("q", elem, [1, 7]), ("y", TP.FLOAT, [1, 7])],
+                       initializers=[zp, scale], opset=21)
+    q, y = run_ember(model, {"x": x})
+    ref_q, ref_y = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_array_equal(from_storage(q, elem).astype(np.float32), ref_q.astype(np.float32))
+    np.testing.assert_allclose(y, ref_y)

@@ -8,9 +8,9 @@ computed in float32.  Scales and zero points may be per tensor, per axis or bloc
 (``block_size``); they are reshaped (or repeated) to broadcast against the data.  The
 integer matmul/conv reuse the importer's own MatMul and Conv converters on int32 inputs.
 
-Quantised types: int8, uint8, int16, uint16 (and int32 inputs to DequantizeLinear).
-The 4-bit, 2-bit and float8/float4 types are refused with an error naming the type:
-ember has no kernels for those element types yet.
+Quantised types: int8, uint8, int16, uint16 (and int32 inputs to DequantizeLinear), and
+the low-bit types held as storage (``lowbit``): int4/uint4/int2/uint2 (saturated to their
+range), float8 (``saturate``; the zero point is ignored, as in ONNX's reference) and float4.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from ember import relax
 from ember.relax import op as R
 
 from .common import ONNXImportError, OpNotImplemented, dtype_of, norm_axis, static_shape
+from .lowbit import LOWBIT, decode, encode, is_lowbit
 from .registry import converter, find_converter
 
 _RANGES = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767)}
 _ONNX_TO_DTYPE = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32"}
-_UNSUPPORTED = {21: "uint4", 22: "int4", 17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2",
-                20: "float8e5m2fnuz", 23: "float4e2m1", 25: "uint2", 26: "int2"}
+_UNSUPPORTED = {27: "float6e2m3", 28: "float6e3m2"}  # no storage type for these yet
 
 
 class _Folding:
@@ -129,9 +129,11 @@ def _broadcastable(ctx, value, x, axis: int, block_size: int, what: str):
     return out
 
 
-def quantize(ctx, x, scale, zero_point, out_dtype: str, axis: int = 1, block_size: int = 0, what="QuantizeLinear"):
-    """``saturate(rint(x / scale) + zero_point)`` as ``out_dtype`` (int8/uint8/int16/uint16)."""
-    lo, hi = _RANGES[out_dtype]
+def quantize(ctx, x, scale, zero_point, out_dtype: str, axis: int = 1, block_size: int = 0, what="QuantizeLinear",
+             bounds: tuple[int, int] | None = None):
+    """``saturate(rint(x / scale) + zero_point)`` as ``out_dtype`` (int8/uint8/int16/uint16),
+    clipped to ``bounds`` (default: the dtype's range)."""
+    lo, hi = bounds or _RANGES[out_dtype]
     xd = dtype_of(x)
     scale = _broadcastable(ctx, scale, x, axis, block_size, what)
     if dtype_of(scale) != xd:
@@ -168,10 +170,29 @@ def _quant_dtype(inputs, attrs, default="uint8") -> str:
     code = int(attrs.get("output_dtype", 0))
     if code in _UNSUPPORTED:
         raise OpNotImplemented(f"QuantizeLinear: output_dtype {_UNSUPPORTED[code]} is not supported "
-                               "(int8, uint8, int16, uint16)")
+                               "(int8, uint8, int16, uint16, 4-/2-bit ints, float8, float4)")
     if code and code not in _ONNX_TO_DTYPE:
         raise ONNXImportError(f"QuantizeLinear: output_dtype {code} is not a quantised type")
     return _ONNX_TO_DTYPE.get(code, default)
+
+
+def _quantize_lowbit(ctx, x, scale, zp, elem: int, attrs):
+    """QuantizeLinear to a low-bit type (held as storage, see ``lowbit``)."""
+    t = LOWBIT[elem]
+    axis, block = int(attrs.get("axis", 1)), int(attrs.get("block_size", 0))
+    if t.kind in ("int", "uint"):
+        bits = t.bits
+        bounds = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.kind == "int" else (0, (1 << bits) - 1)
+        return quantize(ctx, x, scale, zp, t.storage, axis, block, bounds=bounds)
+    xd = dtype_of(x)
+    s = _broadcastable(ctx, scale, x, axis, block, "QuantizeLinear")
+    if dtype_of(s) != xd:
+        s = ctx.emit(R.astype(s, xd))
+    q = ctx.emit(R.divide(x, s))
+    if zp is not None and t.bits == 4:  # float4 adds its zero point; float8 ignores it
+        z = _broadcastable(ctx, decode(ctx, zp, elem), x, axis, block, "QuantizeLinear")
+        q = ctx.emit(R.add(ctx.emit(R.astype(q, "float32")), z))
+    return encode(ctx, q, elem, bool(attrs.get("saturate", 1)))
 
 
 @converter("QuantizeLinear", since=10)
@@ -179,6 +200,14 @@ def _quant_dtype(inputs, attrs, default="uint8") -> str:
 def quantize_linear(ctx, node, inputs, attrs):
     x, scale = inputs[0], inputs[1]
     zp = inputs[2] if len(inputs) > 2 else None
+    elem = ctx.input_lowbit(2) if zp is not None else int(attrs.get("output_dtype", 0))
+    if is_lowbit(elem):
+        if attrs.get("precision"):
+            from .common import onnx_dtype
+
+            prec = onnx_dtype(int(attrs["precision"]))
+            x, scale = ctx.emit(R.astype(x, prec)), ctx.emit(R.astype(scale, prec))
+        return _quantize_lowbit(ctx, x, scale, zp, elem, attrs)
     out_dtype = _quant_dtype(inputs, attrs)
     if out_dtype == "int32":
         raise ONNXImportError("QuantizeLinear: the zero point's type int32 is not a quantised output type")
@@ -196,7 +225,13 @@ def quantize_linear(ctx, node, inputs, attrs):
 def dequantize_linear(ctx, node, inputs, attrs):
     x, scale = inputs[0], inputs[1]
     zp = inputs[2] if len(inputs) > 2 else None
-    _dtype_or_refuse(dtype_of(x), "DequantizeLinear")
+    elem = ctx.input_lowbit(0)
+    if elem is not None:  # low-bit data (and zero point) read as float32 / their integer value
+        x = decode(ctx, x, elem)
+        if zp is not None:
+            zp = decode(ctx, zp, ctx.input_lowbit(2) or elem)
+    else:
+        _dtype_or_refuse(dtype_of(x), "DequantizeLinear")
     out_dtype = None
     if attrs.get("output_dtype"):
         from .common import onnx_dtype
