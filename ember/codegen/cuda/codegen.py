@@ -265,7 +265,7 @@ class _KernelPrinter:
         index = f"(({t}){tag})" if t != "int" else f"((int){tag})"
         value = index if isinstance(lo, IntImm) and lo.value == 0 else f"({self.p.scalar(lo)} + {index})"
         self.p.analyzer.bind(var, Range.from_min_extent(lo, extent), allow_override=True)
-        full = launch is not None and (launch is extent or structural_equal(launch, extent))
+        full = launch is not None and (launch is extent or structural_equal(launch, extent, map_free_vars=False))
         head = "" if full else f"if ({index} < {self.p.scalar(extent)})"
         self.emit(f"{head} {{" if head else "{")
         self.depth += 1

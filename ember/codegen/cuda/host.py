@@ -21,10 +21,10 @@ from ember.tir import (
     PrimFunc, SeqStmt, post_order_visit,
 )
 from ember.tir.buffer import BufferLoad
+from ember.tir.transform.thread_sync import thread_sync
 
 from .codegen import CodeGenCUDA
 from .expr import NameTable
-from .thread_sync import thread_sync
 from .split_host_device import LAUNCH_TAGS, GpuCodegenError, is_kernel_root, make_kernel
 
 __all__ = ["HostPrinter", "HOST_PRELUDE"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ember.ir import IntImm, Let, Max, PrimExpr, Var, const
-from ember.tir import AttrStmt, For, ForKind, IterVar, LetStmt, Allocate, post_order_visit
+from ember.tir import Allocate, AttrStmt, For, IterVar, LetStmt, post_order_visit
+from ember.tir.transform.thread_sync import thread_tag
 
 __all__ = ["Kernel", "thread_tag", "is_kernel_root", "make_kernel", "LAUNCH_TAGS", "GpuCodegenError"]
 
@@ -35,17 +36,6 @@ class Kernel:
 
     def launch_extent(self, tag: str) -> PrimExpr:
         return self.launch.get(tag, const(1, "int32"))
-
-
-def thread_tag(stmt) -> str | None:
-    """The thread tag a statement binds (For THREAD_BINDING / AttrStmt thread_extent), else None."""
-    if isinstance(stmt, For) and stmt.kind == ForKind.THREAD_BINDING:
-        iv = stmt.thread_binding
-        return iv.thread_tag if iv is not None and iv.thread_tag else "threadIdx.x"
-    if isinstance(stmt, AttrStmt) and stmt.attr_key in ("thread_extent", "virtual_thread"):
-        node = stmt.node
-        return node.thread_tag if isinstance(node, IterVar) else "vthread"
-    return None
 
 
 def is_kernel_root(stmt) -> bool:

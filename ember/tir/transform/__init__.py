@@ -15,6 +15,7 @@ from .pipeline import NotLoweredError, check_lowered, lower_for_codegen, lowerin
 from .remove_no_op import RemoveNoOp, remove_no_op
 from .simplify import Simplify, simplify
 from .storage_rewrite import StorageRewrite, storage_rewrite
+from .thread_sync import ThreadSync, thread_sync
 from .unroll_loop import UnrollLoop, unroll_loop
 from .vectorize_loop import VectorizeLoop, vectorize_loop
 
@@ -36,5 +37,5 @@ __all__ = [
     "convert_blocks_to_opaque", "flatten_buffer", "lower_for_codegen", "lower_init_block",
     "lower_intrin", "lower_opaque_block", "lowering_passes", "NotLoweredError", "remove_no_op",
     "simplify", "storage_rewrite", "unroll_loop", "vectorize_loop", "PassContext", "Sequential",
-    "prim_func_pass",
+    "prim_func_pass", "ThreadSync", "thread_sync",
 ]

@@ -91,6 +91,10 @@ def _stores(stmt) -> tuple[dict, list] | None:
     return lets, stores
 
 
+def _same(a, b) -> bool:
+    return structural_equal(a, b, map_free_vars=False)
+
+
 def _refers_to(expr, buffers: set[int], lets: dict) -> bool:
     found = []
 
@@ -119,9 +123,9 @@ def _split_update(block: Block):
             return None
         own = BufferLoad(store.buffer, store.indices)
         a, b = value.a, value.b
-        if isinstance(a, BufferLoad) and a.buffer is store.buffer and structural_equal(a, own):
+        if isinstance(a, BufferLoad) and a.buffer is store.buffer and _same(a, own):
             operand = b
-        elif isinstance(b, BufferLoad) and b.buffer is store.buffer and structural_equal(b, own):
+        elif isinstance(b, BufferLoad) and b.buffer is store.buffer and _same(b, own):
             operand = a
         else:
             return None
