@@ -10,7 +10,7 @@ after the writer), covering the full buffer; ``compute_at`` then localises them.
 from __future__ import annotations
 
 from ember.ir import PointerType, Range, Var, const, replace
-from ember.tir.buffer import decl_buffer
+from ember.tir.buffer import BufferRegion, decl_buffer
 from ember.tir.functor import IRMutator
 from ember.tir.stmt import (
     Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, SeqStmt, seq,
@@ -50,14 +50,17 @@ def _scope_name(buffer, scope: str) -> str:
 
 def _copy_stage(name: str, src, dst) -> object:
     """A loop nest copying all of ``src`` into ``dst`` (same shape) in block ``name``."""
-    loops = [Var(f"ax{d}", "int32") for d in range(len(src.shape))]
-    ivs = [IterVar(Range(0, s), Var(f"v{d}", "int32"), IterVarType.DataPar) for d, s in enumerate(src.shape)]
+    # iterators take the dtype of the extents (int64 shapes: int64 loops, as TVM does)
+    dtypes = [str(getattr(s, "dtype", "int32")) for s in src.shape]
+    loops = [Var(f"ax{d}", dt) for d, dt in enumerate(dtypes)]
+    ivs = [IterVar(Range(const(0, dt), s), Var(f"v{d}", dt), IterVarType.DataPar)
+           for d, (s, dt) in enumerate(zip(src.shape, dtypes))]
     idx = tuple(iv.var for iv in ivs)
     block = Block(tuple(ivs), (), (), name, BufferStore(dst, src[idx], idx))
     reads, writes = infer_regions(block)
     body = BlockRealize(tuple(loops), const(True), replace(block, reads=reads, writes=writes))
-    for var, s in reversed(list(zip(loops, src.shape))):
-        body = For(var, const(0, "int32"), s, ForKind.SERIAL, body)
+    for var, s, dt in reversed(list(zip(loops, src.shape, dtypes))):
+        body = For(var, const(0, dt), s, ForKind.SERIAL, body)
     return body
 
 
@@ -272,7 +275,10 @@ def reindex(func, realize: BlockRealize, buffer):
     swap = _Swap()
     new_block = replace(block, body=swap.visit(block.body),
                         init=None if block.init is None else swap.visit(block.init))
-    reads, writes = infer_regions(new_block)
+    # the declared regions stay; those of the buffer become the point new[v...] (as in TVM)
+    point = BufferRegion(new, tuple(Range(v, const(1, v.dtype)) for v in new_idx))
+    reads, writes = (tuple(point if r.buffer is buf else r for r in regions)
+                     for regions in (block.reads, block.writes))
     new_block = replace(new_block, reads=reads, writes=writes)
     ivs = [IterVar(iv.dom, Var(f"v{k}", iv.var.dtype), IterVarType.DataPar) for k, iv in enumerate(used)]
     vmap = {iv.var: n.var for iv, n in zip(used, ivs)}

@@ -128,7 +128,8 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
         else:
             var = Var(f"ax{len(loops)}", iv.var.dtype)
             if extent.dtype != var.dtype:  # e.g. int32 iterators over a symbolic int64 extent
-                extent = Cast(var.dtype, extent)
+                ext = _arith.as_int(extent)
+                extent = Cast(var.dtype, extent) if ext is None else const(ext, var.dtype)
             loops.append((var, extent))
             ext = _arith.as_int(extent)
             if ext is not None:
