@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto as TP
 from onnx import helper
-from onnx_helpers import check_against_ort, make_model
+from onnx_helpers import check_against_ort, make_model, run_ember
 
 from ember.relax.frontend.onnx import ONNXImportError, from_onnx
 
@@ -243,3 +243,16 @@ def test_batchnorm_running_stats_need_training_mode():
                        opset=14)
     with pytest.raises(ONNXImportError, match="'bn'.*training_mode=1"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("src,to", [("float32", TP.INT32), ("int64", TP.DOUBLE), ("bool", TP.UINT8),
+                                    ("uint16", TP.INT16)])
+def test_bitcast_runtime_input(src, to):
+    x = np.array([[1.5, -2.0, 0.0], [3.25, 7.0, 1.0]]).astype(src) if src != "bool" else \
+        np.array([[True, False, True], [False, False, True]])
+    elem = helper.np_dtype_to_tensor_dtype(x.dtype)
+    node = helper.make_node("BitCast", ["x"], ["y"], to=to)
+    model = make_model(node, [("x", elem, [2, 3])], [("y", to, [2, 3])], opset=26)
+    model.ir_version = 13
+    (y,) = run_ember(model, {"x": x})
+    np.testing.assert_array_equal(y, x.view(helper.tensor_dtype_to_np_dtype(to)))

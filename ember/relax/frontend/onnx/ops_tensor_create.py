@@ -251,11 +251,20 @@ def space_to_depth(ctx, node, inputs, attrs):
 
 @converter("BitCast", since=26)
 def bit_cast(ctx, node, inputs, attrs):
-    value = ctx.const_value(inputs[0])
     to = np_dtype(onnx_dtype(attrs["to"]))
-    if value is None:
-        raise ctx.error("BitCast of a run-time tensor is not supported (no Relax bit-cast op yet)")
-    if np.asarray(value).dtype.itemsize != to.itemsize:
-        raise ctx.error(f"BitCast between dtypes of different sizes ({value.dtype} to {to})")
-    return const(np.ascontiguousarray(value).view(to))
+    value = ctx.const_value(inputs[0])
+    if value is not None:
+        if np.asarray(value).dtype.itemsize != to.itemsize:
+            raise ctx.error(f"BitCast between dtypes of different sizes ({value.dtype} to {to})")
+        return const(np.ascontiguousarray(value).view(to))
+    src = dtype_of(inputs[0])
+    if src is None:
+        raise ctx.error("BitCast: the input's element type must be known at import")
+    if np_dtype(src).itemsize != to.itemsize:
+        raise ctx.error(f"BitCast between dtypes of different sizes ({src} to {to})")
+    if src == "bool" or to == np.bool_:
+        # bool is one byte holding 0/1: its bits are the value
+        return R.astype(inputs[0], str(to)) if src == "bool" else R.not_equal(inputs[0], const(np.zeros((), src)))
+    from ember import topi
 
+    return ctx.bb.emit_te(topi.reinterpret, inputs[0], str(to), primfunc_name_hint="bitcast")
