@@ -32,7 +32,8 @@ class CudaDeviceAPI:
         driver.memcpy(dst, on_gpu[0], src, on_gpu[1], nbytes, device_id)
 
     def sync(self, device_id: int) -> None:
-        driver.synchronize(device_id)
+        if driver.why_unavailable(device_id) is None:  # no usable GPU: nothing can be queued
+            driver.synchronize(device_id)
 
 
 def ensure_registered() -> CudaDeviceAPI:
