@@ -178,7 +178,8 @@ def _common_checks(func, realize, loop, what):
     block = realize.block
     if path_to(loop, realize) is not None:
         raise ScheduleError(f"{what}: block {block.name_hint!r} is already under loop "
-                            f"{loop.loop_var.name!r}", func, loop=loop)
+                            f"{loop.loop_var.name!r} (the loop is an ancestor of block "
+                            f"{block.name_hint!r})", func, loop=loop)
     if path_to(realize, loop) is not None:
         raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is inside block {block.name_hint!r}",
                             func, loop=loop)
@@ -190,8 +191,9 @@ def _common_checks(func, realize, loop, what):
                   and r.block.name_hint != "root" and path_to(r, realize) is None
                   and path_to(realize, r) is None and any(x.buffer is w.buffer for x in r.block.writes)]
         if others:
-            raise ScheduleError(f"{what}: block {block.name_hint!r} is not the only writer of "
-                                f"{w.buffer.name!r} (also written by {others})", func, block=block)
+            raise ScheduleError(f"{what}: block {block.name_hint!r} is not a complete block: it is not "
+                                f"the only writer of {w.buffer.name!r} (also written by {others})",
+                                func, block=block)
     root = subtree_root(func, realize)
     parent = (path_to(func.body, root) or [None])[-1]
     if isinstance(parent, For):
@@ -257,8 +259,11 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
     buffer = block.writes[0].buffer
     readers = [r for r in child_blocks(loop) if any(x.buffer is buffer for x in r.block.reads)]
     if not readers:
+        output = any(b is buffer for b in func.buffer_map.values())
         raise ScheduleError(f"{what}: block {block.name_hint!r} is not a producer of any block under "
-                            f"loop {loop.loop_var.name!r} (none reads {buffer.name!r})", func, loop=loop)
+                            f"loop {loop.loop_var.name!r} (none reads {buffer.name!r})"
+                            + ("; it is an output block (it writes a function parameter)" if output else ""),
+                            func, loop=loop)
     _check_others_under(func, realize, loop, buffer, what, "read")
     _check_order(func, root, loop, what, block, before=True)
     _check_inputs_ready(func, realize, loop, what)
@@ -278,8 +283,10 @@ def _check_others_under(func, realize, loop, buffer, what, access: str) -> None:
         regions = other.block.reads if access == "read" else other.block.writes
         if other is not realize and any(x.buffer is buffer for x in regions) \
                 and path_to(loop, other) is None:
+            role = "consumer" if access == "read" else "producer"
             raise ScheduleError(f"{what}: block {other.block.name_hint!r} also {access}s {buffer.name!r} "
-                                f"but is not under loop {loop.loop_var.name!r}", func, block=other.block)
+                                f"but is not under loop {loop.loop_var.name!r} ({what} requires all the "
+                                f"{role} blocks to be under the loop)", func, block=other.block)
 
 
 def _nest_under(func, realize, loop, blocks, buffer, access: str, dims, preserve_unit_loops):

@@ -82,7 +82,8 @@ class ScheduleState:
 
             names = ", ".join(gv.name_hint for gv in self.mod.get_global_vars())
             raise ScheduleError(
-                "the module has several functions and none is selected; "
+                "the module has several functions and none is selected, so the schedule does not know "
+                "which function to be working on; "
                 f"call sch.work_on(name) or pass func_name= (functions: {names})"
             )
         return self.mod[self.func_name]

@@ -172,6 +172,10 @@ def test_compute_at_consumer_is_not_under_loop_error():
     i, _ = sch.get_loops(sch.get_block("B"))
     with pytest.raises(ScheduleError, match="is not a producer of any block under loop"):
         sch.compute_at(sch.get_block("C"), i)
+    with pytest.raises(ScheduleError, match="it is an output block"):  # TVM's term for it
+        sch.compute_at(sch.get_block("C"), i)
+    with pytest.raises(ScheduleError, match="an ancestor of block 'B'"):
+        sch.compute_at(sch.get_block("B"), i)
 
 
 def test_compute_at_bad_index_error():
