@@ -98,6 +98,8 @@ CASES.update({
     "gather_nd": (lambda x, i: R.gather_nd(x, i), [arr((3, 4, 2)), np.array([[0, 1], [2, 3]], "int64")]),
     "scatter_elements": (lambda x, i, u: R.scatter_elements(x, i, u, axis=1, reduction="add"),
                          [arr((2, 3)), IDX, arr((2, 3))]),
+    "scatter_nd": (lambda x, i, u: R.scatter_nd(x, i, u, reduction="add"),
+                   [arr((4, 3)), np.array([[1], [3]], "int64"), arr((2, 3))]),
     "one_hot": (lambda i: R.one_hot(i, 1.0, 0.0, 4, axis=0), [np.array([0, 3, 1], "int32")]),
     "sort": (lambda x: R.sort(x, axis=0, descending=True), [M]),
     "argsort": (lambda x: R.argsort(x, axis=1, dtype="int64"), [M]),
