@@ -256,3 +256,25 @@ def test_bitcast_runtime_input(src, to):
     model.ir_version = 13
     (y,) = run_ember(model, {"x": x})
     np.testing.assert_array_equal(y, x.view(helper.tensor_dtype_to_np_dtype(to)))
+
+
+def test_squeeze_runtime_axes_on_static_shape():
+    node = helper.make_node("Squeeze", ["x", "axes"], ["y"])
+    model = make_model(node, [("x", TP.FLOAT, [1, 3, 1, 5]), ("axes", TP.INT64, [2])], [("y", TP.FLOAT, [3, 5])],
+                       opset=13)
+    x = np.random.RandomState(0).standard_normal((1, 3, 1, 5)).astype("float32")
+    (y,) = run_ember(model, {"x": x, "axes": np.array([0, -2], "int64")})
+    np.testing.assert_array_equal(y, x.reshape(3, 5))
+    model1 = make_model(node, [("x", TP.FLOAT, [1, 3, 1, 5]), ("axes", TP.INT64, [1])], [("y", TP.FLOAT, None)],
+                        opset=13)
+    with pytest.raises(ONNXImportError, match="do not determine the output shape"):
+        from_onnx(model1)
+
+
+def test_squeeze_runtime_axes_with_declared_output_shape():
+    node = helper.make_node("Squeeze", ["x", "axes"], ["y"])
+    model = make_model(node, [("x", TP.FLOAT, [1, 3, 1, 5]), ("axes", TP.INT64, [1])], [("y", TP.FLOAT, [1, 3, 5])],
+                       opset=13)
+    x = np.random.RandomState(0).standard_normal((1, 3, 1, 5)).astype("float32")
+    (y,) = run_ember(model, {"x": x, "axes": np.array([2], "int64")})
+    np.testing.assert_array_equal(y, x.reshape(1, 3, 5))

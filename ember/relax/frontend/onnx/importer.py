@@ -101,6 +101,10 @@ class ConvertContext:
         """ONNX's element type of value ``name`` (declared or inferred), or ``None``."""
         return self._imp.elem_types.get(name) if name else None
 
+    def declared_shape(self, name: str) -> list[int] | None:
+        """The static shape the model declares (or shape inference finds) for ``name``."""
+        return self._imp.static_shapes.get(name) if name else None
+
     def input_lowbit(self, index: int) -> int | None:
         """The low-bit ONNX element type (see ``lowbit``) of the node's input ``index``
         (held as its storage dtype), or ``None``."""
@@ -147,7 +151,7 @@ class _Importer:
         self.param_values: dict[int, tuple[Var, np.ndarray]] = {}
         self.sym_vars: dict[str, tir.Var] = {}
         self.use_dataflow = not _has_control_flow(self.graph)
-        self.elem_types = _elem_types(model)
+        self.elem_types, self.static_shapes = _value_types(model)
         self.ctx = ConvertContext(self)
 
     # -- values -------------------------------------------------------------------------
@@ -438,21 +442,26 @@ def _type_proto(expr: Expr | None) -> onnx.TypeProto:
     return tp
 
 
-def _elem_types(model: onnx.ModelProto) -> dict[str, int]:
-    """Every value's ONNX element type the model declares or shape inference finds
-    (subgraphs included)."""
+def _value_types(model: onnx.ModelProto) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """Every value's ONNX element type, and static shape where all dims are known, that
+    the model declares or shape inference finds (subgraphs included)."""
     try:
         inferred = onnx.shape_inference.infer_shapes(model)
     except Exception:  # noqa: BLE001 - inference is a help, not a requirement
         inferred = model
     out: dict[str, int] = {}
+    shapes: dict[str, list[int]] = {}
 
     def walk(graph):
         for t in graph.initializer:
             out[t.name] = t.data_type
         for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
-            if vi.type.WhichOneof("value") == "tensor_type" and vi.type.tensor_type.elem_type:
-                out.setdefault(vi.name, vi.type.tensor_type.elem_type)
+            tt = vi.type.tensor_type if vi.type.WhichOneof("value") == "tensor_type" else None
+            if tt is not None and tt.elem_type:
+                out.setdefault(vi.name, tt.elem_type)
+            if tt is not None and tt.HasField("shape") and all(
+                    d.HasField("dim_value") for d in tt.shape.dim):
+                shapes.setdefault(vi.name, [int(d.dim_value) for d in tt.shape.dim])
         for node in graph.node:
             if node.op_type == "Constant":
                 for attr in node.attribute:
@@ -464,7 +473,7 @@ def _elem_types(model: onnx.ModelProto) -> dict[str, int]:
     walk(inferred.graph)
     if inferred is not model:
         walk(model.graph)
-    return out
+    return out, shapes
 
 
 def _has_control_flow(graph: onnx.GraphProto) -> bool:

@@ -149,9 +149,41 @@ def _axes_input(ctx, node, inputs, attrs, index: int):
     return attrs.get("axes")
 
 
+def _runtime_squeeze_axes(ctx, x, inputs) -> list[int] | None:
+    """Squeeze's axes given at run time are still known when ``x``'s shape is: only unit
+    dims may be squeezed, so ``k`` axes on a tensor with exactly ``k`` unit dims name them."""
+    if ctx.opset < 13 or len(inputs) < 2 or inputs[1] is None or ctx.const_value(inputs[1]) is not None:
+        return None
+    dims, count = shape_of(x), shape_of(inputs[1])
+    if dims is None or count is None or not all(isinstance(d, int) for d in dims + count):
+        raise ctx.error("Squeeze's axes are a run-time input: the input's shape and the number of "
+                        "axes must be static to know the output's rank")
+    units = [i for i, d in enumerate(dims) if d == 1]
+    k = int(np.prod(count))
+    declared = ctx.declared_shape(ctx.node.output[0])
+    if k != len(units) and declared is not None and len(declared) == len(dims) - k:
+        # the model declares the output shape: the squeezed unit dims are the ones it lacks
+        rest = list(declared)
+        kept = []
+        for i, d in enumerate(dims):
+            if rest and d == rest[0]:
+                rest.pop(0)
+            else:
+                kept.append(i)
+        if not rest and len(kept) == k and all(dims[i] == 1 for i in kept):
+            return kept
+    if k != len(units):
+        raise ctx.error(f"Squeeze's axes are a run-time input: {k} axes on a tensor of shape {dims} "
+                        f"({len(units)} unit dims) do not determine the output shape at import")
+    return units
+
+
 @converter("Squeeze", since=1)
 def squeeze(ctx, node, inputs, attrs):
     x = inputs[0]
+    runtime = _runtime_squeeze_axes(ctx, x, inputs)
+    if runtime is not None:
+        return R.squeeze(x, runtime)
     axes = _axes_input(ctx, node, inputs, attrs, 1)
     if isinstance(x, ShapeExpr):
         return PrimValue(x.values[0])
