@@ -198,6 +198,10 @@ class _Hasher:
             return hash(repr(x))
 
 
-def structural_hash(node) -> int:
-    """A hash consistent with ``structural_equal`` (bound variables hash by position)."""
+def structural_hash(node, map_free_vars: bool = False) -> int:
+    """A hash consistent with ``structural_equal`` (bound variables hash by position).
+
+    Every variable hashes by the position of its first appearance, so equal trees hash
+    equally with or without ``map_free_vars`` (TVM's argument, accepted for that reason).
+    """
     return _Hasher().hash(node) & 0xFFFFFFFFFFFFFFFF

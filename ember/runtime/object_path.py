@@ -167,6 +167,15 @@ class ObjectPathPair:
     def __eq__(self, other) -> bool:
         return isinstance(other, ObjectPathPair) and (self.lhs_path, self.rhs_path) == (other.lhs_path, other.rhs_path)
 
+    def __getitem__(self, i: int) -> ObjectPath:  # TVM's Python API hands back a (lhs, rhs) tuple
+        return (self.lhs_path, self.rhs_path)[i]
+
+    def __iter__(self):
+        return iter((self.lhs_path, self.rhs_path))
+
+    def __len__(self) -> int:
+        return 2
+
     def __hash__(self) -> int:
         return hash((self.lhs_path, self.rhs_path))
 

@@ -1,0 +1,19 @@
+"""get_first_structural_mismatch gives a (lhs, rhs) pair; structural_hash takes map_free_vars."""
+
+from ember import tir
+from ember.ir import structural_equal, structural_hash
+from ember.ir.base import get_first_structural_mismatch
+
+
+def test_mismatch_unpacks_as_pair():
+    x = tir.Var("x", "int32")
+    pair = get_first_structural_mismatch(x + 1, x + 2)
+    lhs, rhs = pair
+    assert pair[0] == lhs and pair[1] == rhs and len(pair) == 2
+    assert get_first_structural_mismatch(x + 1, x + 1) is None
+
+
+def test_structural_hash_accepts_map_free_vars():
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    assert structural_equal(x + 1, y + 1, map_free_vars=True)
+    assert structural_hash(x + 1, map_free_vars=True) == structural_hash(y + 1, True)
