@@ -84,3 +84,13 @@ def test_left_alone(caplog, why, kwargs):
         out = PackConvWeights()(mod)
     assert out is mod
     assert why in caplog.text
+
+
+def test_depthwise_packed_build_matches_torch():
+    mod, w, s = _conv_module(16, 16, 9, 3, 2, 1, groups=16)
+    assert "relax.nn.conv2d" not in _ops(PackConvWeights()(mod))
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), ember.cpu())
+    x = RNG.standard_normal((1, 16, 9, 9)).astype("float32")
+    ref = torch.relu(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=2, padding=1,
+                                                groups=16) * torch.from_numpy(s)).numpy()
+    np.testing.assert_allclose(vm["main"](ember.nd.array(x)).numpy(), ref, rtol=1e-4, atol=1e-4)

@@ -2,14 +2,17 @@
 
 from .conv2d import Conv2D
 from .conv2d_packed import Conv2DPacked
+from .depthwise_conv2d import DepthwiseConv2DPacked
 from .elementwise import Elementwise, Injective
 from .fallback import Fallback
 from .matmul import Matmul
 from .reduction import Reduction
 
-__all__ = ["Matmul", "Conv2D", "Conv2DPacked", "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
+__all__ = ["Matmul", "Conv2D", "Conv2DPacked", "DepthwiseConv2DPacked", "Reduction", "Elementwise", "Injective",
+           "Fallback", "default_rules"]
 
 
 def default_rules() -> tuple:
     """The rule list ``relax.build`` applies to unscheduled kernels for CPU targets."""
-    return (Matmul(), Conv2DPacked(), Conv2D(), Reduction(), Elementwise(), Fallback())
+    return (Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2D(), Reduction(), Elementwise(),
+            Fallback())

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ember.target import Target
 from ember.tir import PrimFunc
+from ember.tir import const as tir_const
 from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
@@ -28,17 +29,29 @@ from .common import lanes_for, schedule_spatial
 from .normalize import normalize_for_rules
 
 
-def packed_block(info: BlockInfo) -> int | None:
-    """The weight's channel block ``B`` when ``info`` is a packed convolution, else None."""
+def packed_block(info: BlockInfo, depthwise: bool = False) -> int | None:
+    """The weight's channel block ``B`` when ``info`` is a packed convolution (``depthwise``:
+    a packed depthwise one, whose data channel is the output channel), else None."""
     if info.kinds != "SSSSRRR" or not info.binds_one_to_one or len(info.writes) != 1:
         return None
     if info.writes[0].dims != tuple(frozenset({n}) for n in range(4)):
+        return None
+    channel = frozenset({1} if depthwise else {4})
+    if not any(len(r.dims) == 4 and r.dims[1] == channel and len(r.dims[2]) > 1 for r in info.reads):
         return None
     want = (frozenset({1}), frozenset({4}), frozenset({5}), frozenset({6}), frozenset({1}))
     for r in info.reads:
         if r.dims == want:
             return const_int(r.buffer.shape[-1])
     return None
+
+
+def _channel_blocked(vec: int):
+    """Index map ``(n, c, y, x) → (n, c // vec, y, x, c % vec)`` (int64 constants)."""
+    from ember.tir.schedule.index_map import IndexMap
+
+    v = tir_const(vec, "int64")
+    return IndexMap.from_func(lambda a, b, c, d: (a, b // v, c, d, b % v), index_dtype="int64")
 
 
 def _tile(out_channels: int, width: int, vec: int, registers: int) -> tuple[int, int]:
@@ -93,7 +106,7 @@ class Conv2DPacked(ScheduleRule):
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
-        sch.transform_layout(info.rv, ("write", 0), lambda a, b, c, d: (a, b // vec, c, d, b % vec))
+        sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
         epilogue = [b.rv for b in blocks[pos + 1:]]
         for rv in epilogue[:-1]:
             sch.compute_inline(rv)

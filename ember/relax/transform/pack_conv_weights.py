@@ -2,17 +2,21 @@
 
 A CPU convolution vectorised over output channels wants, for each (input channel, ky, kx),
 a contiguous run of output channels; OIHW weights keep those ``C·KH·KW`` apart.  This pass
-finds ``relax.nn.conv2d`` calls (NCHW data, OIHW kernel, NCHW output, ``groups`` 1, float
-dtypes, static shapes) whose weight is a ``relax.Constant`` and whose output channels are a
-multiple of a block ``B`` (16, else 8), packs the weight once, at compile time, into
+finds ``relax.nn.conv2d`` calls (NCHW data, OIHW kernel, NCHW output, ``groups`` 1 or
+depthwise — one output channel per input channel —, float dtypes, static shapes) whose
+weight is a ``relax.Constant`` and whose output channels are a multiple of a block ``B``
+(16, else 8), packs the weight once, at compile time, into
 ``(O/B, C, KH, KW, B)`` (``wp[f // B, c, ky, kx, f % B] = w[f, c, ky, kx]``), and replaces
 the call with a ``call_tir`` of ``conv2d_nchw_packed``:
 
-    out[n, f, y, x] = sum_{c, ky, kx} pad(data)[n, c, y·sh + ky·dh, x·sw + kx·dw] · wp[f // B, c, ky, kx, f % B]
+    out[n, f, y, x] = sum_{c, ky, kx} pad(data)[n, c, y·sh + ky·dh, x·sw + kx·dw]
+                                      · wp[f // B, c, ky, kx, f % B]
 
 The result keeps the NCHW layout, so every consumer (batch-norm arithmetic, residual add,
 ReLU) is untouched and FuseOps fuses it into the kernel as before (the PrimFunc carries
-``op_pattern`` 4, kOutEWiseFusable).  ``ember.dlight.cpu.Conv2DPacked`` schedules it.
+``op_pattern`` 4, kOutEWiseFusable).  ``ember.dlight.cpu.Conv2DPacked`` schedules it;
+depthwise convolutions become ``depthwise_conv2d_nchw_packed`` (input channel ``f`` for output
+channel ``f``), which ``ember.dlight.cpu.DepthwiseConv2DPacked`` schedules.
 
 Runs before LegalizeOps.  Convolutions left alone are logged on
 ``logging.getLogger("ember.relax.pack_conv_weights")``.
@@ -50,8 +54,11 @@ def pack_oihw(weight: np.ndarray, block: int) -> np.ndarray:
     return np.ascontiguousarray(weight.reshape(o // block, block, c, kh, kw).transpose(0, 2, 3, 4, 1))
 
 
-def conv2d_nchw_packed(data: te.Tensor, packed: te.Tensor, strides, padding, dilation, dtype: str) -> te.Tensor:
-    """NCHW convolution reading a ``pack_oihw`` weight (``padding`` = top, left, bottom, right)."""
+def conv2d_nchw_packed(data: te.Tensor, packed: te.Tensor, strides, padding, dilation, dtype: str,
+                       depthwise: bool = False) -> te.Tensor:
+    """NCHW convolution reading a ``pack_oihw`` weight (``padding`` = top, left, bottom, right).
+    ``depthwise``: one input channel per output channel (groups = channels, weight
+    ``(C/B, 1, KH, KW, B)``); output channel ``f`` reads input channel ``f``."""
     from ember.topi.nn.pad import pad
 
     from ember.tir import const as tir_const
@@ -79,11 +86,13 @@ def conv2d_nchw_packed(data: te.Tensor, packed: te.Tensor, strides, padding, dil
         return v if k == 1 else v * i64(k)
 
     def f(nn, ff, yy, xx):
-        src = padded(nn, rc.var, scaled(yy, sh) + scaled(ry.var, dh), scaled(xx, sw) + scaled(rx.var, dw))
+        row, col = scaled(yy, sh) + scaled(ry.var, dh), scaled(xx, sw) + scaled(rx.var, dw)
+        src = padded(nn, ff if depthwise else rc.var, row, col)
         wgt = packed(tir_op.floordiv(ff, i64(block)), rc.var, ry.var, rx.var, tir_op.floormod(ff, i64(block)))
         return te.sum(cast(src) * cast(wgt), axis=[rc, ry, rx])
 
-    return te.compute(tuple(i64(v) for v in (n, blocks * block, oh, ow)), f, name="conv2d_nchw_packed")
+    name = "depthwise_conv2d_nchw_packed" if depthwise else "conv2d_nchw_packed"
+    return te.compute(tuple(i64(v) for v in (n, blocks * block, oh, ow)), f, name=name)
 
 
 def _static_shape(expr) -> tuple | None:
@@ -102,16 +111,17 @@ def _why_not(call: Call) -> str | None:
     data, weight = call.args
     if (a.data_layout, a.kernel_layout, a.out_layout) != ("NCHW", "OIHW", "NCHW"):
         return f"layouts {a.data_layout}/{a.kernel_layout}/{a.out_layout} (want NCHW/OIHW/NCHW)"
-    if int(a.groups) != 1:
-        return f"groups={a.groups}"
     if not isinstance(weight, Constant):
         return "the weight is not a constant"
     shape = _static_shape(data)
     if shape is None or _static_shape(weight) is None or _static_shape(call) is None:
         return "a shape is not static"
-    dtypes = {str(data.struct_info.dtype), str(weight.struct_info.dtype), out_dtype(call)}
-    if len(dtypes) != 1 or dtypes.pop() not in _FLOATS:
-        return f"dtypes {sorted({str(data.struct_info.dtype), str(weight.struct_info.dtype), out_dtype(call)})}"
+    dtypes = sorted({str(data.struct_info.dtype), str(weight.struct_info.dtype), out_dtype(call)})
+    if len(dtypes) != 1 or dtypes[0] not in _FLOATS:
+        return f"dtypes {dtypes}"
+    groups, wshape = int(a.groups), _static_shape(weight)
+    if groups != 1 and not (groups == shape[1] == wshape[0] and wshape[1] == 1):
+        return f"groups={groups} (only 1, or depthwise with one output channel per input channel)"
     if _block(_static_shape(weight)[0]) is None:
         return f"{_static_shape(weight)[0]} output channels (want a multiple of 8)"
     return None
@@ -149,11 +159,12 @@ class _Packer(ExprMutator):
         packed = const(pack_oihw(weight, block))
         strides = tuple(int(s) for s in a.strides)
         dilation = tuple(int(d) for d in a.dilation)
-        padding, dtype = _padding(a), out_dtype(value)
+        padding, dtype, depthwise = _padding(a), out_dtype(value), int(a.groups) > 1
         data = self.visit_expr(value.args[0])
         new = emit_te(self.builder_, value,
-                      lambda x, w: conv2d_nchw_packed(x, w, strides, padding, dilation, dtype), data, packed,
-                      primfunc_name_hint="conv2d", primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE})
+                      lambda x, w: conv2d_nchw_packed(x, w, strides, padding, dilation, dtype, depthwise),
+                      data, packed, primfunc_name_hint="depthwise_conv2d" if depthwise else "conv2d",
+                      primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE})
         self.changed = True
         var = self.visit_var_def(binding.var)
         self.builder_.emit_normalized(VarBinding(var, self.builder_.normalize(new)))
