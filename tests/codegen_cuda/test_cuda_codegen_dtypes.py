@@ -46,6 +46,7 @@ def test_half_precision_source(dtype, header, ctype, vtype):
     assert f"#include <{header}>" in src
     assert f"{ctype}* __restrict__ A" in src
     assert f"*({vtype}*)(C + " in src
+    assert src.count(f"{vtype} A_vec = ") == 1  # A is read twice, loaded once
     assert "expf(((float)(" in src  # half math is computed in float32
 
 
@@ -63,7 +64,8 @@ def test_float4_copy_and_store(tmp_path):
     src = copy_scaled(4, None).get_source("cuda")
     assert "*(float4*)(C + " in src and "(*(float4*)(A + " in src
     src = copy_scaled(4).get_source("cuda")
-    assert "make_float4(" in src
+    assert "float4 A_vec = *(float4*)(A + " in src  # one vector load, used lane by lane
+    assert "make_float4((A_vec.x * 2.0f), (A_vec.y * 2.0f)" in src
     nvcc_ptx(src, tmp_path)
 
 

@@ -13,6 +13,7 @@ shared memory (one array per block), which is correct though not the fastest.
 from __future__ import annotations
 
 from ember.ir import Call, DataType, IntImm, Op, PrimExpr, Range, StringImm, Var, const, structural_equal
+from ember.tir.buffer import BufferLoad
 from ember.tir import (
     Allocate, AssertStmt, AttrStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, IterVar,
     LetStmt, SeqStmt, While, post_order_visit,
@@ -168,12 +169,47 @@ class _KernelPrinter:
             self.emit(f"{name}[{self.p.scalar(index)}] = {self.p.scalar(value)};")
             return
         ptr = self.p.contiguous_pointer(s.buffer, index, lanes)
+        temps = self._hoist_vector_loads(value)
+        if temps:
+            self.emit("{")
+            self.depth += 1
+            for line in temps:
+                self.emit(line)
         if ptr is not None:
             vt = vector_type(s.buffer.dtype.with_lanes(lanes))
             self.emit(f"*({vt}*)({ptr}) = {self.p.vector(value)};")
-            return
-        for i in range(lanes):  # no vector type, or not provably aligned: one store per lane
-            self.emit(f"{name}[{self.p.lane(index, i)}] = {self.p.lane(value, i)};")
+        else:
+            for i in range(lanes):  # no vector type, or not provably aligned: one store per lane
+                self.emit(f"{name}[{self.p.lane(index, i)}] = {self.p.lane(value, i)};")
+        if temps:
+            self.p.hoisted.clear()
+            self.depth -= 1
+            self.emit("}")
+
+    def _hoist_vector_loads(self, value) -> list[str]:
+        """Aligned contiguous vector loads inside ``value`` become one vector load each."""
+        if isinstance(value, BufferLoad):
+            return []  # a plain copy loads the vector directly
+        lines: list[str] = []
+        seen: list[tuple] = []  # (load, temp) already hoisted in this statement
+
+        def visit(node):
+            if isinstance(node, BufferLoad) and node.dtype.lanes > 1 and id(node) not in self.p.hoisted:
+                for other, temp in seen:
+                    if other.buffer.data is node.buffer.data and structural_equal(
+                            other.indices[0], node.indices[0], map_free_vars=False):
+                        self.p.hoisted[id(node)] = temp
+                        return
+                ptr = self.p.contiguous_pointer(node.buffer, node.indices[0], node.dtype.lanes)
+                if ptr is not None:
+                    vt = vector_type(node.buffer.dtype.with_lanes(node.dtype.lanes))
+                    temp = self.names.fresh(f"{node.buffer.name}_vec")
+                    self.p.hoisted[id(node)] = temp
+                    seen.append((node, temp))
+                    lines.append(f"{vt} {temp} = *({vt}*)({ptr});")
+
+        post_order_visit(value, visit)
+        return lines
 
     def stmt_LetStmt(self, s: LetStmt) -> None:
         t = self.p.ctype(s.var.dtype)

@@ -120,6 +120,7 @@ class CudaExprPrinter:
         self.fast_math = fast_math
         self.analyzer = Analyzer()
         self.uses: set[str] = set()
+        self.hoisted: dict[int, str] = {}  # id(vector BufferLoad) -> name of a vector temporary
 
     # -- types and literals ------------------------------------------------------------------
     def ctype(self, dtype: DataType) -> str:
@@ -200,6 +201,9 @@ class CudaExprPrinter:
         if isinstance(e, Var):
             return f"{self.names(e)}.{_LANE_FIELDS[i]}"
         if isinstance(e, BufferLoad):
+            temp = self.hoisted.get(id(e))
+            if temp is not None:
+                return f"{temp}.{_LANE_FIELDS[i]}"
             return f"{self.names(e.buffer.data)}[{self.lane(e.indices[0], i)}]"
         if isinstance(e, Cast):
             return self.cast(e.dtype.element_of(), e.value.dtype.element_of(), self.lane(e.value, i))
