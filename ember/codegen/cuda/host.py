@@ -11,6 +11,7 @@ CUDA code generator.  The text is executed by ``ember.runtime.cuda_driver.CUDAHo
 from __future__ import annotations
 
 import keyword
+import re
 
 from ember.ir import (
     EQ, GE, GT, LE, LT, NE, Add, And, Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, Max, Min, Mod,
@@ -147,7 +148,8 @@ class HostPrinter:
         self.stmt(s.body)
 
     def launch(self, root) -> None:
-        kernel_name = f"{self.name}_kernel" if self.kernel_count == 0 else f"{self.name}_kernel_{self.kernel_count}"
+        base = re.sub(r"\W", "_", self.name)
+        kernel_name = f"{base}_kernel" if self.kernel_count == 0 else f"{base}_kernel_{self.kernel_count}"
         self.kernel_count += 1
         order = [self.func.buffer_map[p].data for p in self.func.params if p in self.func.buffer_map]
         used = _vars_in(root)
