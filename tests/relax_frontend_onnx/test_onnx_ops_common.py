@@ -278,3 +278,14 @@ def test_squeeze_runtime_axes_with_declared_output_shape():
     x = np.random.RandomState(0).standard_normal((1, 3, 1, 5)).astype("float32")
     (y,) = run_ember(model, {"x": x, "axes": np.array([2], "int64")})
     np.testing.assert_array_equal(y, x.reshape(1, 3, 5))
+
+
+def test_celu_bfloat16_rounds_once():
+    import ml_dtypes
+
+    node = helper.make_node("Celu", ["x"], ["y"], alpha=2.0)
+    model = make_model(node, [("x", TP.BFLOAT16, [5])], [("y", TP.BFLOAT16, [5])], opset=12)
+    x = np.array([-3.0, -0.5, 0.0, 0.5, 3.0], np.float32)
+    (y,) = run_ember(model, {"x": x.astype(ml_dtypes.bfloat16)})
+    expected = (np.maximum(0, x) + np.minimum(0, 2 * (np.exp(x / 2) - 1))).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(y.astype(np.float32), expected.astype(np.float32))

@@ -28,11 +28,28 @@ def leaky_relu(ctx, node, inputs, attrs):
     return R.where(R.less(x, scalar(x, 0)), R.multiply(x, scalar(x, alpha)), x)
 
 
+def _in_float32(fn):
+    """Converters of compound formulas: half-precision inputs are computed in float32 and
+    rounded once at the end (as ONNX's reference and ONNX Runtime do)."""
+    import functools
+
+    @functools.wraps(fn)
+    def convert(ctx, node, inputs, attrs):
+        dtype = dtype_of(inputs[0])
+        if dtype not in ("float16", "bfloat16"):
+            return fn(ctx, node, inputs, attrs)
+        wide = [ctx.emit(R.astype(inputs[0], "float32"))] + list(inputs[1:])
+        return R.astype(ctx.emit(fn(ctx, node, wide, attrs)), dtype)
+
+    return convert
+
+
 def _elu_part(ctx, x, alpha):
     return R.multiply(ctx.emit(R.subtract(R.exp(x), scalar(x, 1))), scalar(x, alpha))
 
 
 @converter("Elu", since=1)
+@_in_float32
 def elu(ctx, node, inputs, attrs):
     x = inputs[0]
     neg = ctx.emit(_elu_part(ctx, x, attrs.get("alpha", 1.0)))
@@ -40,6 +57,7 @@ def elu(ctx, node, inputs, attrs):
 
 
 @converter("Selu", since=1)
+@_in_float32
 def selu(ctx, node, inputs, attrs):
     x = inputs[0]
     alpha = attrs.get("alpha", 1.67326319217681884765625)
@@ -49,6 +67,7 @@ def selu(ctx, node, inputs, attrs):
 
 
 @converter("Celu", since=12)
+@_in_float32
 def celu(ctx, node, inputs, attrs):
     x = inputs[0]
     alpha = attrs.get("alpha", 1.0)
