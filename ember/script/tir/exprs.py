@@ -56,11 +56,14 @@ def range_from_bounds(begin, end) -> Range:
 
 
 def extent_between(begin: PrimExpr, end: PrimExpr) -> PrimExpr:
+    """``end - begin``, simplified as TVM's slicing does (``A[i - 1 : i + 2]`` has extent 3)."""
     if isinstance(end, Add) and structural_equal(end.a, begin, map_free_vars=False):
         return end.b
     if isinstance(begin, IntImm) and begin.value == 0 and begin.dtype is end.dtype:
         return end
-    return end - begin
+    from ember.arith import Analyzer
+
+    return Analyzer().simplify(end - begin)
 
 
 def Range_(begin, end=None) -> Range:  # noqa: N802

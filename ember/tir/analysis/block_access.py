@@ -231,16 +231,18 @@ def _unite(buffer: Buffer, accesses: list) -> BufferRegion:
 
 
 def block_access_regions(block: Block, exclude_written_from_reads: bool = False):
-    """``(reads, writes)``: tuples of BufferRegions accessed by ``block`` (first access first)."""
+    """``(reads, writes)``: tuples of BufferRegions accessed by ``block`` (first access first).
+
+    As in TVM, a buffer the block's ``init`` writes (a reduction's output) is left out of
+    the reads; ``exclude_written_from_reads`` leaves out every buffer the block writes.
+    """
     c = _Collector(block)
     c.visit(block.init)
+    init_written = set(c.writes)  # a reduction's output: written by its init, not an input
     c.visit(block.body)
     writes = tuple(_unite(buf, acc) for buf, acc in c.writes.values())
-    written = set(c.writes)
-    reads = tuple(
-        _unite(buf, acc) for key, (buf, acc) in c.reads.items()
-        if not (exclude_written_from_reads and key in written)
-    )
+    excluded = set(c.writes) if exclude_written_from_reads else init_written
+    reads = tuple(_unite(buf, acc) for key, (buf, acc) in c.reads.items() if key not in excluded)
     return reads, writes
 
 

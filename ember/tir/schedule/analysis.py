@@ -204,8 +204,8 @@ def infer_regions(block: Block) -> tuple[tuple, tuple]:
     """(reads, writes) of ``block`` from its body, relaxing loops inside the block.
 
     A nested block contributes its own declared regions (its iterators replaced by
-    their bindings).  A buffer both read and written by a reduction update appears in
-    both lists; the block's own allocations and matched buffers are left out.
+    their bindings).  A buffer the block's init writes (a reduction's output) is only
+    a write; the block's own allocations and matched buffers are left out.
     """
     from ember.tir.functor import substitute
 
@@ -236,10 +236,14 @@ def infer_regions(block: Block) -> tuple[tuple, tuple]:
         for child in stmt_children(s):
             visit(child)
 
+    init_written: set = set()
     for part in (block.init, block.body):
         if part is not None:
             visit(part)
-    reads = [_region_of(acc, buf, relax) for buf, acc in loads.items()]
+            if part is block.init:
+                init_written = {id(b) for b in stores}
+    # as in TVM, a reduction's output (what its init writes) is not among its reads
+    reads = [_region_of(acc, buf, relax) for buf, acc in loads.items() if id(buf) not in init_written]
     writes = [_region_of(acc, buf, relax) for buf, acc in stores.items()]
     for m in block.match_buffers:  # a matched region counts as read and written
         reads.append(m.source)

@@ -95,7 +95,11 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
     available |= {v for v in vars_in(realize.predicate) if v not in loop_vars}
     pred = _predicate_for(realize.predicate, available, vmap)
     init_realize = BlockRealize(tuple(substitute(v, vmap) for _, v in spatial), pred, init_block)
-    update = replace(block, init=None, name_hint=unique_name(func, block.name_hint + "_update"))
+    # without its init the update reads what it accumulates into (TVM lists those first)
+    known = {id(r.buffer) for r in block.reads}
+    update_reads = tuple(w for w in block.writes if id(w.buffer) not in known) + tuple(block.reads)
+    update = replace(block, init=None, reads=update_reads,
+                     name_hint=unique_name(func, block.name_hint + "_update"))
     new_loop = replace_stmts(loop, {block: update})
     func = replace_stmts(func, {loop: seq(_wrap(copies, vmap, init_realize), new_loop)})
     return func, (init_block.name_hint, update.name_hint)

@@ -130,10 +130,43 @@ class MorePrimitives:
         return rv
 
     # -- memory ------------------------------------------------------------------------------
+    def _buffer_arg(self, block: BlockRV, buffer, required: str | None = None):
+        """``(kind, index)`` of a buffer given as an index, ``(kind, index)``, a name or a Buffer.
+
+        A name or Buffer the block both reads and writes means the write (TVM's rule)."""
+        if isinstance(buffer, list):
+            buffer = tuple(buffer)
+        if isinstance(buffer, int) and required is not None:
+            return required, buffer
+        if not isinstance(buffer, str) and not (hasattr(buffer, "shape") and hasattr(buffer, "data")):
+            return buffer
+        realize = self._block(block)
+        found = {}
+        for kind, regions in (("read", realize.block.reads), ("write", realize.block.writes)):
+            for k, region in enumerate(regions):
+                if region.buffer is buffer or isinstance(buffer, str) and region.buffer.name == buffer:
+                    found[id(region.buffer)] = (kind, k)
+        name = buffer if isinstance(buffer, str) else buffer.name
+        if len(found) != 1:
+            what = "no buffer" if not found else "several buffers"
+            self._raise(ScheduleError(f"block {realize.block.name_hint!r} accesses {what} named {name!r}",
+                                      self._func(self._fname(block)), block=realize.block))
+        kind, index = next(iter(found.values()))
+        if required is not None and kind != required:
+            self._raise(ScheduleError(f"buffer {name!r} is a {kind} buffer of block "
+                                      f"{realize.block.name_hint!r}, expected a {required} buffer",
+                                      self._func(self._fname(block)), block=realize.block))
+        return kind, index
+
+    def _buffer_index(self, block: BlockRV, buffer, required: str):
+        arg = self._buffer_arg(block, buffer, required)
+        return arg[1] if isinstance(arg, tuple) and len(arg) == 2 and arg[0] == required else buffer
+
     def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
                    consumer_blocks=None) -> BlockRV:
         from .cache import cache_read
 
+        read_buffer_index = self._buffer_index(block, read_buffer_index, "read")
         consumers = None if consumer_blocks is None else [self._block(b) for b in consumer_blocks]
         fname, name = self._apply(block, cache_read, self._block(block), read_buffer_index, storage_scope,
                                   consumers)
@@ -146,6 +179,7 @@ class MorePrimitives:
                     consumer_blocks=None) -> BlockRV:
         from .cache import cache_write
 
+        write_buffer_index = self._buffer_index(block, write_buffer_index, "write")
         fname, name = self._apply(block, cache_write, self._block(block), write_buffer_index, storage_scope)
         rv = self._new(BlockRV, (fname, name))
         self._record("cache_write", [block, None if consumer_blocks is None else list(consumer_blocks)],
@@ -155,7 +189,7 @@ class MorePrimitives:
     def reindex(self, block: BlockRV, buffer) -> BlockRV:
         from .cache import reindex
 
-        buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        buffer = self._buffer_arg(block, buffer)
         fname, name = self._apply(block, reindex, self._block(block), buffer)
         rv = self._new(BlockRV, (fname, name))
         self._record("reindex", [block], [buffer], [rv])
@@ -164,14 +198,45 @@ class MorePrimitives:
     def set_scope(self, block: BlockRV, buffer_index: int, storage_scope: str) -> None:
         from .cache import set_scope
 
+        buffer_index = self._buffer_index(block, buffer_index, "write")
         self._apply(block, set_scope, self._block(block), buffer_index, storage_scope)
         self._record("set_scope", [block], [buffer_index, storage_scope], [])
 
     def storage_align(self, block: BlockRV, buffer_index: int, axis: int, factor: int, offset: int) -> None:
         from .cache import storage_align
 
+        buffer_index = self._buffer_index(block, buffer_index, "write")
         self._apply(block, storage_align, self._block(block), buffer_index, axis, factor, offset)
         self._record("storage_align", [block], [buffer_index, axis, factor, offset], [])
+
+    def unsafe_set_dtype(self, block: BlockRV, buffer_index: int, dtype: str) -> None:
+        from .block_edit import unsafe_set_dtype
+
+        buffer_index = self._buffer_index(block, buffer_index, "write")
+        self._apply(block, unsafe_set_dtype, self._block(block), buffer_index, dtype)
+        self._record("unsafe_set_dtype", [block], [buffer_index, str(dtype)], [])
+
+    def annotate_buffer_access(self, block: BlockRV, buffer_index: int, buf_type: str,
+                               gen_new_ranges) -> None:
+        """Declare the region of a read/write buffer from the block iterators (see block_edit)."""
+        from .block_edit import annotate_buffer_access, range_pairs
+        from .index_map import IndexMap
+
+        block_node = self.get(block)
+        regions = block_node.reads if buf_type == "read" else block_node.writes
+        ndim = len(regions[buffer_index].buffer.shape) if isinstance(buffer_index, int) \
+            and 0 <= buffer_index < len(regions) else 0
+        index_map = gen_new_ranges if isinstance(gen_new_ranges, IndexMap) else IndexMap.from_func(
+            lambda *vs: range_pairs(gen_new_ranges(*vs), ndim), ndim=len(block_node.iter_vars))
+        self._apply(block, annotate_buffer_access, self._block(block), buffer_index, buf_type, index_map)
+        self._record("annotate_buffer_access", [block], [buffer_index, buf_type, index_map], [])
+
+    def reorder_block_iter_var(self, block: BlockRV, new_order) -> None:
+        from .block_edit import reorder_block_iter_var
+
+        new_order = [int(k) for k in new_order]
+        self._apply(block, reorder_block_iter_var, self._block(block), new_order)
+        self._record("reorder_block_iter_var", [block], [new_order], [])
 
     # -- layout -------------------------------------------------------------------------------
     def transform_layout(self, block: BlockRV, buffer, index_map, pad_value=None) -> None:

@@ -104,19 +104,28 @@ class _Flattener(IRMutator):
             self.flat[id(buf)] = hit
         return hit[1]
 
+    @staticmethod
+    def _check_arity(buf: Buffer, indices) -> None:
+        if len(indices) != len(buf.shape):  # an ill-formed access must not become a wild one
+            raise ValueError(f"FlattenBuffer: buffer {buf.name!r} has {len(buf.shape)} dimensions but is "
+                             f"accessed with {len(indices)} indices")
+
     def _index(self, buf: Buffer, indices) -> tuple:
+        self._check_arity(buf, indices)
         if _is_flat(buf):
             return indices
         return (buf.offset_of(indices),)
 
     def visit_BufferLoad(self, load: BufferLoad):
         indices = self.visit(load.indices)
+        self._check_arity(load.buffer, indices)
         return BufferLoad(self._flat(load.buffer), self._index(load.buffer, indices)) \
             if not _is_flat(load.buffer) else replace(load, indices=indices)
 
     def visit_BufferStore(self, store: BufferStore):
         value, indices = self.visit(store.value), self.visit(store.indices)
         if _is_flat(store.buffer):
+            self._check_arity(store.buffer, indices)
             return replace(store, value=value, indices=indices)
         return BufferStore(self._flat(store.buffer), value, self._index(store.buffer, indices))
 

@@ -71,8 +71,8 @@ def test_tiled_matmul_with_caches():
     i0, i1 = sch.split(i, [None, 4])
     j0, j1 = sch.split(j, [None, 8])
     sch.reorder(i0, j0, i1, j1)
-    a = sch.cache_read(block, 1, "shared")
-    b = sch.cache_read(block, 2, "local")
+    a = sch.cache_read(block, 0, "shared")  # reads: A, B (C, the output, is only written)
+    b = sch.cache_read(block, 1, "local")
     sch.compute_at(a, j0)
     sch.compute_at(b, j0)
     c = sch.cache_write(block, 0, "local")
@@ -178,8 +178,12 @@ def test_index_map_basics():
 
 def test_cache_read_of_own_output_error():
     sch = Schedule(matmul())
+    block = sch.get_block("C")
+    sch.decompose_reduction(block, sch.get_loops(block)[0])
+    update = sch.get_block("C_update")
+    assert sch.get(update).reads[0].buffer.name == "C"  # without its init, the update reads C
     with pytest.raises(ScheduleError, match="also writes 'C'"):
-        sch.cache_read(sch.get_block("C"), 0, "local")
+        sch.cache_read(update, 0, "local")
 
 
 def test_cache_write_after_decompose_error():
@@ -238,7 +242,7 @@ def test_reindex_read():
 def test_reindex_matmul_operands_and_output():
     sch = Schedule(matmul())
     block = sch.get_block("C")
-    for spec in (("read", 1), ("read", 2), ("write", 0)):
+    for spec in (("read", 0), ("read", 1), ("write", 0)):
         sch.reindex(block, spec)
     from ember.tir.buffer import BufferLoad
     from ember.tir.functor import collect
@@ -248,10 +252,12 @@ def test_reindex_matmul_operands_and_output():
     assert {n.buffer.name for n in collect(body, lambda x: isinstance(x, BufferLoad))} == {
         "C_reindex", "A_reindex", "B_reindex"}
     check(sch, matmul())
+    with pytest.raises(ScheduleError, match="accesses no buffer named 'A'"):
+        sch.reindex(block, "A")  # A is now read through A_reindex
     with pytest.raises(ScheduleError, match=r"reindex: buffer must be \('read' \| 'write', index\)"):
-        sch.reindex(block, "A")
-    with pytest.raises(ScheduleError, match="also writes 'C_reindex'"):
-        sch.reindex(block, ("read", 0))
+        sch.reindex(block, 3)
+    with pytest.raises(ScheduleError, match="out of range"):
+        sch.reindex(block, ("read", 2))
 
 
 def test_reindex_guarded_access_error():
@@ -277,3 +283,20 @@ def test_reindex_write_after_decompose_error():
     sch.decompose_reduction(block, sch.get_loops(block)[0])
     with pytest.raises(ScheduleError, match="a write reindex needs the block to be its only writer"):
         sch.reindex(block, ("write", 0))
+
+
+def test_buffers_named_by_name_or_object():
+    sch = Schedule(matmul())
+    block = sch.get_block("C")
+    a = sch.cache_read(block, "A", "shared")
+    assert sch.get(a).name_hint == "A_shared"
+    b_buf = sch.get(block).reads[1].buffer
+    assert sch.get(sch.cache_read(block, b_buf, "local")).name_hint == "B_local"
+    c = sch.cache_write(block, "C", "local")
+    assert sch.get(c).name_hint == "C_local"
+    assert "read_buffer_index=0," in str(sch.trace)  # the trace records the index
+    check(sch, matmul())
+    with pytest.raises(ScheduleError, match="is a read buffer of block 'C', expected a write buffer"):
+        sch.cache_write(block, "A_shared", "local")
+    with pytest.raises(ScheduleError, match="accesses no buffer named 'D'"):
+        sch.cache_read(block, "D", "local")

@@ -78,3 +78,19 @@ def test_flatten_refuses_axis_separators():
     func = func_of([A], loop(i, 4, BufferStore(A, const(0.0), (i, i))))
     with pytest.raises(ValueError, match="buffer 'A' has axis_separators \\(1,\\); expected none"):
         T.flatten_buffer(func)
+
+
+def test_access_with_wrong_index_count_is_refused():
+    """An access with fewer indices than dimensions must not be flattened into a wild one."""
+    import pytest
+
+    import ember
+    from ember import tir as _tir
+    from ember.ir import replace as _replace
+
+    buf = _tir.decl_buffer((4, 4), "float32", name="C")
+    handle = _tir.Var("C_handle", "handle")
+    func = _tir.PrimFunc((handle,), _tir.BufferStore(buf, 1.0, [0]), None, {handle: buf})
+    func = _replace(func, attrs={"global_symbol": "bad"})
+    with pytest.raises(ValueError, match="2 dimensions but is accessed with 1 indices"):
+        ember.build(func, "llvm")
