@@ -274,6 +274,17 @@ class Schedule(MorePrimitives):
         self._record("fuse", [list(loops)], [preserve_unit_iters], [rv])
         return rv
 
+    def merge(self, *loops: LoopRV) -> LoopRV:
+        """Merge sibling loop nests at the level of ``loops`` into one (see merge.py)."""
+        from .merge import merge
+
+        if len(loops) == 1 and isinstance(loops[0], list | tuple):
+            loops = tuple(loops[0])
+        fname, var = self._apply(loops[0], merge, [self._loop(lp) for lp in loops])
+        rv = self._new(LoopRV, (fname, var))
+        self._record("merge", [list(loops)], [], [rv])
+        return rv
+
     def reorder(self, *ordered_loops: LoopRV) -> None:
         from .loop_transformation import reorder
 

@@ -62,6 +62,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("split", ("loop", "factors"), ("preserve_unit_iters", "disable_predication"), returns_list=True),
     K("fuse", ("loops",), ("preserve_unit_iters",), variadic=True),
     K("reorder", ("ordered_loops",), (), variadic=True),
+    K("merge", ("loops",), (), variadic=True),
     K("add_unit_loop", ("block_or_loop",), ()),
     K("parallel", ("loop",), ()),
     K("vectorize", ("loop",), ()),
