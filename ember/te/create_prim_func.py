@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 
-from ember.ir import DataType, IntImm, PrimExpr, Range, Var, const, replace
+from ember.ir import DataType, IntImm, Let, PrimExpr, Range, Var, const, replace
 from ember.tir import (
     Block, BlockRealize, Buffer, BufferLoad, BufferRegion, BufferStore, For, ForKind, IfThenElse,
     IRMutator, IterVar, LetStmt, PrimFunc, decl_buffer, seq,
@@ -194,15 +194,19 @@ def _free_vars(ops, shape_vars: set, bound: set) -> list[Var]:
             for part in x.source + (x.condition,) + tuple(x.init):
                 walk_expr(part, visit)
             return False
+        if isinstance(x, Let):  # a Let binds its own Var
+            let_bound.add(x.var)
         if isinstance(x, Var) and x not in shape_vars and x not in bound and not x.dtype.is_handle:
             found.setdefault(x, None)
         return None
+
+    let_bound: set = set()
 
     for op in ops:
         if isinstance(op, ComputeOp):
             for e in op.body:
                 walk_expr(e, visit)
-    return list(found)
+    return [v for v in found if v not in let_bound]
 
 
 def _unique(name: str, used: set) -> str:

@@ -287,3 +287,19 @@ def test_layout_free_placeholders_become_function_attr():
     assert func.attrs["layout_free_buffers"] == [1]
     (block,) = [b for b in _blocks(func) if b.name_hint == "T_matmul_NT"]
     assert "layout_free_placeholders" not in block.annotations
+
+
+def test_let_bound_var_in_compute_body_is_not_a_parameter():
+    """A Let inside a compute body binds its Var: it is no scalar argument of the function."""
+    A = te.placeholder((6,), name="A")
+
+    def body(i):
+        t = tir.Var("t", "float32")
+        return tir.Let(t, A[i] * 2.0, t * t + t)
+
+    B = te.compute((6,), body, name="B")
+    func = te.create_prim_func([A, B])
+    assert len(func.params) == 2
+    x = np.arange(6, dtype="float32")
+    np.testing.assert_allclose(evaluate([A], B, [x]), (2 * x) ** 2 + 2 * x)
+    np.testing.assert_allclose(evaluate([A], B, [x], backend="llvm"), (2 * x) ** 2 + 2 * x)

@@ -16,6 +16,7 @@ import itertools
 
 from ember import te
 from ember.ir import const
+from ember.tir import Let, Var
 from ember.tir import op as tir_op
 
 from ..utils import get_const_int
@@ -82,6 +83,15 @@ def grid_sample(data, grid, method: str = "bilinear", layout: str = "NCHW", padd
     out_shape = (data.shape[0], data.shape[1], *grid.shape[2:])
 
     def compute(n, c, *o):
+        # each coordinate and tap position is bound once (Let): reflection repeats its argument
+        # five times, so writing them inline makes the expression grow with the product of taps
+        bindings = []
+
+        def bind(name, value):
+            var = Var(f"{name}{len(bindings)}", f)
+            bindings.append((var, value))
+            return var
+
         per_dim = []
         for i, d in enumerate(dims):  # spatial dim i of data reads grid channel r-1-i
             g = grid(n, const(r - 1 - i, grid.shape[1].dtype), *o)
@@ -98,6 +108,7 @@ def grid_sample(data, grid, method: str = "bilinear", layout: str = "NCHW", padd
                 v = tir_op.Select(inside, v, tir_op.min(tir_op.max(v, const(0.0, f)), const(d - 1.0, f)))
             elif padding_mode == "reflection":
                 v = _reflect(v, lo, hi, f)
+            v = bind("coord", v)
             if method == "nearest":
                 taps = [(v, None)]
             else:
@@ -113,7 +124,7 @@ def grid_sample(data, grid, method: str = "bilinear", layout: str = "NCHW", padd
                 if padding_mode == "zeros":
                     valid = tir_op.logical_and(pos >= const(0.0, f), pos <= const(d - 1.0, f))
                 elif padding_mode == "reflection" and method != "nearest":
-                    pos = _reflect(pos, lo, hi, f)
+                    pos = bind("tap", _reflect(pos, lo, hi, f))
                 index = tir_op.min(tir_op.max(tir_op.cast(pos, idx_dtype), const(0, idx_dtype)),
                                    const(d - 1, idx_dtype))
                 fetched.append((index, w, valid))
@@ -127,6 +138,9 @@ def grid_sample(data, grid, method: str = "bilinear", layout: str = "NCHW", padd
                 if valid is not None:
                     value = tir_op.Select(valid, value, const(0.0, f))
             total = value if total is None else total + value
-        return tir_op.cast(total, data.dtype)
+        total = tir_op.cast(total, data.dtype)
+        for var, value in reversed(bindings):
+            total = Let(var, value, total)
+        return total
 
     return te.compute(out_shape, compute, name="grid_sample", tag="grid_sample")
