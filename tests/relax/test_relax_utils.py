@@ -1,6 +1,6 @@
 """relax.utils: convert_to_expr, the args_converter decorators, copy_with_new_vars."""
 
-from typing import List, Optional
+from typing import List, Optional  # noqa: UP035 — args_converter.auto reads typing-style annotations
 
 import pytest
 
@@ -29,7 +29,7 @@ def test_args_converter_named_and_auto():
     assert isinstance(a, Expr) and all(isinstance(r, Expr) for r in rest) and kw["k"] is None
 
     @args_converter.auto
-    def g(a: Expr, b: Optional[List[Expr]], c: int):
+    def g(a: Expr, b: Optional[List[Expr]], c: int):  # noqa: UP006, UP045
         return a, b, c
 
     a, b, c = g(2, [1, "s"], 3)

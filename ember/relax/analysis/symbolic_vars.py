@@ -12,7 +12,7 @@ from __future__ import annotations
 from ember.ir import PrimExpr, Var as TirVar
 from ember.tir.functor import collect
 
-from ..expr import Function, MatchCast, ShapeExpr
+from ..expr import Function, ShapeExpr
 from ..struct_info import FuncStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo
 
 __all__ = [
