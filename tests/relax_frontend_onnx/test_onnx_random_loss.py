@@ -53,3 +53,25 @@ def test_negative_log_likelihood_loss():
     check_against_ort(model, {"x": RNG.standard_normal((4, 5)).astype("float32"),
                               "t": np.array([0, 4, 2, 2], "int64")})
 
+
+
+def test_dropout_training_mode_matches_reference_with_seed():
+    from onnx import TensorProto as TP
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], seed=3)
+    graph = helper.make_graph([node], "d", [helper.make_tensor_value_info("x", TP.FLOAT, [4, 5]),
+                                            helper.make_tensor_value_info("r", TP.FLOAT, []),
+                                            helper.make_tensor_value_info("t", TP.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TP.FLOAT, [4, 5]),
+                               helper.make_tensor_value_info("m", TP.BOOL, [4, 5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = np.random.RandomState(1).standard_normal((4, 5)).astype("float32")
+    for training in (True, False):
+        feeds = {"x": x, "r": np.array(0.4, "float32"), "t": np.array(training)}
+        y, m = run_ember(model, feeds)
+        ref_y, ref_m = ReferenceEvaluator(model).run(None, feeds)
+        np.testing.assert_allclose(y, ref_y, rtol=1e-6)
+        np.testing.assert_array_equal(m, ref_m)

@@ -63,11 +63,44 @@ def identity(ctx, node, inputs, attrs):
 
 @converter("Dropout", since=1)
 def dropout(ctx, node, inputs, attrs):
-    # inference: the input passes through; the mask is all ones
+    """Inference (the default): the input passes through and the mask is all ones.
+    Training mode (opset 12+, ``training_mode`` true or a run-time input): a keep mask of
+    uniform draws ``>= ratio`` from the packed generator (``seed`` repeats the reference's
+    numbers), the kept values scaled by ``1 / (1 - ratio)``."""
     x = inputs[0]
-    if len(node.output) > 1 and node.output[1]:
-        return [x, R.ones_like(x, "bool")]
-    return x
+    want_mask = len(node.output) > 1 and bool(node.output[1])
+    training = inputs[2] if ctx.opset >= 12 and len(inputs) > 2 else None
+    known = ctx.const_value(training)
+    if training is None or (known is not None and not bool(known)):
+        return [x, R.ones_like(x, "bool")] if want_mask else x
+    return _dropout_training(ctx, x, inputs[1] if len(inputs) > 1 else None, training,
+                             known is None, attrs, want_mask)
+
+
+def _dropout_training(ctx, x, ratio, training, runtime_flag: bool, attrs, want_mask: bool):
+    import math
+
+    from ember import relax
+
+    from . import packed
+
+    dims = shape_of(x)
+    if dims is None:
+        raise ctx.error("Dropout in training mode needs the input's shape at import")
+    dtype = dtype_of(x)
+    if ratio is None:
+        ratio = const(np.array(0.5, dtype))
+    seed = relax.PrimValue(float(attrs["seed"]) if "seed" in attrs else math.nan)
+    mask = ctx.emit(R.call_dps_packed(packed.NAMES["dropout_mask"], [ratio, seed],
+                                      relax.TensorStructInfo(dims, "bool")))
+    one = const(np.array(1, dtype))
+    scale = ctx.emit(R.divide(one, R.subtract(one, R.astype(ratio, dtype))))
+    y = ctx.emit(R.where(mask, R.multiply(x, scale), R.zeros_like(x)))
+    if runtime_flag:
+        flag = ctx.emit(R.astype(training, "bool"))
+        y = ctx.emit(R.where(flag, y, x))
+        mask = ctx.emit(R.logical_or(mask, R.logical_not(flag)))
+    return [y, mask] if want_mask else y
 
 
 @converter("Shape", since=1)

@@ -39,6 +39,7 @@ NAMES = {
     "random_uniform": "ember.onnx.random_uniform",
     "bernoulli": "ember.onnx.bernoulli",
     "multinomial": "ember.onnx.multinomial",
+    "dropout_mask": "ember.onnx.dropout_mask",
 }
 
 
@@ -224,33 +225,42 @@ def roi_align(x, rois, batch_indices, sampling_ratio, scale, mode, half_pixel, o
     out.copyfrom(value)
 
 
-_RNG = np.random.default_rng()
+_RNG = np.random.RandomState()
 
 
 def _generator(seed: float):
-    """A generator seeded from ``seed`` (NaN: the process-wide unseeded one)."""
-    return _RNG if np.isnan(float(seed)) else np.random.default_rng(int(float(seed) * 1000003) & 0xFFFFFFFF)
+    """numpy's ``RandomState(seed)`` — the stream ONNX's reference evaluator draws, so a
+    seeded node gives the reference's numbers — or (NaN) the process-wide unseeded one."""
+    return _RNG if np.isnan(float(seed)) else np.random.RandomState(int(float(seed)))
 
 
 @register_func(NAMES["random_normal"], override=True)
 def random_normal(mean, scale, seed, out):
     shape, dtype = tuple(out.shape), str(out.dtype)
-    value = _generator(seed).normal(float(mean), float(scale), shape)
+    value = _generator(seed).randn(*shape).astype(dtype) * np.asarray(scale, dtype) + np.asarray(mean, dtype)
     out.copyfrom(np.asarray(value, dtype=dtype))
 
 
 @register_func(NAMES["random_uniform"], override=True)
 def random_uniform(low, high, seed, out):
     shape, dtype = tuple(out.shape), str(out.dtype)
-    value = _generator(seed).uniform(float(low), float(high), shape)
+    value = _generator(seed).rand(*shape).astype(dtype) * np.asarray(float(high) - float(low), dtype) \
+        + np.asarray(low, dtype)
     out.copyfrom(np.asarray(value, dtype=dtype))
 
 
 @register_func(NAMES["bernoulli"], override=True)
 def bernoulli(p, seed, out):
     probs = _arr(p)
-    value = _generator(seed).uniform(0.0, 1.0, probs.shape) < probs
-    out.copyfrom(value.astype(str(out.dtype)))
+    value = _generator(seed).binomial(1, p=probs)
+    out.copyfrom(np.asarray(value).astype(str(out.dtype)))
+
+
+@register_func(NAMES["dropout_mask"], override=True)
+def dropout_mask(ratio, seed, out):
+    """Dropout's keep mask: uniform draws ``>= ratio`` (ONNX's reference rule)."""
+    value = _generator(seed).uniform(0.0, 1.0, tuple(out.shape)) >= float(_arr(ratio))
+    out.copyfrom(value)
 
 
 @register_func(NAMES["multinomial"], override=True)

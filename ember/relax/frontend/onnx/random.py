@@ -1,11 +1,11 @@
 """ONNX random generators: RandomNormal(Like), RandomUniform(Like), Bernoulli, Multinomial.
 
 Each becomes a ``call_dps_packed`` to a numpy-backed generator in ``packed.py`` (TIR has
-no random state).  A ``seed`` attribute seeds a fresh generator on every call, so the
-same model gives the same numbers each run; without one the process-wide generator is
-used.  The numbers differ from ONNX Runtime's and from the ONNX reference's (each
-implementation uses its own generator); only shapes, dtypes and the distributions match,
-which is also all the ONNX conformance cases of these ops can check.
+no random state).  A ``seed`` attribute seeds a fresh numpy ``RandomState(seed)`` on every
+call — the generator ONNX's reference evaluator uses, so seeded nodes give its numbers —
+and without one the process-wide generator is used.  ONNX Runtime's numbers differ, and
+so do the stored outputs of ONNX's Bernoulli conformance cases (made by another
+generator), which therefore cannot match.
 """
 
 from __future__ import annotations
