@@ -50,6 +50,8 @@ def _loop_specs(p: TIRParser, call: ast.Call, func) -> list[dict]:
         lo, ext = _bounds(args[0], args[1] if len(args) > 1 else None)
         return [dict(min=lo, extent=ext, kind=ForKind.SERIAL)]
     args = p.bind(call, func)
+    if func is W.thread_binding and isinstance(args["stop"], str) and args["thread"] is None:
+        args["stop"], args["thread"] = None, args["stop"]  # T.thread_binding(128, "threadIdx.x")
     lo, ext = _bounds(args["start"], args["stop"])
     spec = dict(min=lo, extent=ext, kind=_LOOP_KINDS[func], annotations=dict(args["annotations"] or {}))
     if func is W.thread_binding:

@@ -26,6 +26,25 @@ from .frames import (
 )
 
 globals().update({name: dtype_function(name) for name in SCALAR_DTYPES})
+
+
+def _dtype_forward(fn):
+    """Also accept the dtype as a keyword after the other arguments (TVMScript's spelling:
+    ``T.call_extern("f", x, dtype="int32")`` as well as ``T.call_extern("int32", "f", x)``)."""
+    def wrapped(*args, **kwargs):
+        if "dtype" in kwargs:
+            args = (kwargs.pop("dtype"),) + args
+        return fn(*args, **kwargs)
+
+    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+for _name in ("call_extern", "call_pure_extern", "call_intrin", "reinterpret", "call_llvm_intrin",
+              "call_llvm_pure_intrin"):
+    if _name in globals():
+        globals()[_name] = _dtype_forward(globals()[_name])
 globals().update(NODE_BUILDERS)
 Var = var  # TVM spells the fresh-variable constructor both ways
 

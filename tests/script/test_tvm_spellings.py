@@ -1,0 +1,26 @@
+"""TVMScript spellings TVM accepts: T.thread_binding(n, "threadIdx.x"), dtype= keywords."""
+
+from ember import tir
+from ember.script import tir as T
+
+
+def test_thread_binding_thread_as_second_positional():
+    @T.prim_func
+    def f(A: T.Buffer((128,), "float32")):
+        for x in T.thread_binding(128, "threadIdx.x"):
+            with T.block("A"):
+                vx = T.axis.spatial(128, x)
+                A[vx] = T.float32(0)
+
+    loop = f.body.block.body
+    assert loop.kind == tir.ForKind.THREAD_BINDING and int(loop.extent) == 128
+    assert loop.thread_binding.thread_tag == "threadIdx.x"
+
+
+def test_dtype_keyword_after_arguments():
+    v = tir.Var("a", "handle")
+    a = T.call_extern("f", v, dtype="int32")
+    b = T.call_extern("int32", "f", v)
+    assert a.dtype == b.dtype == "int32" and a.args[0].value == b.args[0].value == "f"
+    assert T.reinterpret(T.float32(1), dtype="int32").dtype == "int32"
+    assert T.call_pure_extern("g", dtype="float32").dtype == "float32"
