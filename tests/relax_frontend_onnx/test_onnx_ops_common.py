@@ -289,3 +289,22 @@ def test_celu_bfloat16_rounds_once():
     (y,) = run_ember(model, {"x": x.astype(ml_dtypes.bfloat16)})
     expected = (np.maximum(0, x) + np.minimum(0, 2 * (np.exp(x / 2) - 1))).astype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(y.astype(np.float32), expected.astype(np.float32))
+
+
+@pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16"])
+def test_bitshift_out_of_range_amounts_follow_numpy(direction, dtype):
+    x = np.array([-8, 4, -1, 5, 100], dtype=np.int64).astype(dtype)
+    s = np.array([-1, 33, 100, 2, -64], dtype=np.int64).astype(dtype) if dtype != "uint16" else \
+        np.array([1, 16, 40, 2, 0], dtype)
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    node = helper.make_node("BitShift", ["x", "s"], ["y"], direction=direction)
+    model = make_model(node, [("x", elem, [5]), ("s", elem, [5])], [("y", elem, [5])], opset=11)
+    (y,) = run_ember(model, {"x": x, "s": s})
+    with np.errstate(all="ignore"):
+        fn = np.left_shift if direction == "LEFT" else np.right_shift
+        width = np.dtype(dtype).itemsize * 8
+        outside = (s.astype(np.int64) < 0) | (s.astype(np.int64) >= width)
+        fill = np.zeros_like(x) if direction == "LEFT" or dtype == "uint16" else np.right_shift(x, width - 1)
+        expected = np.where(outside, fill, fn(x, np.where(outside, 0, s).astype(dtype)))
+    np.testing.assert_array_equal(y, expected)

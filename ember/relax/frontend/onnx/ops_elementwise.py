@@ -111,8 +111,22 @@ def is_inf(ctx, node, inputs, attrs):
 
 @converter("BitShift", since=11)
 def bit_shift(ctx, node, inputs, attrs):
-    fn = R.left_shift if attrs["direction"] == "LEFT" else R.right_shift
-    return fn(inputs[0], inputs[1])
+    """Shifts by a negative amount or by the width or more (undefined in C and LLVM) give
+    what numpy gives, as ONNX's reference: 0 to the left, the sign fill to the right."""
+    x, amount = inputs
+    left = attrs["direction"] == "LEFT"
+    fn = R.left_shift if left else R.right_shift
+    dtype = dtype_of(x) or "int32"
+    if dtype == "bool":
+        return fn(x, amount)
+    width = np_dtype(dtype).itemsize * 8
+    amount = ctx.emit(amount if dtype_of(amount) == dtype else R.astype(amount, dtype))
+    outside = ctx.emit(R.greater_equal(amount, scalar(x, width)))
+    if not dtype.startswith("uint"):
+        outside = ctx.emit(R.logical_or(outside, R.less(amount, scalar(x, 0))))
+    shifted = ctx.emit(fn(x, ctx.emit(R.where(outside, scalar(x, 0), amount))))
+    fill = R.zeros_like(x) if left or dtype.startswith("uint") else R.right_shift(x, scalar(x, width - 1))
+    return R.where(outside, ctx.emit(fill), shifted)
 
 
 @converter("Mod", since=10)
