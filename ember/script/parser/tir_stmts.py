@@ -132,6 +132,10 @@ class TIRParser(Evaluator):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return None  # a docstring
         func = self.callee(node.value)
+        from .macro import TIRMacro, expand_macro
+
+        if isinstance(func, TIRMacro):
+            return expand_macro(self, node.value, func)
         handler = word_handler(EXPR_WORDS, func)
         if handler is not None:
             return handler(self, node.value, self.bind(node.value, func))

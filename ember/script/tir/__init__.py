@@ -53,7 +53,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro",
 ]
 
 
@@ -63,6 +63,13 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
 
     frame = inspect.currentframe().f_back
     return _parse(func, private=private, check_well_formed=check_well_formed, frame=frame, **unknown)
+
+
+def macro(*args, hygienic: bool = True):
+    """``@T.macro``: a function whose TVMScript body is pasted where it is called."""
+    from ember.script.parser.macro import macro as _macro
+
+    return _macro(*args, hygienic=hygienic, frame=inspect.currentframe().f_back)
 
 
 def __getattr__(name: str):
