@@ -1,7 +1,8 @@
 """Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
 
 "zero" optimises a graph of high-level operators into kernels:
-Normalize → FuseTransposeMatmul → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR.
+Normalize → FuseTransposeMatmul → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR →
+DeduplicatePrimFuncs.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
 generator takes: ToNonDataflow → RemovePurityChecking → CallTIRRewrite →
@@ -39,7 +40,7 @@ def zero_pipeline() -> Pass:
     """High-level graph → fused kernels."""
     from .transform import (
         AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, FuseTransposeMatmul, LegalizeOps,
-        Normalize, PackConvWeights,
+        DeduplicatePrimFuncs, Normalize, PackConvWeights,
     )
 
     return Sequential(
@@ -52,6 +53,7 @@ def zero_pipeline() -> Pass:
             FoldConstant(),  # evaluate calls whose inputs are all constants
             FuseOps(),  # group injective ops into their producers/consumers
             FuseTIR(),  # merge each group into one PrimFunc
+            DeduplicatePrimFuncs(),  # structurally equal kernels (repeated blocks) compiled once
             module_pass(_apply_tuned, opt_level=0, name="MetaScheduleApplyDatabase"),  # tuned kernels, if any
         ],
         name="zero",
