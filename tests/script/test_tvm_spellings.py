@@ -24,3 +24,20 @@ def test_dtype_keyword_after_arguments():
     assert a.dtype == b.dtype == "int32" and a.args[0].value == b.args[0].value == "f"
     assert T.reinterpret(T.float32(1), dtype="int32").dtype == "int32"
     assert T.call_pure_extern("g", dtype="float32").dtype == "float32"
+
+
+def test_target_attribute_round_trips():
+    from ember.ir import assert_structural_equal
+    from ember.script import from_source
+
+    @T.prim_func
+    def f():
+        T.func_attr({"target": T.target("cuda", host="llvm")})
+        T.evaluate(0)
+
+    assert str(f.attrs["target"]) == "cuda" and str(f.attrs["target"].host) == "llvm"
+    text = f.script()
+    assert 'T.target("cuda", host="llvm")' in text
+    g = from_source(text)
+    assert str(g.attrs["target"]) == "cuda"
+    assert_structural_equal(f.body, g.body)

@@ -195,6 +195,9 @@ class ExprPrinter:
             return self.typed(v)
         if isinstance(v, Node):
             return self.expr(v)
+        if type(v).__name__ == "Target" and hasattr(v, "host"):  # a Target attribute (ember.target)
+            host = f", host={py_str(str(v.host))}" if v.host is not None else ""
+            return f"T.target({py_str(str(v))}{host})"
         return repr(v)
 
     # one method per node class ---------------------------------------------------

@@ -53,7 +53,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target",
 ]
 
 
@@ -63,6 +63,13 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
 
     frame = inspect.currentframe().f_back
     return _parse(func, private=private, check_well_formed=check_well_formed, frame=frame, **unknown)
+
+
+def target(target, host=None):
+    """``T.target("cuda")`` / ``T.target({...})``: a Target, e.g. for ``T.func_attr``."""
+    from ember.target import Target
+
+    return Target(target, host=host) if host is not None else Target(target)
 
 
 def macro(*args, hygienic: bool = True):
