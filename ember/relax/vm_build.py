@@ -3,7 +3,9 @@
 Steps: bind ``params`` to constants, run the lowering pipeline ("default_build"
 unless told otherwise), then the VM code generator (``backend.vm_codegen``), which
 compiles every PrimFunc of the module with ``ember.build`` into one kernel module.
-Run the result with ``relax.VirtualMachine(ex, ember.cpu())``.  The memory plans
+Run the result with ``relax.VirtualMachine(ex, ember.cpu())``; a ``"cuda"`` target builds
+the kernels with the CUDA code generator (scheduled by ``dlight.gpu`` unless told
+otherwise) for ``relax.VirtualMachine(ex, ember.cuda())``.  The memory plans
 recorded by StaticPlanBlockMemory are kept in ``ex.memory_plans``.  ``ex.export_library``
 writes a shared library that ``load_executable`` reads back; ``compile`` is ``ember.compile``.
 """
@@ -26,6 +28,7 @@ __all__ = ["build", "compile", "load_executable", "bind_params", "Executable", "
 
 
 _CPU_KINDS = ("llvm", "c")
+_GPU_KINDS = ("cuda",)
 
 
 def _pipeline(pipeline) -> Pass | None:
@@ -48,7 +51,7 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
     (``get_default_pipeline``) when the module still has high-level operators, as TVM's
     ``relax.build`` legalizes them itself.  ``default_schedule`` (default: PassContext config
     ``relax.build.default_schedule``, else True) schedules kernels nobody scheduled with
-    ``ember.dlight``'s CPU rules.
+    ``ember.dlight``'s CPU rules (``dlight.gpu``'s default rules for a GPU target).
     """
     if isinstance(mod, Function):
         mod = IRModule.from_expr(mod)
@@ -58,10 +61,10 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
         target = Target.current() or Target("llvm")
     elif not isinstance(target, Target):
         target = Target(target)
-    if target.kind.name not in _CPU_KINDS:
+    if target.kind.name not in _CPU_KINDS + _GPU_KINDS:
         raise NotImplementedError(
-            f"relax.build: the VM runs on the CPU only for now; target kind {target.kind.name!r} is not "
-            f"supported (use one of {', '.join(_CPU_KINDS)})"
+            f"relax.build: target kind {target.kind.name!r} is not supported (use one of "
+            f"{', '.join(_CPU_KINDS + _GPU_KINDS)})"
         )
     if params:
         mod = bind_params(mod, params)
@@ -80,14 +83,17 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
 
 
 def _default_schedule(mod: IRModule, target: Target, enabled: bool | None) -> IRModule:
-    """Unscheduled PrimFuncs scheduled by ember.dlight's CPU rules (llvm targets only)."""
+    """Unscheduled PrimFuncs scheduled by ember.dlight's CPU rules (llvm) or GPU rules (cuda)."""
     if enabled is None:
         from ember.transform import PassContext
 
         enabled = bool(PassContext.current().config.get("relax.build.default_schedule", True))
-    if not enabled or target.kind.name != "llvm":
+    if not enabled or target.kind.name not in ("llvm",) + _GPU_KINDS:
         return mod
-    from ember.dlight import ApplyDefaultSchedule, cpu
+    from ember.dlight import ApplyDefaultSchedule, cpu, gpu
+
+    if target.kind.name in _GPU_KINDS:
+        return ApplyDefaultSchedule(*gpu.default_rules(), target=target)(mod)
 
     return ApplyDefaultSchedule(*cpu.default_rules(), target=target)(mod)
 

@@ -272,9 +272,10 @@ def test_bind_params_pass_by_var():
     np.testing.assert_allclose(vm["main"](x, w2).numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-4, atol=1e-4)
 
 
-def test_gpu_targets_are_refused_clearly():
-    with pytest.raises(NotImplementedError, match="VM runs on the CPU only for now; target kind 'cuda'"):
-        relax.build(mlp_module(), "cuda")
+def test_cuda_executables_refuse_a_cpu_vm_clearly():
+    exe = relax.build(mlp_module(), "cuda")  # kernels scheduled by dlight.gpu (tests/relax_cuda has more)
+    with pytest.raises(ValueError, match="kernels were built for cuda, but the VM was asked to run on cpu"):
+        relax.VirtualMachine(exe, ember.cpu())
 
 
 def test_ember_compile_dispatches_on_the_module():

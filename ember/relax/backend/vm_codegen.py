@@ -228,8 +228,21 @@ def codegen(mod: IRModule, target=None) -> Executable:
     # only the kernels the program calls are compiled (LegalizeOps/fusion leave others behind)
     prims = {gv: f.with_attr("global_symbol", gv.name_hint) for gv, f in mod.functions.items()
              if isinstance(f, PrimFunc) and gv.name_hint in called}
-    if prims:
+    device = "cpu"
+    if prims and _is_gpu(target):  # device kernels (+ host helpers on the CPU), see gpu_kernels.py
+        from .gpu_kernels import build_gpu_kernels
+
+        kernels, device = build_gpu_kernels(prims, target), target.kind.name
+    elif prims:
         from ember.driver import build as tir_build
 
         kernels = tir_build(IRModule(prims), target=target or "llvm")
-    return Executable(functions, ctx.constants, kernels)
+    exe = Executable(functions, ctx.constants, kernels)
+    if device != "cpu":
+        exe.metadata["kernel_device"] = device  # VirtualMachine checks its device against it
+    return exe
+
+
+def _is_gpu(target) -> bool:
+    kind = getattr(getattr(target, "kind", None), "name", None)
+    return kind == "cuda"

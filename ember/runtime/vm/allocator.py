@@ -1,6 +1,8 @@
-"""A pooled CPU memory allocator for the VM, with counters.
+"""A pooled memory allocator for the VM, with counters.
 
-Storage blocks are numpy byte arrays, aligned to 64 bytes.  When a ``Storage`` dies
+CPU storage blocks are numpy byte arrays, aligned to 64 bytes; blocks on another device
+(a GPU) are ``DeviceBlock``s allocated through that device's ``DeviceAPI``, pooled per
+device.  When a ``Storage`` dies
 its block returns to a pool keyed by size, and the next request of that size takes it
 back instead of allocating: with statically planned memory, a second run of the same
 function allocates nothing new.  ``stats`` counts fresh allocations and reuses, which
@@ -13,10 +15,10 @@ import dataclasses
 
 import numpy as np
 
-from ..device import Device, cpu
+from ..device import Device, DeviceType, cpu
 from ..ndarray import NDArray
 
-__all__ = ["Storage", "PooledAllocator", "default_allocator"]
+__all__ = ["Storage", "DeviceBlock", "PooledAllocator", "default_allocator"]
 
 _ALIGN = 64
 
@@ -31,12 +33,30 @@ class AllocatorStats:
         self.fresh_allocations = self.fresh_bytes = self.reused = 0
 
 
+class DeviceBlock:
+    """A block of device memory (not host-addressable): its address, size and owner."""
+
+    __slots__ = ("ptr", "nbytes", "device", "owner", "key")
+
+    def __init__(self, device: Device, nbytes: int):
+        from ..device import load_device_backend
+        from ..device_api import get_device_api
+
+        load_device_backend(device.device_type)
+        api = get_device_api(device.device_type)
+        if api is None:
+            raise RuntimeError(f"alloc_storage: no memory back end is registered for {device}")
+        self.ptr, self.owner = api.alloc(device.device_id, nbytes, _ALIGN)
+        self.nbytes, self.device = nbytes, device
+        self.key = (device.device_type, device.device_id, nbytes)
+
+
 class Storage:
     """A block of device memory that tensors are carved out of."""
 
     __slots__ = ("block", "nbytes", "device", "pool", "__weakref__")
 
-    def __init__(self, block: np.ndarray, nbytes: int, device: Device, pool: PooledAllocator):
+    def __init__(self, block: np.ndarray | DeviceBlock, nbytes: int, device: Device, pool: PooledAllocator):
         self.block, self.nbytes, self.device, self.pool = block, nbytes, device, pool
 
     def __del__(self):
@@ -69,6 +89,11 @@ class Storage:
                 f"alloc_tensor: a {dt} tensor of shape {tuple(shape)} ({nbytes} bytes) at offset "
                 f"{offset} does not fit in a storage of {self.nbytes} bytes"
             )
+        if isinstance(self.block, DeviceBlock):  # device memory: no numpy view
+            array = NDArray(self.block.ptr + offset, shape, dt, self.device, owner=self.block)
+            if pool is not None:
+                pool.views[key] = array
+            return array
         view = self.block[offset: offset + nbytes].view(dt.numpy()).reshape(tuple(int(s) for s in shape))
         if pool is None:
             return NDArray(view.ctypes.data, view.shape, dt, self.device, owner=self, np_view=view)
@@ -81,12 +106,15 @@ class PooledAllocator:
     """Reuses freed blocks of the same (rounded) size; counts fresh allocations."""
 
     def __init__(self):
-        self.free: dict[int, list[np.ndarray]] = {}
+        self.free: dict = {}  # size (cpu) or (device type, id, size) → free blocks
         self.views: dict[tuple, NDArray] = {}  # tensor views of pooled blocks, see Storage.alloc_tensor
         self.stats = AllocatorStats()
 
     def alloc(self, nbytes: int, device: Device | None = None) -> Storage:
         size = max(_ALIGN, (int(nbytes) + _ALIGN - 1) // _ALIGN * _ALIGN)
+        device = device or cpu(0)
+        if device.device_type != DeviceType.CPU:
+            return self._alloc_device(size, device)
         blocks = self.free.get(size)
         if blocks:
             block = blocks.pop()
@@ -97,10 +125,22 @@ class PooledAllocator:
             block = raw[start: start + size]
             self.stats.fresh_allocations += 1
             self.stats.fresh_bytes += size
-        return Storage(block, size, device or cpu(0), self)
+        return Storage(block, size, device, self)
 
-    def release(self, block: np.ndarray) -> None:
-        self.free.setdefault(block.nbytes, []).append(block)
+    def _alloc_device(self, size: int, device: Device) -> Storage:
+        blocks = self.free.get((device.device_type, device.device_id, size))
+        if blocks:
+            block = blocks.pop()
+            self.stats.reused += 1
+        else:
+            block = DeviceBlock(device, size)
+            self.stats.fresh_allocations += 1
+            self.stats.fresh_bytes += size
+        return Storage(block, size, device, self)
+
+    def release(self, block: np.ndarray | DeviceBlock) -> None:
+        key = block.key if isinstance(block, DeviceBlock) else block.nbytes
+        self.free.setdefault(key, []).append(block)
 
     def clear(self) -> None:
         self.free.clear()

@@ -9,6 +9,9 @@ against constants and heap slots (storing the first occurrence of each symbolic 
 
 from __future__ import annotations
 
+import math
+
+from ..device import DeviceType
 from ..errors import ArgumentError
 from ..ndarray import NDArray, empty
 from ..registry import register_func
@@ -163,6 +166,13 @@ def copy(value):
 def reshape(tensor: NDArray, shape: tuple) -> NDArray:
     """A view of ``tensor`` with a new shape (same number of elements)."""
     shape = tuple(int(s) for s in shape)
+    if tensor._np is None and tensor.device.device_type != DeviceType.CPU:  # device memory: same address
+        count = 1
+        for s in shape:
+            count *= s
+        if count != math.prod(tensor.shape):
+            raise ArgumentError(f"reshape: cannot view a tensor of shape {tensor.shape} as shape {shape}")
+        return NDArray(tensor.data_ptr, shape, tensor.dtype, tensor.device, owner=tensor)
     view = tensor.numpy() if tensor._np is None else tensor._np
     view = view.reshape(shape)
     return NDArray(view.ctypes.data, shape, tensor.dtype, tensor.device, owner=tensor, np_view=view)

@@ -260,15 +260,15 @@ def kernel_call(ctx: StraightLineContext, instr: Call, kernel: CompiledFunction,
     for param, arg in zip(params, instr.args):
         if param.kind == "buffer" and arg.kind == "reg" and arg.value in ctx.tensors:
             values.append(f"r{arg.value}._dltensor_addr")
-        elif param.kind == "buffer" and arg.kind == "const" and type(ctx.vm.exe.constants[arg.value]) is NDArray:
-            values.append(str(ctx.vm.exe.constants[arg.value]._dltensor_addr))
+        elif param.kind == "buffer" and arg.kind == "const" and type(ctx.vm.constants[arg.value]) is NDArray:
+            values.append(str(ctx.vm.constants[arg.value]._dltensor_addr))
         elif param.kind == "int" and arg.kind == "reg" and arg.value in ctx.ints:
             values.append(f"r{arg.value}")
         elif param.kind == "int" and arg.kind == "imm" and type(arg.value) is int and -(1 << 63) <= arg.value < 1 << 63:
             values.append(str(arg.value))
         else:
             return None
-        names.append(_operand(ctx, arg) if arg.kind != "const" else ctx.bind("C", arg.value, ctx.vm.exe.constants[arg.value]))
+        names.append(_operand(ctx, arg) if arg.kind != "const" else ctx.bind("C", arg.value, ctx.vm.constants[arg.value]))
     n = len(params)
     codes = "".join("Q" if p.kind == "buffer" else "q" for p in params)
     slot = ctx.slot(("args", n))

@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from ..compiled_function import CompiledFunction
-from ..device import Device, cpu
+from ..device import Device, DeviceType, cpu, device as as_device
 from ..ndarray import NDArray, _wrap_numpy, array, from_dlpack
 from ..profiling import time_evaluator as _time_evaluator
 from ..registry import get_global_func
 from . import builtins as _builtins  # noqa: F401 - registers vm.builtin.*
 from .allocator import PooledAllocator, default_allocator
+from .devices import check_devices, device_constants, moving_inputs, to_device
 from .executable import Call, Executable, Goto, If, Ret, VMFunction
 from .fastpath import RULES, TENSOR_RESULTS, StraightLineContext, kernel_call
 
@@ -39,8 +40,11 @@ class VirtualMachine:
             if not isinstance(exe, Executable):
                 raise TypeError(f"VirtualMachine expects a relax Executable, got {type(exe).__name__}")
         devices = device if isinstance(device, list | tuple) else [device or cpu(0)]
+        devices = [as_device(d) if isinstance(d, str) else d for d in devices]  # "cuda", "cpu"
+        check_devices(exe, list(devices))
         self.exe = exe
         self.devices = list(devices)
+        self.constants = device_constants(exe.constants, self.devices[0])  # on the VM's device
         self.allocator = allocator or default_allocator
         self._compiled: dict[str, Callable] = {}
         self._sources: dict[str, str] = {}
@@ -58,7 +62,10 @@ class VirtualMachine:
                 names = ", ".join(self.exe.functions) or "none"
                 raise KeyError(f"the executable has no function {name!r} (functions: {names})")
             vm_func = self.exe.functions[name]
-            fn = self._compiled[name] = _entry_point(name, vm_func.params, self._compile(vm_func))
+            inner = self._compile(vm_func)
+            if self.devices[0].device_type != DeviceType.CPU:  # cpu inputs are copied to the device
+                inner = moving_inputs(name, vm_func.params, inner, self.devices[0])
+            fn = self._compiled[name] = _entry_point(name, vm_func.params, inner)
         return fn
 
     def invoke(self, name: str, *args):
@@ -90,7 +97,10 @@ class VirtualMachine:
         if len(args) != len(func.params):
             raise TypeError(f"{func_name} expects {len(func.params)} arguments ({', '.join(func.params)}), "
                             f"got {len(args)}")
-        _, report = profile_function(func, tuple(_as_value(a) for a in args), self._resolve, self._arg,
+        values = tuple(_as_value(a) for a in args)
+        if self.devices[0].device_type != DeviceType.CPU:
+            values = tuple(to_device(v, self.devices[0], f"{func_name}: argument #{i + 1}") for i, v in enumerate(values))
+        _, report = profile_function(func, values, self._resolve, self._arg,
                                      _builtins.read_if_cond)
         return report
 
@@ -158,7 +168,7 @@ class VirtualMachine:
             if arg.kind == "reg":
                 args.append(f"r{arg.value}")
             elif arg.kind == "const":
-                args.append(bind("C", arg.value, self.exe.constants[arg.value]))
+                args.append(bind("C", arg.value, self.constants[arg.value]))
             elif arg.kind == "func":
                 args.append(bind("F", arg.value, self._resolve(arg.value)))
             elif arg.kind == "vm":
@@ -200,7 +210,7 @@ class VirtualMachine:
         if kind == "reg":
             return regs[arg.value]
         if kind == "const":
-            return self.exe.constants[arg.value]
+            return self.constants[arg.value]
         if kind == "func":
             return self._resolve(arg.value)
         if kind == "vm":

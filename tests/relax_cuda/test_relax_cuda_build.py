@@ -1,0 +1,129 @@
+"""``relax.build(mod, "cuda")``: a Relax MLP scheduled by dlight's GPU rules compiles to an
+executable whose every kernel has PTX (NVRTC, no GPU needed); the VM refuses a missing
+GPU or the wrong device clearly; unscheduled kernels say how to schedule them.  The
+numerical check runs on a GPU (``gpu``-marked)."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import dlight, relax, tir
+from ember.dlight import gpu
+from ember.relax.backend.gpu_kernels import UnscheduledKernelError
+from ember.runtime.cuda_driver import CudaUnavailableError, nvrtc_available
+from ember.target import Target
+
+needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="NVRTC is not installed (pip install 'ember[cuda]')")
+_no_gpu = not ember.cuda().exist
+
+
+def needs_gpu(test):
+    return pytest.mark.gpu(pytest.mark.skipif(_no_gpu, reason="no CUDA GPU on this machine")(test))
+
+
+def mlp_module(batch="n", dtype="float32"):
+    """x @ w1 + b1 → relu → @ w2 (high-level ops; the batch symbolic when a str)."""
+    n = tir.Var(batch, "int64") if isinstance(batch, str) else batch
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((n, 64), dtype))
+    w1 = relax.Var("w1", relax.TensorStructInfo((64, 128), dtype))
+    b1 = relax.Var("b1", relax.TensorStructInfo((128,), dtype))
+    w2 = relax.Var("w2", relax.TensorStructInfo((128, 32), dtype))
+    with bb.function("main", [x, w1, b1, w2]):
+        with bb.dataflow():
+            h = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.matmul(x, w1), b1)))
+            out = bb.emit_output(bb.emit(relax.op.matmul(h, w2)))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def mlp_inputs(batch=24, dtype="float32"):
+    rng = np.random.default_rng(0)
+    shapes = [(batch, 64), (64, 128), (128,), (128, 32)]
+    return [(rng.standard_normal(s) * 0.5).astype(dtype) for s in shapes]
+
+
+def mlp_reference(x, w1, b1, w2):
+    f = [a.astype("float64") for a in (x, w1, b1, w2)]
+    return np.maximum(f[0] @ f[1] + f[2], 0) @ f[3]
+
+
+def scheduled_mlp(target="cuda -arch=sm_80"):
+    mod = relax.get_pipeline("zero")(mlp_module())
+    with Target(target):
+        return dlight.ApplyDefaultSchedule(*gpu.default_rules())(mod)
+
+
+def _kernel_names(exe):
+    return exe.kernels.device_module.kernels
+
+
+@needs_nvrtc
+def test_dlight_scheduled_mlp_builds_with_ptx_for_every_kernel():
+    exe = relax.build(scheduled_mlp(), "cuda -arch=sm_80")
+    assert exe.metadata["kernel_device"] == "cuda"
+    ptx = exe.kernels.get_source("ptx")
+    kernels = _kernel_names(exe)
+    assert kernels
+    for name in kernels:
+        assert f".entry {name}(" in ptx, name
+    called = {i.func for f in exe.functions.values() for i in f.instrs if hasattr(i, "func")}
+    assert set(exe.kernels.function_names) <= called
+
+
+@pytest.fixture(scope="module")
+def auto_exe():
+    return relax.build(mlp_module(), "cuda")  # legalized, fused and scheduled by relax.build itself
+
+
+def test_relax_build_schedules_unscheduled_kernels_with_dlight_gpu(auto_exe):
+    exe = auto_exe
+    assert exe.kernels.type_key == "cuda_host"
+    assert "__global__" in exe.kernels.get_source("cuda")
+
+
+def test_ember_compile_with_a_cuda_target():
+    exe = ember.compile(mlp_module(), target="cuda")
+    assert isinstance(exe, relax.Executable) and exe.metadata["kernel_device"] == "cuda"
+
+
+def test_unscheduled_kernels_say_to_apply_dlight_gpu():
+    mod = relax.get_pipeline("zero")(mlp_module())
+    with pytest.raises(UnscheduledKernelError, match=r"dlight\.gpu\.default_rules\(\)"):
+        relax.build(mod, "cuda", default_schedule=False)
+
+
+@pytest.mark.skipif(not _no_gpu, reason="checks the error raised without a GPU")
+def test_vm_on_cuda_without_a_gpu_raises_clearly(auto_exe):
+    with pytest.raises(CudaUnavailableError, match=r"VirtualMachine on cuda\(0\): no usable GPU"):
+        relax.VirtualMachine(auto_exe, ember.cuda())
+
+
+def test_cpu_executable_refuses_a_cuda_vm():
+    exe = relax.build(mlp_module(), "llvm")
+    with pytest.raises(ValueError, match=r"built for cpu, but the VM was asked to run on cuda\(0\)"):
+        relax.VirtualMachine(exe, ember.cuda())
+
+
+@needs_gpu
+@pytest.mark.parametrize("batch", [24, 1, 100])
+def test_mlp_on_the_gpu_matches_numpy(batch):
+    exe = relax.build(scheduled_mlp(), "cuda")
+    dev = ember.cuda()
+    vm = relax.VirtualMachine(exe, dev)
+    x, w1, b1, w2 = mlp_inputs(batch)
+    args = [ember.nd.array(x, device=dev), w1, ember.nd.array(b1), ember.nd.array(w2, device=dev)]
+    out = vm["main"](*args)  # numpy and cpu inputs are copied to the GPU
+    assert out.device == dev
+    np.testing.assert_allclose(out.numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-3, atol=1e-3)
+    out = vm["main"](*args)  # a second run reuses the planned storages
+    np.testing.assert_allclose(out.numpy(), mlp_reference(x, w1, b1, w2), rtol=1e-3, atol=1e-3)
+
+
+@needs_gpu
+def test_float16_mlp_on_the_gpu():
+    mod = relax.get_pipeline("zero")(mlp_module(dtype="float16"))
+    vm = relax.VirtualMachine(relax.build(mod, "cuda"), ember.cuda())
+    x, w1, b1, w2 = mlp_inputs(32, "float16")
+    out = vm["main"](x, w1, b1, w2).numpy()
+    np.testing.assert_allclose(out.astype("float32"), mlp_reference(x, w1, b1, w2), rtol=3e-2, atol=3e-2)
