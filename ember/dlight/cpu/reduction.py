@@ -84,8 +84,10 @@ class Reduction(ScheduleRule):
             sch.parallel(row)
         for rf in partials:
             _vectorize_partials(sch, rf)
+        row_loop = sch.get(row)
         for info in root_blocks_under(sch, blocks):
-            if info.is_spatial() and len(info.loops) > rows and contiguous_inner(info):
+            # (the anchor's own row loops are fused into one: its inner loop is the next)
+            if info.is_spatial() and sch.get(info.loops[-1]) is not row_loop and contiguous_inner(info):
                 inner = sch.get(info.loops[-1])
                 lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
                 extent = const_int(inner.extent)

@@ -22,6 +22,22 @@ def _reshape_to_output(bb, call):
     return emit_te(bb, call, lambda x: topi.reshape(x, shape), call.args[0])
 
 
+def _squeeze(bb, call):
+    """topi.squeeze reads the input at the output's indices; a reshape would flatten and
+    unflatten them (a div/mod per element when a dimension is symbolic)."""
+    shape = out_shape(call)
+    axis = call.attrs.axis
+
+    def f(x):
+        try:
+            y = topi.squeeze(x, None if axis is None else list(axis))
+        except ValueError:
+            return topi.reshape(x, shape)
+        return y if len(y.shape) == len(shape) else topi.reshape(x, shape)
+
+    return emit_te(bb, call, f, call.args[0])
+
+
 def _concat(bb, call):
     axis = call.attrs.axis
 
@@ -103,7 +119,7 @@ TABLE: dict[str, Legalizer] = {
     "relax.reshape": _reshape_to_output,
     "relax.flatten": _reshape_to_output,
     "relax.expand_dims": _reshape_to_output,
-    "relax.squeeze": _reshape_to_output,
+    "relax.squeeze": _squeeze,
     "relax.concat": _concat,
     "relax.split": _split,
     "relax.strided_slice": _strided_slice,
