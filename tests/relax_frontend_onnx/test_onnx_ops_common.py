@@ -308,3 +308,15 @@ def test_bitshift_out_of_range_amounts_follow_numpy(direction, dtype):
         fill = np.zeros_like(x) if direction == "LEFT" or dtype == "uint16" else np.right_shift(x, width - 1)
         expected = np.where(outside, fill, fn(x, np.where(outside, 0, s).astype(dtype)))
     np.testing.assert_array_equal(y, expected)
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_space_to_depth_modes(mode):
+    from onnx.reference import ReferenceEvaluator
+
+    node = helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2, mode=mode)
+    model = make_model(node, [("x", TP.FLOAT, [1, 2, 4, 6])], [("y", TP.FLOAT, [1, 8, 2, 3])], opset=28)
+    model.ir_version = 14
+    x = np.arange(48, dtype="float32").reshape(1, 2, 4, 6)
+    (y,) = run_ember(model, {"x": x})
+    np.testing.assert_array_equal(y, ReferenceEvaluator(model).run(None, {"x": x})[0])

@@ -244,8 +244,12 @@ def space_to_depth(ctx, node, inputs, attrs):
     x = inputs[0]
     b = attrs["blocksize"]
     n, c, h, w = shape_of(x)
+    mode = attrs.get("mode", "DCR")
+    if mode not in ("DCR", "CRD"):
+        raise ctx.error(f"SpaceToDepth: mode must be 'DCR' or 'CRD', got {mode!r}")
     t = ctx.emit(R.reshape(x, [n, c, h // b, b, w // b, b]))
-    t = ctx.emit(R.permute_dims(t, [0, 3, 5, 1, 2, 4]))
+    # DCR: the block offset is the outer part of the new channel; CRD: the inner part
+    t = ctx.emit(R.permute_dims(t, [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]))
     return R.reshape(t, [n, c * b * b, h // b, w // b])
 
 
