@@ -134,9 +134,16 @@ class Conv2DPacked(ScheduleRule):
 
     @staticmethod
     def _write_back(sch: Schedule, acc, vec: int) -> None:
-        """The tile's write-back: channels split into vectors, each pixel's channel vector
-        read whole from the tile (stored with the output's channel stride)."""
+        """The tile's write-back (and epilogue).  When the pixel tile is one register wide,
+        vectorised along the row: contiguous stores and residual loads, the tile transposed
+        in registers.  Otherwise channels split into vectors, each pixel's channel vector read
+        whole from the tile and stored with the output's channel stride."""
         loops = [lp for lp in sch.get_loops(acc)[2:] if const_int(sch.get(lp).extent) != 1]
+        xr = const_int(sch.get(loops[1]).extent) if len(loops) > 1 else 1
+        if xr in (4, 8, 16):  # a whole register of pixels: contiguous stores, residual loads
+            sch.unroll(loops[0])
+            sch.vectorize(loops[1])
+            return
         w_0, w_1 = sch.split(loops[0], factors=[None, vec])
         if len(loops) > 1:
             sch.reorder(w_0, loops[1], w_1)
