@@ -63,6 +63,11 @@ def infos_from_json(text: str) -> dict[str, FunctionInfo]:
 def load_library(path: str) -> Module:
     """Load a kernel library written by ``export_library`` as a runtime Module."""
     lib = ctypes.CDLL(os.path.abspath(path))
+    from .cuda_driver.export import load_cuda_module  # a library of CUDA kernels (PTX inside)
+
+    cuda = load_cuda_module(lib, path)
+    if cuda is not None:
+        return cuda
     try:
         meta = ctypes.c_char.in_dll(lib, METADATA_SYMBOL)
     except ValueError:

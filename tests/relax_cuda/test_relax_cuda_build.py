@@ -7,45 +7,13 @@ import numpy as np
 import pytest
 
 import ember
-from ember import dlight, relax, tir
+from ember import dlight, relax
 from ember.dlight import gpu
 from ember.relax.backend.gpu_kernels import UnscheduledKernelError
-from ember.runtime.cuda_driver import CudaUnavailableError, nvrtc_available
+from ember.runtime.cuda_driver import CudaUnavailableError
 from ember.target import Target
 
-needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="NVRTC is not installed (pip install 'ember[cuda]')")
-_no_gpu = not ember.cuda().exist
-
-
-def needs_gpu(test):
-    return pytest.mark.gpu(pytest.mark.skipif(_no_gpu, reason="no CUDA GPU on this machine")(test))
-
-
-def mlp_module(batch="n", dtype="float32"):
-    """x @ w1 + b1 → relu → @ w2 (high-level ops; the batch symbolic when a str)."""
-    n = tir.Var(batch, "int64") if isinstance(batch, str) else batch
-    bb = relax.BlockBuilder()
-    x = relax.Var("x", relax.TensorStructInfo((n, 64), dtype))
-    w1 = relax.Var("w1", relax.TensorStructInfo((64, 128), dtype))
-    b1 = relax.Var("b1", relax.TensorStructInfo((128,), dtype))
-    w2 = relax.Var("w2", relax.TensorStructInfo((128, 32), dtype))
-    with bb.function("main", [x, w1, b1, w2]):
-        with bb.dataflow():
-            h = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.matmul(x, w1), b1)))
-            out = bb.emit_output(bb.emit(relax.op.matmul(h, w2)))
-        bb.emit_func_output(out)
-    return bb.get()
-
-
-def mlp_inputs(batch=24, dtype="float32"):
-    rng = np.random.default_rng(0)
-    shapes = [(batch, 64), (64, 128), (128,), (128, 32)]
-    return [(rng.standard_normal(s) * 0.5).astype(dtype) for s in shapes]
-
-
-def mlp_reference(x, w1, b1, w2):
-    f = [a.astype("float64") for a in (x, w1, b1, w2)]
-    return np.maximum(f[0] @ f[1] + f[2], 0) @ f[3]
+from relax_cuda_models import mlp_inputs, mlp_module, mlp_reference, needs_gpu, needs_nvrtc, no_gpu
 
 
 def scheduled_mlp(target="cuda -arch=sm_80"):
@@ -93,7 +61,7 @@ def test_unscheduled_kernels_say_to_apply_dlight_gpu():
         relax.build(mod, "cuda", default_schedule=False)
 
 
-@pytest.mark.skipif(not _no_gpu, reason="checks the error raised without a GPU")
+@pytest.mark.skipif(not no_gpu, reason="checks the error raised without a GPU")
 def test_vm_on_cuda_without_a_gpu_raises_clearly(auto_exe):
     with pytest.raises(CudaUnavailableError, match=r"VirtualMachine on cuda\(0\): no usable GPU"):
         relax.VirtualMachine(auto_exe, ember.cuda())

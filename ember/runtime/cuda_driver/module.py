@@ -23,7 +23,7 @@ from ..ndarray import NDArray, from_dlpack
 from ..profiling import ProfileResult
 from . import driver as _driver
 from .bindings import check, driver
-from .nvrtc import compile_to_cubin, compile_to_ptx, supported_archs
+from .nvrtc import compile_to_cubin, compile_to_ptx, nvrtc_available, supported_archs
 
 __all__ = ["KernelSpec", "CUDAModule", "CUDAHostModule", "HostFunction"]
 
@@ -52,9 +52,10 @@ class CUDAModule(Module):
     """CUDA C kernels; ``get_source()`` / ``get_source("ptx")``; ``launch(...)`` runs one."""
 
     def __init__(self, source: str, kernels: dict[str, KernelSpec], arch: str = "sm_80",
-                 options: tuple[str, ...] = ()):
+                 options: tuple[str, ...] = (), ptx: str | None = None):
         super().__init__({}, type_key="cuda")
         self.source = source
+        self.ptx = ptx  # PTX for ``arch`` when known (a loaded library): used without NVRTC
         self.kernels = dict(kernels)
         self.arch = arch
         self.options = tuple(options)
@@ -65,7 +66,7 @@ class CUDAModule(Module):
         if fmt in ("", "cuda", "cu"):
             return self.source
         if fmt == "ptx":
-            return compile_to_ptx(self.source, self.arch, self.options)
+            return self.ptx if self.ptx is not None else compile_to_ptx(self.source, self.arch, self.options)
         raise ValueError(f"get_source(fmt={fmt!r}): a CUDA module has 'cuda' and 'ptx'")
 
     @property
@@ -85,7 +86,9 @@ class CUDAModule(Module):
             major, minor = _driver.compute_capability(device_id)
             real = major * 10 + minor
             drv = driver()
-            if real in supported_archs():
+            if self.ptx is not None and not nvrtc_available():  # a loaded library, no NVRTC: JIT its PTX
+                image = self.ptx.encode() + b"\0"
+            elif real in supported_archs():
                 image = compile_to_cubin(self.source, f"sm_{real}", self.options)
             else:  # a GPU newer than this NVRTC: PTX for the newest arch it knows, JIT-compiled by the driver
                 best = max(a for a in supported_archs() if a <= real)
@@ -185,6 +188,7 @@ class CUDAHostModule(Module):
         functions = {name: HostFunction(info, namespace[entry_points[name]]) for name, info in infos.items()}
         super().__init__(functions, type_key="cuda_host", imports=[device_module])
         self.host_source = host_source
+        self.entry_points = dict(entry_points)
         self.infos = infos
         self.device_module = device_module
 
@@ -197,6 +201,13 @@ class CUDAHostModule(Module):
     @property
     def source_formats(self) -> list[str]:
         return ["host", "cuda", "ptx"]
+
+    def export_library(self, file_name: str, fcompile=None, cc: str | None = None, options=(), **kwargs) -> None:
+        """Write a shared library (``.so``; ``.o`` / ``.tar`` too) holding the launchers, the
+        CUDA C and its PTX; ``ember.runtime.load_module(path)`` loads it back."""
+        from .export import export_cuda_library
+
+        export_cuda_library(self, file_name, cc=cc, options=tuple(options))
 
     def time_evaluator(self, func_name: str, dev: Device, number: int = 10, repeat: int = 1,
                        min_repeat_ms: float = 0, f_preproc: str = "", cooldown_interval_ms: float = 0,

@@ -96,7 +96,10 @@ def export_executable(exe: Executable, path: str, cc: str | None = None,
     with tempfile.TemporaryDirectory() as tmp:
         objects = [_program_object(program, tmp, cc)]
         entry = aot_c.AotResult(None, "disabled (native_entry=False)")
-        if native_entry:
+        device = (exe.metadata or {}).get("kernel_device", "cpu")
+        if native_entry and device != "cpu":
+            entry = aot_c.AotResult(None, f"the kernels run on {device}: no native C entry point")
+        elif native_entry:
             entry_obj, entry = _entry_object(exe, program, tmp, cc)
             objects += [entry_obj] if entry_obj else []
         if fmt == "tar":
