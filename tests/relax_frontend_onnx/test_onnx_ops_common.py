@@ -320,3 +320,20 @@ def test_space_to_depth_modes(mode):
     x = np.arange(48, dtype="float32").reshape(1, 2, 4, 6)
     (y,) = run_ember(model, {"x": x})
     np.testing.assert_array_equal(y, ReferenceEvaluator(model).run(None, {"x": x})[0])
+
+
+@pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2]}, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                                               "strides": [2, 2]},
+                                   {"kernel_shape": [2, 3], "storage_order": 1, "dilations": [2, 1]}])
+def test_maxpool_indices_match_onnxruntime(attrs):
+    # ONNX's reference evaluator miscounts rows of non-square windows' indices; ORT is the oracle
+    from onnx_helpers import run_ort
+
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)
+    model = make_model(node, [("x", TP.FLOAT, [2, 3, 6, 7])], [("y", TP.FLOAT, None), ("i", TP.INT64, None)],
+                       opset=12)
+    x = np.random.RandomState(2).standard_normal((2, 3, 6, 7)).astype("float32")
+    y, i = run_ember(model, {"x": x})
+    ref_y, ref_i = run_ort(model, {"x": x})
+    np.testing.assert_array_equal(y, ref_y)
+    np.testing.assert_array_equal(i, ref_i)

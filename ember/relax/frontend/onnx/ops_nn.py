@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import op as R
+from ...expr import const
 from .common import ndim_of, shape_of
 from .ops_elementwise import scalar
 from .registry import converter
@@ -178,11 +179,51 @@ def _pool_args(ctx, x, attrs, allow_ceil_fix=True):
 @converter("MaxPool", since=1)
 def max_pool(ctx, node, inputs, attrs):
     x = inputs[0]
-    if len(node.output) > 1 and node.output[1]:
-        raise ctx.error("MaxPool's Indices output is not supported")
     kernel, strides, dilations, pads, ceil = _pool_args(ctx, x, attrs)
     k = len(kernel)
+    if len(node.output) > 1 and node.output[1]:
+        return _max_pool_with_indices(ctx, x, kernel, strides, dilations, pads, ceil,
+                                      int(attrs.get("storage_order", 0)))
     return _MAX_POOL[k](x, kernel, strides, pads, dilations, ceil_mode=ceil)
+
+
+def _max_pool_with_indices(ctx, x, kernel, strides, dilations, pads, ceil, storage_order: int):
+    """MaxPool's values and Indices (flat positions in ``x``, row-major, or column-major
+    over the spatial dims with ``storage_order=1``): the window elements are stacked on a
+    new leading axis (one strided slice of the padded input per kernel offset) and its
+    argmax picks the first maximum and its precomputed position."""
+    dims = shape_of(x)
+    k = len(kernel)
+    if ceil or dims is None or not all(isinstance(d, int) for d in dims):
+        raise ctx.error("MaxPool's Indices output needs static input dims")
+    n, c, spatial = dims[0], dims[1], dims[2:]
+    eff = [(kernel[i] - 1) * dilations[i] + 1 for i in range(k)]
+    outs = [(spatial[i] + pads[i] + pads[i + k] - eff[i]) // strides[i] + 1 for i in range(k)]
+    dtype = str(x.struct_info.dtype)
+    low = -np.inf if dtype.startswith(("float", "bfloat")) else float(np.iinfo(np.dtype(dtype)).min)
+    width = [0, 0, 0, 0] + [w for i in range(k) for w in (pads[i], pads[i + k])]
+    xp = ctx.emit(R.nn.pad(x, width, pad_value=low))  # padding never wins the max
+    axes = list(range(2, 2 + k))
+    if storage_order:
+        scale = [int(np.prod(spatial[:i])) for i in range(k)]
+    else:
+        scale = [int(np.prod(spatial[i + 1:])) for i in range(k)]
+    windows, positions = [], []
+    grids = np.meshgrid(*[np.arange(o) for o in outs], indexing="ij")
+    for offset in np.ndindex(*kernel):
+        begin = [offset[i] * dilations[i] for i in range(k)]
+        end = [begin[i] + (outs[i] - 1) * strides[i] + 1 for i in range(k)]
+        win = ctx.emit(R.strided_slice(xp, axes, begin, end, strides))
+        windows.append(ctx.emit(R.expand_dims(win, 0)))
+        pos = sum((grids[i] * strides[i] + begin[i] - pads[i]) * scale[i] for i in range(k))
+        positions.append(pos)
+    stacked = ctx.emit(R.concat(windows, 0))  # [K, N, C, *outs]
+    best = ctx.emit(R.argmax(stacked, 0, keepdims=True))
+    values = ctx.emit(R.max(stacked, 0))
+    base = (np.arange(n * c, dtype="int64") * int(np.prod(spatial))).reshape(1, n, c, *([1] * k))
+    table = np.stack(positions).astype("int64").reshape(len(positions), 1, 1, *outs) + base
+    index = ctx.emit(R.gather_elements(const(table), ctx.emit(R.astype(best, "int64")), 0))
+    return [values, ctx.emit(R.squeeze(index, [0]))]
 
 
 @converter("AveragePool", since=1)
