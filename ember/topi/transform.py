@@ -75,7 +75,18 @@ def reshape(a, newshape) -> te.Tensor:
         )
     if not a.shape:
         return compute_ax(shape, lambda *i: a(), "T_reshape", tag="injective")
-    return compute_ax(shape, lambda *i: a(*_unravel(_ravel(i, shape), a.shape)), "T_reshape", tag="injective")
+    # leading dimensions kept as they are, when symbolic, are indexed directly: flattening
+    # them would leave a div/mod by a symbolic extent per element ((b*s + i) // s)
+    from ember.ir import structural_equal
+
+    keep = 0
+    while (keep < min(len(shape), len(a.shape)) - 1
+           and structural_equal(shape[keep], a.shape[keep], map_free_vars=False)):
+        keep += 1
+    if not any(not isinstance(d, IntImm) for d in shape[:keep]):
+        keep = 0
+    return compute_ax(shape, lambda *i: a(*i[:keep], *_unravel(_ravel(i[keep:], shape[keep:]), a.shape[keep:])),
+                      "T_reshape", tag="injective")
 
 
 def expand_dims(a, axis: int, num_newaxis: int = 1) -> te.Tensor:
