@@ -116,3 +116,26 @@ def test_deform_conv_with_bias_and_mask():
     feeds = {k: v.astype("float32") for k, v in feeds.items()}
     np.testing.assert_allclose(run_ember(model, feeds)[0], ReferenceEvaluator(model).run(None, feeds)[0],
                                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("runtime_shape", [False, True])
+def test_maxunpool_with_larger_output_shape(runtime_shape):
+    from onnx import TensorProto as TP
+    from onnx import numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    node = helper.make_node("MaxUnpool", ["x", "i", "shape"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
+    x = np.array([[[[5, 6], [7, 8]]]], "float32")
+    i = np.array([[[[5, 7], [13, 15]]]], "int64")
+    shape = np.array([1, 1, 5, 5], "int64")
+    inputs = [("x", TP.FLOAT, [1, 1, 2, 2]), ("i", TP.INT64, [1, 1, 2, 2])]
+    feeds = {"x": x, "i": i}
+    if runtime_shape:
+        inputs.append(("shape", TP.INT64, [4]))
+        feeds["shape"] = shape
+        inits = []
+    else:
+        inits = [numpy_helper.from_array(shape, "shape")]
+    model = make_model(node, inputs, [("y", TP.FLOAT, [1, 1, 5, 5])], initializers=inits, opset=11)
+    (y,) = run_ember(model, feeds)
+    np.testing.assert_array_equal(y, ReferenceEvaluator(model).run(None, feeds)[0])

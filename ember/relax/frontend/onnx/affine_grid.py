@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember import tir
 from ember.relax import op as R
 
 from ...expr import const
-from ...struct_info import ShapeStructInfo
 from .common import dtype_of, int_list, static_shape
 from .registry import converter
+from .shape_values import expect_values
 
 
 def _axis_points(n: int, align_corners: bool) -> np.ndarray:
@@ -34,16 +33,6 @@ def base_grid(spatial: list[int], align_corners: bool) -> np.ndarray:
     mesh = np.meshgrid(*axes, indexing="ij")
     coords = [m.reshape(-1) for m in reversed(mesh)]  # x varies along the last axis
     return np.stack(coords + [np.ones_like(coords[0])], axis=1)
-
-
-def _check_size(ctx, size, expected: list[int]) -> None:
-    """Bind the run-time ``size`` to ``expected`` (None: any value): the VM checks it."""
-    if dtype_of(size) != "int64":
-        size = ctx.emit(R.astype(size, "int64"))
-    shape = ctx.emit(R.call_pure_packed("vm.builtin.tensor_to_shape", size,
-                                        sinfo_args=ShapeStructInfo(ndim=len(expected))))
-    dims = [tir.Var(f"affine_size_{i}", "int64") if d is None else d for i, d in enumerate(expected)]
-    ctx.bb.match_cast(shape, ShapeStructInfo(dims))
 
 
 @converter("AffineGrid", since=20)
@@ -65,7 +54,7 @@ def affine_grid(ctx, node, inputs, attrs):
             raise ctx.error("AffineGrid: size is a run-time input, so the output's shape must be declared "
                             "in the model (static) to build the grid")
         spatial = declared[1:-1]
-        _check_size(ctx, size, [declared[0], None] + spatial)
+        expect_values(ctx, size, [declared[0], None] + spatial, "affine_size")
     dtype = dtype_of(theta) or "float32"
     base = const(base_grid(spatial, bool(attrs.get("align_corners", 0))).astype(dtype))
     theta_t = ctx.emit(R.permute_dims(theta, [0, 2, 1]))  # [N, r + 1, r]

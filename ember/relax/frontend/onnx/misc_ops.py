@@ -146,6 +146,23 @@ def det(ctx, node, inputs, attrs):
 
 
 
+def _reindex(ctx, flat, default: list[int], out: list[int]):
+    """MaxPool's flat indices (positions in the unpadded input, ``default``'s shape) moved
+    to the same spatial coordinates in the larger ``out``."""
+    def c(v):
+        return const(np.array(v, "int64"))
+
+    per_default = int(np.prod(default[2:]))
+    plane = ctx.emit(R.floor_divide(flat, c(per_default)))
+    rest = ctx.emit(R.floor_mod(flat, c(per_default)))
+    moved = ctx.emit(R.multiply(plane, c(int(np.prod(out[2:])))))
+    for i in range(2, len(default)):
+        inner = int(np.prod(default[i + 1:]))
+        coord = ctx.emit(R.floor_mod(R.floor_divide(rest, c(inner)), c(default[i])))
+        moved = ctx.emit(R.add(moved, R.multiply(coord, c(int(np.prod(out[i + 1:]))))))
+    return moved
+
+
 @converter("MaxUnpool", since=9)
 def max_unpool(ctx, node, inputs, attrs):
     x, indices = inputs[0], inputs[1]
@@ -157,17 +174,28 @@ def max_unpool(ctx, node, inputs, attrs):
     r = len(kernel)
     strides = [int(v) for v in attrs.get("strides", [1] * r)]
     pads = [int(v) for v in attrs.get("pads", [0] * (2 * r))]
+    default = list(dims[:2]) + [(dims[2 + i] - 1) * strides[i] - pads[i] - pads[r + i] + kernel[i]
+                                for i in range(r)]
     if shape_in is not None:
         value = ctx.const_value(shape_in)
         if value is None:
-            raise ONNXImportError(f"MaxUnpool {node.name!r}: output_shape must be known at import")
-        out = [int(v) for v in np.asarray(value).reshape(-1)]
+            # a run-time output_shape: the model's declared output shape, checked at run time
+            out = ctx.declared_shape(node.output[0])
+            if out is None:
+                raise ONNXImportError(f"MaxUnpool {node.name!r}: output_shape is a run-time input and the "
+                                      "output's shape is not declared in the model")
+            from .shape_values import expect_values
+
+            expect_values(ctx, shape_in, out, "unpool_shape")
+        else:
+            out = [int(v) for v in np.asarray(value).reshape(-1)]
     else:
-        out = list(dims[:2]) + [(dims[2 + i] - 1) * strides[i] - pads[i] - pads[r + i] + kernel[i]
-                                for i in range(r)]
+        out = default
     total = int(np.prod(out))
     flat_x = ctx.emit(R.reshape(x, ShapeExpr([-1])))
     flat_i = ctx.emit(R.reshape(ctx.emit(R.astype(indices, "int64")), ShapeExpr([-1])))
+    if out != default:
+        flat_i = _reindex(ctx, flat_i, default, out)
     zeros = ctx.emit(R.zeros(ShapeExpr([total]), dtype_of(x)))
     scattered = ctx.emit(R.scatter_elements(zeros, flat_i, flat_x, axis=0))
     return ctx.emit(R.reshape(scattered, ShapeExpr(out)))

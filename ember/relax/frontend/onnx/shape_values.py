@@ -89,3 +89,15 @@ def runtime_shape(ctx, tensor, hint: str = "d") -> list:
     names = [tir.Var(f"{hint}{n}_{i}", "int64") for i in range(k)]
     ctx.bb.match_cast(shape, ShapeStructInfo(names))
     return names
+
+
+def expect_values(ctx, tensor, expected: list, hint: str = "v") -> None:
+    """Check at run time that 1-D int ``tensor`` holds ``expected`` (ints; ``None``: any
+    value): its values become a shape that is ``match_cast`` to those dims."""
+    if str(tensor.struct_info.dtype) != "int64":
+        tensor = ctx.emit(R.astype(tensor, "int64"))
+    shape = ctx.emit(R.call_pure_packed("vm.builtin.tensor_to_shape", tensor,
+                                        sinfo_args=ShapeStructInfo(ndim=len(expected))))
+    n = next(_counter)
+    dims = [tir.Var(f"{hint}{n}_{i}", "int64") if d is None else d for i, d in enumerate(expected)]
+    ctx.bb.match_cast(shape, ShapeStructInfo(dims))
