@@ -159,3 +159,14 @@ def test_loop_without_trip_count_or_condition_is_refused():
     with pytest.raises(ONNXImportError, match="neither a trip count nor a condition"):
         from_onnx(model)
 
+
+
+def test_loop_scan_output_feeds_elementwise_ops():
+    """The stacked scan output has a symbolic leading dim, so later ops legalize."""
+    model = loop_model()
+    graph = model.graph
+    graph.node.append(helper.make_node("Cast", ["scans"], ["scans16"], to=TensorProto.FLOAT16))
+    graph.output.append(helper.make_tensor_value_info("scans16", TensorProto.FLOAT16, [None, 2, 3]))
+    x = np.arange(6, dtype="float32").reshape(2, 3) / 4
+    feeds = {"n": np.array(4, "int64"), "x": x, "limit": np.array(1e9, "float32")}
+    check_against_ort(model, feeds, rtol=1e-3, atol=1e-3)

@@ -268,7 +268,15 @@ def loop(ctx, node, inputs, attrs):
     args.append(_scalar(ctx, cond, "bool") if cond is not None else const(np.array(True)))
     result = ctx.emit(Call(gv, args + initial + plan.captured_outer))
     n = len(node.output)
-    return [ctx.emit(TupleGetItem(result, k)) for k in range(n)]
+    outs = [ctx.emit(TupleGetItem(result, k)) for k in range(n)]
+    # scan outputs: a run-time number of iterations stacked on the element shape
+    n_carried = len(plan.carried)
+    for j, sinfo in enumerate(produced["scans"]):
+        k = n_carried + j
+        if k < n:
+            dims = [tir.Var("loop_trips", "int64")] + _sinfo_dims(sinfo)
+            outs[k] = ctx.bb.match_cast(outs[k], TensorStructInfo(dims, sinfo.dtype))
+    return outs
 
 
 # -- Scan ---------------------------------------------------------------------------------
