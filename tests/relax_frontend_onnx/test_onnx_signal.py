@@ -97,3 +97,21 @@ def test_stft_run_time_frame_length_is_refused():
                        initializers=[helper.make_tensor("step", I64, [], [4])], opset=17)
     with pytest.raises(ONNXImportError, match="frame_length must be known at import"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+@pytest.mark.parametrize("args", [(8, 16, 8192, 0.0, 4096.0), (5, 30, 16000, 100.0, 7000.0)])
+def test_mel_weight_matrix_runtime_inputs(declared, args):
+    from onnx import TensorProto as TP
+    from onnx.reference import ReferenceEvaluator
+
+    bins, dft, rate, low, high = args
+    names = ["bins", "dft", "rate", "low", "high"]
+    types = [TP.INT32, TP.INT32, TP.INT32, TP.FLOAT, TP.FLOAT]
+    node = helper.make_node("MelWeightMatrix", names, ["y"])
+    out = [("y", TP.FLOAT, [dft // 2 + 1, bins] if declared else None)]
+    model = make_model(node, [(n, t, []) for n, t in zip(names, types, strict=True)], out, opset=17)
+    feeds = {n: np.array(v, "int32" if t == TP.INT32 else "float32") for n, v, t in zip(names, args, types,
+                                                                                      strict=True)}
+    (got,) = run_ember(model, feeds)
+    np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, feeds)[0], rtol=1e-6, atol=1e-7)

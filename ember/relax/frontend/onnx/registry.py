@@ -42,7 +42,7 @@ FAMILY_MODULES: list[str] = [
     "ops_tensor_create",
     "quantize", "sorting", "indexing", "resize", "einsum", "detection", "random", "attention",
     "contrib_microsoft",
-    "control_flow", "sequence", "recurrent", "misc_ops", "signal", "grid_sample", "training", "affine_grid", "tfidf", "ml_ops", "image_ops",
+    "control_flow", "sequence", "recurrent", "misc_ops", "signal", "grid_sample", "training", "affine_grid", "tfidf", "ml_ops", "image_ops", "mel",
 ]
 
 _loaded = False
