@@ -29,6 +29,10 @@ class StructuralMismatch(ValueError):
         self.path = path
 
 
+def _plain_keys(d: dict) -> bool:
+    return all(isinstance(k, str | int) for k in d)
+
+
 def _ignored(cls) -> tuple:
     return getattr(cls, "_ignore_fields", ())
 
@@ -66,6 +70,14 @@ class _Comparer:
         if isinstance(lhs, dict):
             if not isinstance(rhs, dict) or len(lhs) != len(rhs):
                 return self.fail(lhs, rhs)
+            if _plain_keys(lhs) and _plain_keys(rhs):  # attributes: keyed by name, order-free (as TVM)
+                for k, v1 in lhs.items():
+                    self.path.append(f"[{k!s}]")
+                    ok = (k in rhs or self.fail(lhs, rhs)) and self.eq(v1, rhs[k])
+                    self.path.pop()
+                    if not ok:
+                        return False
+                return True
             for (k1, v1), (k2, v2) in zip(lhs.items(), rhs.items()):
                 self.path.append(f"[{k1!s}]")
                 ok = self.eq(k1, k2) and self.eq(v1, v2)
@@ -189,7 +201,8 @@ class _Hasher:
         if isinstance(x, tuple | list):
             return hash(("seq",) + tuple(self.hash(e) for e in x))
         if isinstance(x, dict):
-            return hash(("map",) + tuple((self.hash(k), self.hash(v)) for k, v in x.items()))
+            items = sorted(x.items(), key=lambda kv: str(kv[0])) if _plain_keys(x) else x.items()
+            return hash(("map",) + tuple((self.hash(k), self.hash(v)) for k, v in items))
         if isinstance(x, DataType):
             return hash(str(x))
         try:

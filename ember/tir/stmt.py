@@ -149,8 +149,11 @@ class While(Stmt):
 class Block(Stmt):
     """A unit of computation with iterators, buffer regions read/written and a body.
 
-    ``init`` (if any) runs once before the first reduction iteration.
+    ``init`` (if any) runs once before the first reduction iteration.  As in TVM, the
+    name is not part of structural equality (a renamed block is the same computation).
     """
+
+    _ignore_fields = ("name_hint",)
 
     iter_vars: tuple
     reads: tuple

@@ -17,3 +17,16 @@ def test_structural_hash_accepts_map_free_vars():
     x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
     assert structural_equal(x + 1, y + 1, map_free_vars=True)
     assert structural_hash(x + 1, map_free_vars=True) == structural_hash(y + 1, True)
+
+
+def test_attribute_dicts_compare_by_key():
+    a, b = {"x": 1, "y": 2}, {"y": 2, "x": 1}
+    assert structural_equal(a, b) and structural_hash(a) == structural_hash(b)
+    assert not structural_equal({"x": 1}, {"z": 1})
+
+
+def test_block_names_are_not_structure():
+    b1 = tir.Block([], [], [], "a", tir.Evaluate(0))
+    b2 = tir.Block([], [], [], "b", tir.Evaluate(0))
+    assert structural_equal(b1, b2) and structural_hash(b1) == structural_hash(b2)
+    assert not structural_equal(b1, tir.Block([], [], [], "a", tir.Evaluate(1)))

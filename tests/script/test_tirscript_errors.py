@@ -28,11 +28,11 @@ def test_error_in_decorated_function_points_into_this_file():
     with pytest.raises(ParserError, match=r"test_tirscript_errors\.py:\d+:\d+") as info:
         @T.prim_func
         def bad(A: T.Buffer((4,), "float32")):
-            for i in T.grid(4, 4):
+            for i, j, k in T.grid(4, 4):
                 A[i] = T.float32(0)
 
-    assert "the loop makes 2 variables but 1 names are given" in str(info.value)
-    assert "for i in T.grid(4, 4):" in str(info.value)
+    assert "the loop makes 2 variables but 3 names are given" in str(info.value)
+    assert "for i, j, k in T.grid(4, 4):" in str(info.value)
 
 
 def test_remap_kinds_must_be_s_or_r():

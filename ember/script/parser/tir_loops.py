@@ -78,6 +78,10 @@ def parse_for(p: TIRParser, node: ast.For):
             if not (dtype.is_int or dtype.is_uint) or dtype.lanes != 1:
                 raise p.error(node.iter, f"a loop {key} must be an integer, got {spec[key]} of dtype {dtype}")
     names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+    group = None
+    if len(names) == 1 and len(specs) > 1 and isinstance(names[0], ast.Name):
+        group = names[0].id  # `for idx in T.grid(4, 4):` binds idx to the list of loop vars
+        names = [ast.Name(id=f"{group}_{k}", ctx=ast.Store()) for k in range(len(specs))]
     if len(names) != len(specs):
         raise p.error(node.target, f"the loop makes {len(specs)} variables but {len(names)} "
                                    "names are given")
@@ -88,6 +92,8 @@ def parse_for(p: TIRParser, node: ast.For):
         p.scope.define(name, var)
         p.loops[id(var)] = (var, spec["min"], spec["extent"])
         loop_vars.append(var)
+    if group is not None:
+        p.scope.define(group, list(loop_vars))
     try:
         body = p.parse_body(node.body)
     finally:

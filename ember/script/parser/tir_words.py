@@ -368,8 +368,10 @@ def _init(p: TIRParser, node: ast.With, item, func):
 def _let_with(p: TIRParser, node, item, func):
     args = p.bind(item.context_expr, func)
     value = as_expr(args["value"])
-    name = _as_name(p, node, item, "T.LetStmt")
     given = args["var"]
+    if item.optional_vars is None and isinstance(given, Var):  # `with T.LetStmt(v, var=x):`
+        return LetStmt(given, value, p.parse_body(node.body))
+    name = _as_name(p, node, item, "T.LetStmt")
     var = Var(name, given.dtype, given.type_annotation) if isinstance(given, Var) else Var(name, value.dtype)
     p.scope.define(name, var)
     return LetStmt(var, value, p.parse_body(node.body))
@@ -391,6 +393,9 @@ def _decl_buffer_with(p: TIRParser, node, item, func):
 
 
 def _launch_thread_with(p: TIRParser, node, item, func):
+    if item.optional_vars is None:  # `with T.launch_thread(tx, 256):` with tx from T.env_thread
+        scoped = _launch_thread_stmt(p, item.context_expr, p.bind(item.context_expr, W.launch_thread))
+        return scoped.wrap(p.parse_body(node.body))
     iv, extent = _thread_iter(p, item.context_expr, _as_name(p, node, item, "T.launch_thread"))
     return AttrStmt(iv, "thread_extent", extent, p.parse_body(node.body))
 

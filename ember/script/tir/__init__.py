@@ -42,7 +42,7 @@ def _dtype_forward(fn):
 
 
 for _name in ("call_extern", "call_pure_extern", "call_intrin", "reinterpret", "call_llvm_intrin",
-              "call_llvm_pure_intrin"):
+              "call_llvm_pure_intrin", "tvm_struct_get"):
     if _name in globals():
         globals()[_name] = _dtype_forward(globals()[_name])
 globals().update(NODE_BUILDERS)
@@ -53,7 +53,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume",
 ]
 
 
@@ -63,6 +63,17 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
 
     frame = inspect.currentframe().f_back
     return _parse(func, private=private, check_well_formed=check_well_formed, frame=frame, **unknown)
+
+
+ramp = Ramp  # TVMScript's lower-case spellings
+broadcast = Broadcast
+
+
+def assume(cond):
+    """``T.assume(cond)``: tells the simplifier ``cond`` holds (an intrinsic call to evaluate)."""
+    from ember.ir import as_expr
+
+    return call_intrin("bool", "tir.assume", as_expr(cond))
 
 
 def target(target, host=None):
