@@ -337,3 +337,16 @@ def test_maxpool_indices_match_onnxruntime(attrs):
     ref_y, ref_i = run_ort(model, {"x": x})
     np.testing.assert_array_equal(y, ref_y)
     np.testing.assert_array_equal(i, ref_i)
+
+
+@pytest.mark.parametrize("attrs,group", [({}, 1), ({"strides": [2, 1, 2], "pads": [1, 0, 0, 0, 1, 1],
+                                                   "output_padding": [1, 0, 0]}, 1),
+                                         ({"dilations": [1, 2, 1], "strides": [1, 2, 1]}, 2)])
+def test_conv_transpose_3d(attrs, group):
+    rng = np.random.RandomState(3)
+    x = rng.standard_normal((1, 2, 3, 4, 3)).astype("float32")
+    w = rng.standard_normal((2, 3, 2, 2, 3)).astype("float32")
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], group=group, **attrs)
+    model = make_model(node, [("x", TP.FLOAT, list(x.shape)), ("w", TP.FLOAT, list(w.shape))],
+                       [("y", TP.FLOAT, None)], opset=17)
+    check_against_ort(model, {"x": x, "w": w}, rtol=1e-4, atol=1e-5)

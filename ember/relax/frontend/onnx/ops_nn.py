@@ -77,8 +77,8 @@ def conv_transpose(ctx, node, inputs, attrs):
     bias = inputs[2] if len(inputs) > 2 else None
     kernel = list(attrs.get("kernel_shape") or shape_of(w)[2:])
     k = len(kernel)
-    if k not in (1, 2):
-        raise ctx.error(f"ConvTranspose with {k} spatial dims is not supported (1-D and 2-D are)")
+    if k not in (1, 2, 3):
+        raise ctx.error(f"ConvTranspose with {k} spatial dims is not supported (1-D to 3-D are)")
     strides = list(attrs.get("strides", [1] * k))
     dilations = list(attrs.get("dilations", [1] * k))
     out_pad = list(attrs.get("output_padding", [0] * k))
@@ -115,7 +115,9 @@ def conv_transpose(ctx, node, inputs, attrs):
         w = ctx.emit(R.expand_dims(w, 2))
         strides, dilations, out_pad = [1] + strides, [1] + dilations, [0] + out_pad
         pads = [0, pads[0], 0, pads[1]]
-    if group == 1:
+    if k == 3:
+        out = _conv_transpose_as_conv(ctx, x, w, kernel, strides, pads, out_pad, group)
+    elif group == 1:
         out = R.nn.conv2d_transpose(x, w, strides=strides, padding=pads, output_padding=out_pad,
                                     dilation=dilations)
     else:  # one transposed convolution per group, concatenated on channels
@@ -131,6 +133,34 @@ def conv_transpose(ctx, node, inputs, attrs):
     if k == 1:
         out = R.squeeze(ctx.emit(out), [2])
     return _bias(ctx, out, bias, k)
+
+
+def _conv_transpose_as_conv(ctx, x, w, kernel, strides, pads, out_pad, group: int):
+    """A transposed convolution (any rank, undilated kernel) as a plain one: zeros inserted
+    between input elements (``strides``), padded by ``kernel - 1 - pads`` (negative:
+    cropped; ``output_padding`` added at the end), convolved with the kernel flipped and
+    its in/out channels swapped per group."""
+    k = len(kernel)
+    if any(s != 1 for s in strides):
+        x = ctx.emit(ctx.bb.call_te(lambda t: _dilate(t, strides), x, primfunc_name_hint="dilate_input"))
+    before = [kernel[i] - 1 - pads[i] for i in range(k)]
+    after = [kernel[i] - 1 - pads[i + k] + out_pad[i] for i in range(k)]
+    if any(v > 0 for v in before + after):
+        width = [0, 0, 0, 0] + [p for i in range(k) for p in (max(before[i], 0), max(after[i], 0))]
+        x = ctx.emit(R.nn.pad(x, width))
+    if any(v < 0 for v in before + after):
+        dims = shape_of(x)[2:]
+        x = ctx.emit(R.strided_slice(x, list(range(2, 2 + k)), [max(-b, 0) for b in before],
+                                     [dims[i] - max(-after[i], 0) for i in range(k)]))
+    cin, cout_g = shape_of(w)[0], shape_of(w)[1]
+    # [Cin, Cout/g, *K] -> [Cout, Cin/g, *K], spatially flipped
+    wg = ctx.emit(R.reshape(w, [group, cin // group, cout_g] + list(kernel)))
+    wg = ctx.emit(R.permute_dims(wg, [0, 2, 1] + list(range(3, 3 + k))))
+    wt = ctx.emit(R.reshape(wg, [group * cout_g, cin // group] + list(kernel)))
+    for axis in range(2, 2 + k):
+        wt = ctx.emit(R.flip(wt, axis))
+    return _CONV[k](x, wt, strides=[1] * k, padding=[0] * (2 * k), dilation=[1] * k, groups=group,
+                    data_layout=_LAYOUT[k][0], kernel_layout=_LAYOUT[k][1])
 
 
 def _dilate(w, dilations):
