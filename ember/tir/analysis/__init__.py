@@ -1,10 +1,12 @@
 """ember.tir.analysis: read-only analyses of TensorIR (well-formedness, block access regions)."""
 
+from .allocated_memory import calculate_allocated_bytes
+from .buffer_access_lca import detect_buffer_access_lca
 from .verify_well_formed import WellFormedError, verify_well_formed
 from .verify_gpu_code import GPUConstraintError, verify_gpu_code
 from .verify_memory import UnboundGPULoopError, verify_memory
 
-__all__ = ["verify_well_formed", "WellFormedError", "verify_gpu_code", "GPUConstraintError", "verify_memory",
+__all__ = ["calculate_allocated_bytes", "detect_buffer_access_lca", "verify_well_formed", "WellFormedError", "verify_gpu_code", "GPUConstraintError", "verify_memory",
            "UnboundGPULoopError"]
 
 try:  # block_access.py is the TVMScript engineer's; tolerate trees without it
