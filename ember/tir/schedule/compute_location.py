@@ -150,6 +150,7 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
                 end_c = _arith.as_int(end)
                 if hi_c is None or end_c is None or hi_c >= end_c:
                     conds.append(value < (end if end.dtype == value.dtype else Cast(value.dtype, end)))
+    conds += _kept_predicate(realize, block, dims, values)
     pred = const(True)
     for c in conds:
         pred = c if isinstance(pred, IntImm) else And(pred, c)
@@ -157,6 +158,32 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
     for var, extent in reversed(loops):
         body = For(var, const(0, var.dtype), extent, ForKind.SERIAL, body)
     return body
+
+
+def _kept_predicate(realize: BlockRealize, block, dims: dict, values: list) -> list:
+    """Conjuncts of the block's old predicate that bound iterators the new nest runs over
+    their whole domain (a split reduction's ``k_0 * 16 + k_1 < n``, after ``rfactor``),
+    rewritten in the new loops; the region's bounds cover the other iterators."""
+    if isinstance(realize.predicate, IntImm):
+        return []
+    vmap, whole = {}, set()
+    for iv, old, new in zip(block.iter_vars, realize.iter_values, values):
+        if isinstance(old, Var):
+            vmap[old] = new
+            if dims.get(id(iv.var)) is None:
+                whole.add(old)
+    loop_vars = {v for value in realize.iter_values for v in collect(value, lambda n: isinstance(n, Var))}
+    kept = []
+    stack = [realize.predicate]
+    while stack:
+        c = stack.pop()
+        if isinstance(c, And):
+            stack += [c.a, c.b]
+            continue
+        used = set(collect(c, lambda n: isinstance(n, Var)))
+        if used & whole and all(v in vmap for v in used & loop_vars):
+            kept.append(substitute(c, vmap))
+    return kept
 
 
 def _insert(loop: For, nest, lo: int, hi: int, index: int, func, what: str) -> For:
