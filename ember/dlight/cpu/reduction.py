@@ -9,6 +9,8 @@ under them (``compute_at``, last producer first), so one row's reductions and it
 normalisation run back to back on one core while the row is in cache.  Spatial blocks
 then have their contiguous inner loop vectorised; reduction loops stay serial so the
 result is bit-exact (reassociating them would need ``-fast-math``).
+Rows of symbolic length are split into lane vectors with a tail predicate (kept by
+``compute_at``), so their reductions accumulate in vectors as well.
 """
 
 from __future__ import annotations
@@ -117,10 +119,10 @@ def _split_into_lanes(sch: Schedule, info: BlockInfo, target: Target):
         return None
     extent = const_int(sch.get(info.loops[-1]).extent)
     full = lanes_for(target, info.writes[0].buffer.dtype.bits)
-    if extent is None or extent < 2 * full:
+    if extent is not None and extent < 2 * full:
         return None
     lanes = dividing_lanes(extent, full)
-    if extent % lanes:  # a ragged rfactor is not kept exact by the vector guard yet
+    if extent is not None and extent % lanes:  # a ragged rfactor is not kept exact by the vector guard yet
         return None
     _, lane = sch.split(info.loops[-1], factors=[None, lanes])
     return sch.rfactor(lane, -1)
