@@ -48,6 +48,24 @@ def _is_method(func) -> bool:
     return len(parts) >= 2 and parts[-2] != "<locals>"
 
 
+def _in_ir_module_class(frame) -> bool:
+    """Whether ``frame`` runs the body of a class decorated with ``@I.ir_module`` (whose
+    parse reads the methods); a method of any other class is parsed at once, as in TVM."""
+    import linecache
+
+    if frame is None:
+        return True
+    code = frame.f_code
+    first = code.co_firstlineno
+    for lineno in range(first, max(first - 8, 0), -1):  # the decorators sit above `class`
+        line = linecache.getline(code.co_filename, lineno).strip()
+        if line.startswith("@") and "ir_module" in line:
+            return True
+        if lineno < first and not line.startswith("@"):
+            break
+    return not linecache.getline(code.co_filename, first)  # no source to read: keep deferring
+
+
 def prim_func(func=None, *, private: bool = False, check_well_formed: bool = True, frame=None, **unknown):
     """Parse ``func``'s source as a PrimFunc (``frame``: where the decorator was applied)."""
     from .tir_func import parse_prim_func
@@ -60,7 +78,7 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
         frame = inspect.currentframe().f_back
 
     def decorate(f):
-        if _is_method(f):
+        if _is_method(f) and _in_ir_module_class(frame):
             return DeferredFunction(f, {"private": private})
         source = Source.from_object(f)
         fdef = _first(source, ast.FunctionDef)
