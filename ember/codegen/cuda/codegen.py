@@ -6,7 +6,8 @@ ThreadSync); ``source()`` returns the translation unit: headers the kernels need
 Thread-bound loops become index variables (guarded when their extent is smaller than
 the launch extent), ``vthread`` loops become unrolled serial loops, ``shared``
 allocations ``__shared__`` arrays, ``shared.dyn`` slices of the dynamic shared
-memory, ``local`` allocations per-thread arrays.  ``warp``-scope buffers are kept in
+memory, ``local`` allocations per-thread arrays, ``wmma.*`` allocations tensor-core
+fragments (``wmma.py``).  ``warp``-scope buffers are kept in
 shared memory (one array per block), which is correct though not the fastest.
 """
 
@@ -21,6 +22,7 @@ from ember.tir import (
 
 from .expr import CudaExprPrinter, NameTable, vector_type
 from .split_host_device import LAUNCH_TAGS, GpuCodegenError, Kernel, thread_tag
+from .wmma import fragment_declaration, is_fragment_scope
 
 __all__ = ["CodeGenCUDA", "DYN_SHMEM", "shared_scope"]
 
@@ -74,6 +76,8 @@ class CodeGenCUDA:
             head.append("#include <cuda_fp16.h>")
         if "bf16" in self._uses:
             head.append("#include <cuda_bf16.h>")
+        if "wmma" in self._uses:
+            head.append("#include <mma.h>")
         if self.needs_helpers:
             head.append(_HELPERS.rstrip())
         return "\n".join(head) + "\n\n" + "\n\n".join(self._kernels) + "\n"
@@ -259,6 +263,11 @@ class _KernelPrinter:
         if scope == "global":
             raise GpuCodegenError(f"a global-scope allocation ({name!r}) inside a GPU kernel is not supported; "
                                   "allocate it outside the thread-bound loops, or use scope 'local' or 'shared'")
+        if is_fragment_scope(scope):  # tensor-core fragments (wmma.py)
+            self.p.uses.add("wmma")
+            self.emit(fragment_declaration(scope, t, name, count.value, s.buffer_var, s.body))
+            self.stmt(s.body)
+            return
         qualifier = "__shared__ " if shared_scope(scope) else ""
         self.emit(f"{qualifier}__align__(16) {t} {name}[{count.value}];")
         self.stmt(s.body)

@@ -20,6 +20,7 @@ from ember.ir import (
 from ember.tir import BufferLoad
 
 from .split_host_device import GpuCodegenError
+from .wmma import WMMA_CALLS, print_wmma_call
 
 __all__ = ["CudaExprPrinter", "c_type", "vector_type", "NameTable"]
 
@@ -330,4 +331,9 @@ class CudaExprPrinter:
             return f"(&{self.names(load.buffer.data)}[{self.scalar(load.indices[0])}])"
         if name == "tvm_access_ptr":
             return f"({self.names(e.args[1])} + {self.scalar(e.args[2])})"
+        if name == "type_annotation":  # tvm_access_ptr's dtype note: no value of its own
+            return "0"
+        if name in WMMA_CALLS:  # tensor cores (wmma.py)
+            self.uses.add("wmma")
+            return print_wmma_call(name, e, self.names, self.scalar)
         raise GpuCodegenError(f"the CUDA code generator has no spelling for intrinsic {getattr(op, 'name', op)!r}")

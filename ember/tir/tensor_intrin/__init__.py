@@ -2,10 +2,13 @@
 
 Importing the package registers them; ``TensorIntrin.get(name)`` looks one up.  The
 definitions live with the schedule primitive that uses them
-(``ember.tir.schedule.tensor_intrin``).  Vendor intrinsic sets for targets ember does
-not generate code for (CUDA tensor cores, ROCm, Hexagon, Arm) are not provided.
+(``ember.tir.schedule.tensor_intrin``); ``cuda`` holds the CUDA tensor-core (wmma)
+intrinsics.  Vendor intrinsic sets for targets ember does not generate code for (ROCm,
+Hexagon, Arm) are not provided.
 """
 
 from ember.tir.schedule.tensor_intrin import TensorIntrin
 
-__all__ = ["TensorIntrin"]
+from . import cuda
+
+__all__ = ["TensorIntrin", "cuda"]

@@ -42,6 +42,7 @@ from ..stmt import (
 )
 from ._common import logger, make_pass
 from .lower_opaque_block import DIM_ALIGN
+from .region_markers import marked_accesses, marker_kind
 from .simplify import make_analyzer
 
 __all__ = ["compact_buffer_allocation", "CompactBufferAllocation"]
@@ -199,6 +200,14 @@ def _accesses(stmt, key: int):
             self.visit(store.indices)
             self.visit(store.value)
 
+        def visit_Call(self, call):
+            if marker_kind(call) is None:
+                return self.generic_visit(call)
+            for is_write, load in marked_accesses(call):  # a tensor intrinsic's region (region_markers)
+                if id(load.buffer.data) == key:
+                    out.append((is_write, load.indices, list(self.loops), list(self.lets)))
+                self.visit(load.indices)
+
     V().visit(stmt)
     return out
 
@@ -251,7 +260,7 @@ def _may_enter_thread_loop(loop: For, info: _Alloc) -> bool:
     ann = info.data.type_annotation
     scope = ann.storage_scope if ann is not None else "global"
     tag = loop.thread_binding.thread_tag if loop.thread_binding is not None else ""
-    if scope.startswith("local") or scope == "warp":
+    if scope.startswith(("local", "wmma.")) or scope == "warp":  # wmma fragments: per warp (per thread)
         return True
     if scope.startswith("shared"):
         return tag.startswith(("blockIdx", "threadIdx", "vthread"))

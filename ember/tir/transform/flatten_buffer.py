@@ -22,6 +22,7 @@ from ..function import PrimFunc
 from ..functor import IRMutator
 from ..stmt import Allocate, AssertStmt, BufferStore, DeclBuffer
 from ._common import make_pass
+from .region_markers import marker_kind, resolve
 
 __all__ = ["flatten_buffer", "flat_buffer_of", "FlattenBuffer"]
 
@@ -128,6 +129,12 @@ class _Flattener(IRMutator):
             self._check_arity(store.buffer, indices)
             return replace(store, value=value, indices=indices)
         return BufferStore(self._flat(store.buffer), value, self._index(store.buffer, indices))
+
+    def visit_Call(self, call):
+        if marker_kind(call) is None:
+            return self.generic_visit(call)
+        lo = call.args[0]  # a tensor intrinsic's region marker: resolved against the final shape
+        return resolve(call, replace(lo, indices=self.visit(lo.indices)))
 
     def visit_Allocate(self, alloc: Allocate):
         body = self.visit(alloc.body)

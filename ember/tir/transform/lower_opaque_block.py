@@ -9,7 +9,7 @@ ran first.  Each opaque ``BlockRealize`` becomes, at the same position:
   buffer become accesses of the source buffer at ``region.min + index`` (leading
   source dimensions beyond the matched buffer's rank must have extent 1), and the
   matched buffer's data / shape / stride / offset variables are replaced by the
-  source's;
+  source's (for an on-chip source: by ``region_markers``, resolved after compaction);
 * the block's body.  Block annotations are dropped, except ``buffer_dim_align``
   (from ``storage_align``), which moves to the buffer's ``Allocate`` as
   ``{"buffer_dim_align": ((axis, factor, offset), …)}`` for CompactBufferAllocation
@@ -26,6 +26,7 @@ from ..function import PrimFunc
 from ..functor import IRMutator, post_order_visit, substitute
 from ..stmt import Allocate, Block, BlockRealize, BufferStore, DeclBuffer, IfThenElse
 from ._common import make_pass
+from .region_markers import make_symbols, uses_markers
 
 __all__ = ["lower_opaque_block", "LowerOpaqueBlock", "DIM_ALIGN"]
 
@@ -51,7 +52,7 @@ class _Lowerer(IRMutator):
             )
         body = block.body
         for match in block.match_buffers:
-            body = _inline_match_buffer(body, match)
+            body = _inline_match_buffer(body, match, _region_mask(block, match.source.buffer))
         body = self.visit(body)
         for buf in reversed(block.alloc_buffers):
             align = self.dim_align.get(id(buf.data))
@@ -76,8 +77,9 @@ def _row_major_strides(buf: Buffer) -> list:
 class _MatchInliner(IRMutator):
     """Rewrite accesses of ``match.buffer`` into accesses of its source region."""
 
-    def __init__(self, match: MatchBufferRegion):
+    def __init__(self, match: MatchBufferRegion, mask: int = 0):
         super().__init__()
+        self.mask = mask
         self.target = match.buffer
         self.source = match.source.buffer
         region = match.source.region
@@ -99,6 +101,8 @@ class _MatchInliner(IRMutator):
 
     def _bind_symbols(self, match, region, lead) -> dict:
         target, source = self.target, self.source
+        if self.mask and uses_markers(source):  # on-chip source: symbols resolved after compaction
+            return self._bind_markers(region, lead)
         vmap: dict = {target.data: source.data}
         for dim, r in zip(target.shape, region[lead:]):
             if isinstance(dim, Var):
@@ -109,6 +113,21 @@ class _MatchInliner(IRMutator):
                 vmap[s] = src
         if isinstance(target.elem_offset, Var):
             vmap[target.elem_offset] = source.offset_of([r.min for r in region])
+        return vmap
+
+    def _bind_markers(self, region, lead) -> dict:
+        target = self.target
+        data, offset, strides = make_symbols(self.source, [r.min for r in region], [r.extent for r in region],
+                                             self.mask)
+        vmap: dict = {target.data: data}
+        for dim, r in zip(target.shape, region[lead:]):
+            if isinstance(dim, Var):
+                vmap[dim] = r.extent
+        for s, stride in zip(target.strides, strides[lead:]):
+            if isinstance(s, Var):
+                vmap[s] = stride
+        if isinstance(target.elem_offset, Var):
+            vmap[target.elem_offset] = offset
         return vmap
 
     def _indices(self, indices) -> tuple:
@@ -139,8 +158,15 @@ class _MatchInliner(IRMutator):
         return buf  # other buffers are untouched
 
 
-def _inline_match_buffer(body, match: MatchBufferRegion):
-    inliner = _MatchInliner(match)
+def _region_mask(block: Block, source: Buffer) -> int:
+    """1: the block reads ``source``, 2: writes it (3: both)."""
+    reads = any(r.buffer is source for r in block.reads)
+    writes = any(r.buffer is source for r in block.writes)
+    return int(reads) | (2 if writes else 0)
+
+
+def _inline_match_buffer(body, match: MatchBufferRegion, mask: int = 0):
+    inliner = _MatchInliner(match, mask)
     return substitute(inliner.visit(body), inliner.var_map)
 
 

@@ -119,6 +119,15 @@ class _Planner:
                 if key is not None:
                     table = acc.writes if isinstance(n, BufferStore) else acc.reads
                     table.setdefault(key, []).append((n.buffer.data, n.indices))
+            elif isinstance(n, Call) and isinstance(n.op, Op) and n.op.name == "tir.tvm_access_ptr":
+                # a pointer handed to an intrinsic (wmma load/store): a region, never a thread's own element
+                data, mask = n.args[1], n.args[4]
+                key = self._key(data) if isinstance(data, Var) else None
+                if key is not None:
+                    mask = mask.value if isinstance(mask, IntImm) else 3
+                    for bit, table in ((1, acc.reads), (2, acc.writes)):
+                        if mask & bit:
+                            table.setdefault(key, []).append((data, ()))
 
         post_order_visit(node, visit)
         return acc
