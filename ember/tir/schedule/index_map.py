@@ -42,6 +42,42 @@ class IndexMap:
     final_indices: tuple
     inverse_index_map: object = None
 
+    # put in a mapping function's output between two indices: an axis separator there
+    AXIS_SEPARATOR = "axis_separator"
+
+    @staticmethod
+    def from_func_with_separators(mapping_function, ndim: int | None = None, inverse_index_map=None,
+                                  index_dtype: str = "int32") -> tuple:
+        """``(index_map, axis_separators)``: AXIS_SEPARATOR entries of the output are taken
+        out and their positions (the number of indices before each) returned."""
+        if isinstance(mapping_function, IndexMap):
+            return mapping_function, []
+        separators: list[int] = []
+
+        def without_separators(*args):
+            out = mapping_function(*args)
+            out = list(out) if isinstance(out, list | tuple) else [out]
+            kept = []
+            for x in out:
+                if isinstance(x, str) and x == IndexMap.AXIS_SEPARATOR:
+                    separators.append(len(kept))
+                else:
+                    kept.append(x)
+            return kept
+
+        params = list(inspect.signature(mapping_function).parameters.values())
+        if not any(p.kind == p.VAR_POSITIONAL for p in params) and ndim is None:
+            ndim = len(params)
+        names = None if any(p.kind == p.VAR_POSITIONAL for p in params) else [p.name for p in params]
+        if names is not None:
+            def named(*args):
+                return without_separators(*args)
+            named.__signature__ = inspect.signature(mapping_function)
+            imap = IndexMap.from_func(named, ndim, inverse_index_map, index_dtype)
+        else:
+            imap = IndexMap.from_func(without_separators, ndim, inverse_index_map, index_dtype)
+        return imap, separators
+
     @staticmethod
     def from_func(mapping_function, ndim: int | None = None, inverse_index_map=None,
                   index_dtype: str = "int32") -> IndexMap:

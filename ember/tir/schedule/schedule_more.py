@@ -244,6 +244,7 @@ class MorePrimitives:
         from .layout import transform_layout
 
         realize = self._block(block)
+        separators: list = []
         if not isinstance(index_map, IndexMap):
             from .layout import resolve_buffer
 
@@ -251,10 +252,13 @@ class MorePrimitives:
                 buf = resolve_buffer(self._func(self._fname(block)), realize.block, buffer)
             except ScheduleError as err:
                 self._raise(err)
-            index_map = IndexMap.from_func(index_map, ndim=len(buf.shape))
+            index_map, separators = IndexMap.from_func_with_separators(index_map, ndim=len(buf.shape))
         buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        spec = self._buffer_arg(block, buffer) if separators else None  # before the buffer changes
         self._apply(block, transform_layout, realize, buffer, index_map, pad_value)
         self._record("transform_layout", [block], [buffer, index_map, pad_value], [])
+        if separators:  # IndexMap.AXIS_SEPARATOR in the mapping: then set_axis_separator
+            self.set_axis_separator(block, spec, separators)
 
     def set_axis_separator(self, block: BlockRV, buffer, axis_separators) -> None:
         from .layout import set_axis_separator

@@ -300,3 +300,15 @@ def test_buffers_named_by_name_or_object():
         sch.cache_write(block, "A_shared", "local")
     with pytest.raises(ScheduleError, match="accesses no buffer named 'D'"):
         sch.cache_read(block, "D", "local")
+
+
+def test_transform_layout_with_axis_separator():
+    sch = Schedule(copy_2x)
+    block = sch.get_block("B")
+    sch.transform_layout(block, ("write", 0), lambda i, j: [j, IndexMap.AXIS_SEPARATOR, i])
+    buf = sch.get(block).writes[0].buffer
+    assert tuple(buf.axis_separators) == (1,)
+    kinds = [inst.kind.name for inst in sch.trace.insts]
+    assert kinds[-2:] == ["TransformLayout", "SetAxisSeparator"]
+    imap, seps = IndexMap.from_func_with_separators(lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j])
+    assert seps == [1] and len(imap.final_indices) == 2
