@@ -112,6 +112,9 @@ class Instruction:
     def __str__(self) -> str:
         return Trace([self], {}).as_python(header=False)[0]
 
+    def same_as(self, other) -> bool:
+        return self is other
+
 
 def _names(insts) -> dict:
     names: dict = {}
@@ -272,6 +275,19 @@ class Trace:
         self.insts.append(inst)
         if decision is not None:
             self.decisions[inst] = decision
+
+    def pop(self) -> Instruction | None:
+        """Remove and return the last instruction (with its decision); None when empty."""
+        if not self.insts:
+            return None
+        inst = self.insts.pop()
+        self.decisions.pop(inst, None)
+        return inst
+
+    @staticmethod
+    def apply_json_to_schedule(json_obj, sch) -> None:
+        """Replay a trace given in its JSON form (``Trace.as_json()``) on ``sch``."""
+        Trace.from_json(json_obj).apply_to_schedule(sch, remove_postproc=False)
 
     def apply_to_schedule(self, sch, remove_postproc: bool = False, decision_provider=None) -> None:
         """Replay every instruction on ``sch`` (decisions replayed, or replaced by

@@ -170,3 +170,17 @@ def test_get_output_blocks():
     sch = Schedule(matmul_relu())
     outs = sch.get_output_blocks(sch.get_block("root"))
     assert [sch.get(b).name_hint for b in outs] == ["D"]
+
+
+def test_trace_pop_and_apply_json():
+    from ember.tir.schedule import Trace
+
+    sch = Schedule(elementwise())
+    sch.get_loops(sch.get_block("B"))
+    trace = sch.trace
+    last = trace.insts[-1]
+    assert trace.pop().same_as(last) and len(trace.insts) == 1
+    assert Trace([], {}).pop() is None
+    replay = Schedule(elementwise())
+    Trace.apply_json_to_schedule(sch.trace.as_json(), replay)
+    assert len(replay.trace.insts) == 2  # sch.trace is a copy: popping it left sch alone
