@@ -29,6 +29,14 @@ class StructuralMismatch(ValueError):
         self.path = path
 
 
+def _bool_imm(x):
+    if isinstance(x, bool):
+        from .expr import const
+
+        return const(x, "bool")
+    return x
+
+
 def _plain_keys(d: dict) -> bool:
     return all(isinstance(k, str | int) for k in d)
 
@@ -55,6 +63,8 @@ class _Comparer:
     def eq(self, lhs, rhs) -> bool:
         if lhs is rhs and not getattr(lhs, "_binding", False):
             return True
+        if isinstance(lhs, bool) != isinstance(rhs, bool):  # True in attrs is TVM's T.bool(True)
+            lhs, rhs = _bool_imm(lhs), _bool_imm(rhs)
         if isinstance(lhs, Node):
             return self.eq_node(lhs, rhs)
         if isinstance(lhs, tuple | list):
@@ -184,6 +194,8 @@ class _Hasher:
         self.keep: list = []
 
     def hash(self, x) -> int:
+        if isinstance(x, bool):
+            x = _bool_imm(x)
         if isinstance(x, Node):
             cls = type(x)
             if getattr(x, "_binding", False):

@@ -30,3 +30,12 @@ def test_block_names_are_not_structure():
     b2 = tir.Block([], [], [], "b", tir.Evaluate(0))
     assert structural_equal(b1, b2) and structural_hash(b1) == structural_hash(b2)
     assert not structural_equal(b1, tir.Block([], [], [], "a", tir.Evaluate(1)))
+
+
+def test_python_bool_attribute_equals_bool_constant():
+    from ember.ir import const
+
+    assert structural_equal({"tir.noalias": True}, {"tir.noalias": const(True, "bool")})
+    assert structural_hash(True) == structural_hash(const(True, "bool"))
+    assert not structural_equal({"x": True}, {"x": const(False, "bool")})
+    assert not structural_equal(True, 1)

@@ -20,12 +20,12 @@ from .block_scope import BlockScope, DepKind, Dependency
 from .errors import ScheduleError
 from .index_map import IndexMap
 from .schedule import Schedule
-from .state import BlockRV, ExprRV, LoopRV, ScheduleState
+from .state import BlockRV, ExprRV, LoopRV, ScheduleState, StmtSRef
 from .tensor_intrin import TensorIntrin
 from .trace import Instruction, InstructionKind, Trace
 
 __all__ = [
     "Schedule", "ScheduleError", "ScheduleState", "BlockRV", "LoopRV", "ExprRV", "Trace",
     "Instruction", "InstructionKind", "IndexMap", "TensorIntrin", "BlockScope", "DepKind",
-    "Dependency",
+    "Dependency", "StmtSRef",
 ]
