@@ -23,6 +23,7 @@ from ..stmt import Block, BlockRealize, BufferStore, DeclBuffer, For, ForKind
 from .compact_buffer_allocation import CompactBufferAllocation
 from .convert_blocks_to_opaque import ConvertBlocksToOpaque
 from .flatten_buffer import FlattenBuffer
+from .guard_data_indices import GuardDataDependentIndices
 from .lower_cross_thread_reduction import LowerCrossThreadReduction
 from .lower_init_block import LowerInitBlock
 from .lower_intrin import CODEGEN_INTRINSICS, STRUCTURAL_INTRINSICS, LowerIntrin
@@ -50,6 +51,9 @@ def lowering_passes(target=None) -> list[Pass]:
         LowerOpaqueBlock(),
         # needs blocks gone; moves Allocates to where they are used and shrinks them
         CompactBufferAllocation(),
+        # needs buffers at their final (compacted) shapes, not yet flat: indices read from
+        # data are clamped (loads) or range-checked (stores), so bad data cannot crash a kernel
+        GuardDataDependentIndices(),
         # needs multi-dimensional accesses only through BufferLoad/Store; drops DeclBuffer
         FlattenBuffer(),
         # needs flat indices; folds index arithmetic and bound checks (no-op without arith)
