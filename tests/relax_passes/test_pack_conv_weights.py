@@ -75,7 +75,7 @@ def test_packed_conv_build_matches_torch(c, f, hw, k, stride, pad):
 
 
 @pytest.mark.parametrize("why,kwargs", [
-    ("groups=4", {"groups": 4}), ("not a constant", {"const_weight": False}), ("multiple of 8", {"f": 12}),
+    ("groups=4", {"groups": 4}), ("not a constant", {"const_weight": False}), ("multiple of 8", {"f": 12}), ("at least 32", {"f": 20}),
 ])
 def test_left_alone(caplog, why, kwargs):
     args = {"c": 8, "f": 16, "hw": 6, "k": 3, "stride": 1, "pad": 1, **kwargs}
@@ -93,4 +93,14 @@ def test_depthwise_packed_build_matches_torch():
     x = RNG.standard_normal((1, 16, 9, 9)).astype("float32")
     ref = torch.relu(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=2, padding=1,
                                                 groups=16) * torch.from_numpy(s)).numpy()
+    np.testing.assert_allclose(vm["main"](ember.nd.array(x)).numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_odd_channel_count_padded_then_sliced():
+    mod, w, s = _conv_module(8, 36, 7, 1, 1, 0)
+    out = PackConvWeights()(mod)
+    assert "relax.strided_slice" in _ops(out)
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), ember.cpu())
+    x = RNG.standard_normal((1, 8, 7, 7)).astype("float32")
+    ref = torch.relu(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w)) * torch.from_numpy(s)).numpy()
     np.testing.assert_allclose(vm["main"](ember.nd.array(x)).numpy(), ref, rtol=1e-4, atol=1e-4)

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from ember.target import Target
 from ember.tir import PrimFunc
-from ember.tir.schedule import Schedule, ScheduleError
+from ember.tir.schedule import Schedule
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from .normalize import normalize_for_rules
 from .common import lanes_for, schedule_spatial
+from .conv2d_packed import inline_epilogue
 
 
 def _is_conv(info: BlockInfo) -> bool:
@@ -122,16 +123,8 @@ class Conv2D(ScheduleRule):
             tile = x_0
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, tile)
-        epilogue = [b.rv for b in blocks[pos + 1:]]
-        for rv in epilogue[:-1]:
-            sch.compute_inline(rv)
         apart = [b.name for b in blocks[:pos]]  # the padding, scheduled as elementwise
-        if epilogue:
-            try:
-                sch.reverse_compute_inline(epilogue[-1])
-            except ScheduleError as err:
-                self.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
-                apart.append(blocks[-1].name)
+        apart += inline_epilogue(self, sch, name, blocks, pos)
         sch.decompose_reduction(info.rv, rc)
         x_1_0, x_1_1 = sch.split(x_1, factors=[None, vec])
         sch.unroll(f_1)

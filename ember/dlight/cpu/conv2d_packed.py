@@ -46,6 +46,26 @@ def packed_block(info: BlockInfo, depthwise: bool = False) -> int | None:
     return None
 
 
+def inline_epilogue(rule: ScheduleRule, sch: Schedule, name: str, blocks: list, pos: int) -> list:
+    """Inline the blocks after the convolution (``blocks[pos]``) into its tile's write-back;
+    returns the names of those kept apart.  All are kept apart when one writes another shape
+    than the convolution (a slice of padded channels: inlined, the tile would write past it)."""
+    rest = blocks[pos + 1:]
+    shape = [const_int(d) for d in blocks[pos].writes[0].buffer.shape]
+    if any([const_int(d) for d in b.writes[0].buffer.shape] != shape for b in rest):
+        rule.decline(name, "epilogue kept apart: it changes the output's shape")
+        return [b.name for b in rest]
+    for b in rest[:-1]:
+        sch.compute_inline(b.rv)
+    if rest:
+        try:
+            sch.reverse_compute_inline(rest[-1].rv)
+        except ScheduleError as err:
+            rule.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
+            return [rest[-1].name]
+    return []
+
+
 def _channel_blocked(vec: int):
     """Index map ``(n, c, y, x) → (n, c // vec, y, x, c % vec)`` (int64 constants)."""
     from ember.tir.schedule.index_map import IndexMap
@@ -107,16 +127,8 @@ class Conv2DPacked(ScheduleRule):
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
         sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
-        epilogue = [b.rv for b in blocks[pos + 1:]]
-        for rv in epilogue[:-1]:
-            sch.compute_inline(rv)
         apart = [b.name for b in blocks[:pos]]  # the padding, scheduled as elementwise
-        if epilogue:
-            try:
-                sch.reverse_compute_inline(epilogue[-1])
-            except ScheduleError as err:
-                self.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
-                apart.append(blocks[-1].name)
+        apart += inline_epilogue(self, sch, name, blocks, pos)
         init = sch.decompose_reduction(info.rv, rc)
         sch.unroll(f_1)
         sch.unroll(x_1)

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from ember.target import Target
 from ember.tir import PrimFunc
-from ember.tir.schedule import Schedule, ScheduleError
+from ember.tir.schedule import Schedule
 
 from ..analysis import const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from .common import lanes_for, schedule_spatial
-from .conv2d_packed import Conv2DPacked, _channel_blocked, _tile, packed_block
+from .conv2d_packed import Conv2DPacked, _channel_blocked, _tile, inline_epilogue, packed_block
 from .normalize import normalize_for_rules
 
 
@@ -71,17 +71,9 @@ class DepthwiseConv2DPacked(ScheduleRule):
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
         sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
-        epilogue = [b.rv for b in blocks[pos + 1:]]
-        for rv in epilogue[:-1]:
-            sch.compute_inline(rv)
         self._channel_blocked_copy(sch, pads[0].rv, vec)
         apart = [b.name for b in blocks[:pos] if b.name != pads[0].name]
-        if epilogue:
-            try:
-                sch.reverse_compute_inline(epilogue[-1])
-            except ScheduleError as err:
-                self.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
-                apart.append(blocks[-1].name)
+        apart += inline_epilogue(self, sch, name, blocks, pos)
         init = sch.decompose_reduction(info.rv, rc)
         sch.unroll(ry)
         sch.unroll(rx)

@@ -5,7 +5,8 @@ a contiguous run of output channels; OIHW weights keep those ``C·KH·KW`` apart
 finds ``relax.nn.conv2d`` calls (NCHW data, OIHW kernel, NCHW output, ``groups`` 1 or
 depthwise — one output channel per input channel —, float dtypes, static shapes) whose
 weight is a ``relax.Constant`` and whose output channels are a multiple of a block ``B``
-(16, else 8), packs the weight once, at compile time, into
+(16, else 8; other counts of at least 32 are padded with zero-weight channels, the
+extra outputs sliced off after), packs the weight once, at compile time, into
 ``(O/B, C, KH, KW, B)`` (``wp[f // B, c, ky, kx, f % B] = w[f, c, ky, kx]``), and replaces
 the call with a ``call_tir`` of ``conv2d_nchw_packed``:
 
@@ -35,6 +36,7 @@ from ember.transform import Pass, module_pass
 
 from ..expr import Call, Constant, Function, VarBinding, const
 from ..expr_functor import ExprMutator
+from ..op.manipulate import strided_slice
 from ..struct_info import TensorStructInfo, shape_values
 from .legalize_ops.common import emit_te, out_dtype
 
@@ -122,13 +124,23 @@ def _why_not(call: Call) -> str | None:
     groups, wshape = int(a.groups), _static_shape(weight)
     if groups != 1 and not (groups == shape[1] == wshape[0] and wshape[1] == 1):
         return f"groups={groups} (only 1, or depthwise with one output channel per input channel)"
-    if _block(_static_shape(weight)[0]) is None:
-        return f"{_static_shape(weight)[0]} output channels (want a multiple of 8)"
+    if _block(wshape[0]) is None and (groups != 1 or wshape[0] < _PAD_MIN):
+        return f"{wshape[0]} output channels (want a multiple of 8, or at least {_PAD_MIN} to pad)"
     return None
+
+
+_PAD_MIN = 32  # fewer output channels, not a multiple of 8: not worth computing padded ones
 
 
 def _block(out_channels: int) -> int | None:
     return next((b for b in (16, 8) if out_channels % b == 0), None)
+
+
+def _padded_channels(out_channels: int) -> int:
+    """Output channels computed for a count that is not a multiple of 8: the next multiple
+    of 64 (whole register tiles of 4 vectors) when that wastes at most 1/32, else of 16."""
+    by64 = -(-out_channels // 64) * 64
+    return by64 if (by64 - out_channels) * 32 <= out_channels else -(-out_channels // 16) * 16
 
 
 def _padding(a) -> tuple:
@@ -155,16 +167,26 @@ class _Packer(ExprMutator):
             return super().visit_var_binding_(binding)
         a = value.attrs
         weight = value.args[1].numpy()
-        block = _block(weight.shape[0])
+        out_channels = weight.shape[0]
+        block = _block(out_channels)
+        if block is None:  # computed for zero-weight extra channels, sliced off after
+            block = 16
+            extra = _padded_channels(out_channels) - out_channels
+            weight = np.concatenate([weight, np.zeros((extra, *weight.shape[1:]), weight.dtype)])
         packed = const(pack_oihw(weight, block))
         strides = tuple(int(s) for s in a.strides)
         dilation = tuple(int(d) for d in a.dilation)
         padding, dtype, depthwise = _padding(a), out_dtype(value), int(a.groups) > 1
         data = self.visit_expr(value.args[0])
-        new = emit_te(self.builder_, value,
-                      lambda x, w: conv2d_nchw_packed(x, w, strides, padding, dilation, dtype, depthwise),
-                      data, packed, primfunc_name_hint="depthwise_conv2d" if depthwise else "conv2d",
-                      primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE})
+        conv = lambda x, w: conv2d_nchw_packed(x, w, strides, padding, dilation, dtype, depthwise)  # noqa: E731
+        name = "depthwise_conv2d" if depthwise else "conv2d"
+        if weight.shape[0] == out_channels:
+            new = emit_te(self.builder_, value, conv, data, packed, primfunc_name_hint=name,
+                          primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE})
+        else:
+            wide = self.builder_.emit(self.builder_.call_te(conv, data, packed, primfunc_name_hint=name,
+                                                            primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE}))
+            new = strided_slice(wide, axes=[1], begin=[0], end=[out_channels])
         self.changed = True
         var = self.visit_var_def(binding.var)
         self.builder_.emit_normalized(VarBinding(var, self.builder_.normalize(new)))
