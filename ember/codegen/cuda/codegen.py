@@ -22,7 +22,7 @@ from ember.tir import (
 
 from .expr import CudaExprPrinter, NameTable, vector_type
 from .split_host_device import LAUNCH_TAGS, GpuCodegenError, Kernel, thread_tag
-from .wmma import fragment_declaration, is_fragment_scope
+from .wmma import fragment_declaration, is_fragment_scope, read_by_wmma
 
 __all__ = ["CodeGenCUDA", "DYN_SHMEM", "shared_scope"]
 
@@ -269,7 +269,8 @@ class _KernelPrinter:
             self.stmt(s.body)
             return
         qualifier = "__shared__ " if shared_scope(scope) else ""
-        self.emit(f"{qualifier}__align__(16) {t} {name}[{count.value}];")
+        align = 32 if read_by_wmma(s.body, s.buffer_var) else 16  # wmma pointers are 256-bit aligned
+        self.emit(f"{qualifier}__align__({align}) {t} {name}[{count.value}];")
         self.stmt(s.body)
 
     def stmt_AttrStmt(self, s: AttrStmt) -> None:

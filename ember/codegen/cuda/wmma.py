@@ -22,7 +22,7 @@ from ember.tir import post_order_visit
 
 from .split_host_device import GpuCodegenError
 
-__all__ = ["WMMA_CALLS", "is_fragment_scope", "fragment_declaration", "print_wmma_call"]
+__all__ = ["WMMA_CALLS", "is_fragment_scope", "fragment_declaration", "print_wmma_call", "read_by_wmma"]
 
 WMMA_CALLS = ("tvm_fill_fragment", "tvm_load_matrix_sync", "tvm_mma_sync", "tvm_store_matrix_sync")
 _NS = "nvcuda::wmma"
@@ -53,6 +53,23 @@ def _fragment_info(body, var) -> tuple[tuple[int, int, int], str | None]:
     if None in shape:
         raise GpuCodegenError(f"wmma fragment {var.name!r}: the fragment shape must be constant, got {shape}")
     return shape, layout
+
+
+def read_by_wmma(body, var) -> bool:
+    """Whether a wmma load/store inside ``body`` takes a pointer into ``var`` (which must
+    then be 256-bit aligned)."""
+    found: list = []
+
+    def visit(node):
+        if found or not (isinstance(node, Call) and isinstance(node.op, Op)):
+            return
+        if node.op.name in ("tir.tvm_load_matrix_sync", "tir.tvm_store_matrix_sync"):
+            ptr = node.args[5]
+            if isinstance(ptr, Call) and len(ptr.args) > 1 and ptr.args[1] is var:
+                found.append(node)
+
+    post_order_visit(body, visit)
+    return bool(found)
 
 
 def fragment_declaration(scope: str, ctype: str, name: str, count: int, var, body) -> str:

@@ -12,7 +12,9 @@ Loop nest of the matmul block (``i`` rows, ``j`` columns, ``k`` reduction)::
 
 Each block computes a (TY·MI) × (TX·NJ) tile of the output; the fetch of a tile of A
 (or B) is one loop over its elements split across the block's threads, ``vector``
-elements (16 bytes) per load.  Matmuls with a few rows (M under
+elements (16 bytes) per load.  float16 / bfloat16 matmuls with static sizes that are
+multiples of 16 run on tensor cores instead (``matmul_tensor_core.py``; off with
+``Matmul(tensor_cores=False)``).  Matmuls with a few rows (M under
 ``GEMV_ROWS``) are left to ``GEMV``; symbolic M (a dynamic batch) is tiled with
 predicates on the row tiles.
 """
@@ -26,10 +28,11 @@ from ember.tir import PrimFunc
 from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import block_info, const_int, root_blocks
-from ..base import ScheduleRule, func_name
+from ..base import LOG, ScheduleRule, func_name
 from ..cpu.normalize import normalize_for_rules
 from .common import bind_spatial, gpu_limits, is_gpu, try_inline, try_reverse_inline
 from .matmul_analysis import find_matmul, match_matmul, moves_data, rows
+from .matmul_tensor_core import TensorCoreConfig, schedule_tensor_core, tensor_core_plan
 
 # matmuls with fewer (static) rows than this are GEMV's
 GEMV_ROWS = 16
@@ -49,8 +52,11 @@ class MatmulConfig:
 class Matmul(ScheduleRule):
     """Shared-memory tiled GEMM with register micro-tiles."""
 
-    def __init__(self, config: MatmulConfig | None = None):
+    def __init__(self, config: MatmulConfig | None = None, tensor_cores: bool = True,
+                 tensor_core_config: TensorCoreConfig | None = None):
         self.config = config or MatmulConfig()
+        self.tensor_cores = tensor_cores
+        self.tensor_core_config = tensor_core_config or TensorCoreConfig()
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
@@ -72,9 +78,15 @@ class Matmul(ScheduleRule):
         if not all(b.is_spatial() for n, b in enumerate(blocks) if n != pos):
             self.decline(name, "another reduction shares the function")
             return None
+        if self.tensor_cores:
+            try:
+                return self._schedule(sch, pos, target, tensor_cores=True)
+            except _TensorCoreFailed as err:  # e.g. an epilogue that cannot follow: the plain schedule
+                self.decline(name, f"tensor cores: {err}; using the shared-memory schedule")
+                sch = Schedule(func)
         return self._schedule(sch, pos, target)
 
-    def _schedule(self, sch: Schedule, pos: int, target: Target) -> Schedule:
+    def _schedule(self, sch: Schedule, pos: int, target: Target, tensor_cores: bool = False) -> Schedule:
         limits = gpu_limits(target)
         cfg = self.config
         blocks = root_blocks(sch)
@@ -91,6 +103,17 @@ class Matmul(ScheduleRule):
         if isinstance(roles, str):
             raise ScheduleError(f"after inlining the prologue: {roles}")
         last = epilogue[-1] if epilogue else None
+        if tensor_cores:
+            plan = tensor_core_plan(info, roles, target, self.tensor_core_config)
+            if not isinstance(plan, str):
+                try:
+                    schedule_tensor_core(sch, mm, roles, plan, last)
+                except ScheduleError as err:
+                    raise _TensorCoreFailed(str(err).splitlines()[0]) from None
+                LOG.debug("Matmul: tensor cores (%s -> %s, %dx%d warps of %dx%d fragments)", plan.in_dtype,
+                          plan.out_dtype, plan.wy, plan.wz, plan.fi, plan.fj)
+                return sch
+            LOG.debug("Matmul: no tensor cores: %s", plan)
         ty, tx = cfg.ty, cfg.tx
         if cfg.ty * cfg.tx > limits.max_threads:
             ty = max(1, limits.max_threads // tx)
@@ -154,6 +177,10 @@ class Matmul(ScheduleRule):
             sch.vectorize(parts[-1])
         else:
             sch.unroll(parts[-1])
+
+
+class _TensorCoreFailed(Exception):
+    """The tensor-core schedule did not apply; Matmul starts over with the plain one."""
 
 
 def pick_fallback_threads(limits) -> int:
