@@ -8,7 +8,7 @@ import pytest
 
 import fuzz_harness
 
-CI_CASES = {"calls": 150, "schedules": 40, "tvmscript": 120, "relax": 30}
+CI_CASES = {"calls": 150, "schedules": 40, "tvmscript": 120, "relax": 30, "indices": 20}
 
 
 def _check(kind: str, seeds: list[int], batch: int) -> None:
