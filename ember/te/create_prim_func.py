@@ -21,7 +21,7 @@ import logging
 from ember.ir import DataType, IntImm, Let, PrimExpr, Range, Var, const, replace
 from ember.tir import (
     Block, BlockRealize, Buffer, BufferLoad, BufferRegion, BufferStore, For, ForKind, IfThenElse,
-    IRMutator, IterVar, LetStmt, PrimFunc, decl_buffer, seq,
+    IRMutator, IterVar, IterVarType, LetStmt, PrimFunc, decl_buffer, seq,
 )
 from ember.tir.analysis import block_access_regions
 
@@ -139,9 +139,14 @@ def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
     else:
         simplify = _simplifier(iters)
         body = seq(*[BufferStore(b, simplify(lower.visit(e)), indices) for b, e in zip(outs, op.body)])
+    scalar = not iters  # a zero-dimensional output: one unit iterator bound to 0, as TVM
+    if scalar:
+        iters = [IterVar(Range(const(0, "int32"), const(1, "int32")), Var("vi", "int32"), IterVarType.DataPar)]
     block = Block(tuple(iters), (), (), name, body, init, annotations=_annotations(op))
     reads, writes = block_access_regions(block, exclude_written_from_reads=True)
     block = replace(block, reads=reads, writes=writes)
+    if scalar:
+        return BlockRealize((const(0, "int32"),), const(True), block)
     return _loop_nest(tuple(iters), block, loops)
 
 
@@ -181,6 +186,28 @@ def _layout_free_params(order, args) -> list[int]:
             if t not in marked:
                 marked.append(t)
     return [i for i, a in enumerate(args) if isinstance(a, Tensor) and a in marked]
+
+
+def _mark_layout_free_intermediates(stmts, order, args, buffers, block_names) -> list:
+    """Layout-free tensors that are not parameters stay on their consumer's block as a
+    ``layout_free_placeholders`` annotation of buffers (parameters go to the function)."""
+    from ember.tir.functor import ir_transform
+
+    marks = {}
+    for op in order:
+        inner = [buffers[t] for t in (getattr(op, "attrs", None) or {}).get(_LAYOUT_FREE, ())
+                 if t in buffers and not any(t is a for a in args)]
+        if inner and op in block_names:
+            marks[block_names[op]] = inner
+    if not marks:
+        return stmts
+
+    def post(node):
+        if isinstance(node, Block) and node.name_hint in marks:
+            return replace(node, annotations={**node.annotations, _LAYOUT_FREE: marks[node.name_hint]})
+        return None
+
+    return [ir_transform(s, None, post) for s in stmts]
 
 
 _BLOCK_BUILDERS = {ComputeOp: _compute_block, ExternOp: _extern_block}
@@ -274,6 +301,7 @@ def lower_te(ops, index_dtype_override=None) -> tuple[PrimFunc, dict]:
     shape_vars = _shape_vars(buffers.values())
     bound = {iv.var for op in order if isinstance(op, ComputeOp) for iv in op.axis + op.reduce_axis}
     params.extend(v for v in _free_vars(order, shape_vars, bound) if v not in listed_vars)
+    stmts = _mark_layout_free_intermediates(stmts, order, args, buffers, block_names)
     root = Block((), (), (), "root", seq(*stmts), alloc_buffers=tuple(allocs))
     body = BlockRealize((), const(True), root)
     attrs = {"global_symbol": "main", "tir.noalias": True}
