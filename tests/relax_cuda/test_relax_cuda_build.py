@@ -95,3 +95,24 @@ def test_float16_mlp_on_the_gpu():
     x, w1, b1, w2 = mlp_inputs(32, "float16")
     out = vm["main"](x, w1, b1, w2).numpy()
     np.testing.assert_allclose(out.astype("float32"), mlp_reference(x, w1, b1, w2), rtol=3e-2, atol=3e-2)
+
+
+@pytest.fixture(scope="module")
+def f16_static_exe():
+    return relax.build(mlp_module(batch=32, dtype="float16"), "cuda -arch=sm_80")
+
+
+@needs_nvrtc
+def test_static_float16_mlp_runs_its_matmuls_on_tensor_cores(f16_static_exe):
+    ptx = f16_static_exe.kernels.get_source("ptx")
+    kernels = _kernel_names(f16_static_exe)
+    assert len(kernels) == 2  # matmul + bias + relu fused, then matmul
+    assert ptx.count(".entry") == 2 and "wmma.mma.sync" in ptx
+
+
+@needs_gpu
+def test_static_float16_mlp_on_tensor_cores_matches_numpy(f16_static_exe):
+    vm = relax.VirtualMachine(f16_static_exe, ember.cuda())
+    x, w1, b1, w2 = mlp_inputs(32, "float16")
+    out = vm["main"](x, w1, b1, w2).numpy()
+    np.testing.assert_allclose(out.astype("float32"), mlp_reference(x, w1, b1, w2), rtol=3e-2, atol=3e-2)
