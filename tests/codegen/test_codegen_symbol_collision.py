@@ -30,7 +30,7 @@ def test_kernel_named_like_its_libm_call_computes_the_function(name, dtype):
     np.testing.assert_allclose(out, LIBM_NAMED[name](x), rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["sin", "exp", "tanh", "erf"])
+@pytest.mark.parametrize("name", ["sin", "cos", "exp", "log", "tanh", "erf"])
 def test_relax_float64_math_is_not_the_identity(name):
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorStructInfo((4,), "float64"))
