@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ember.ir import DataType, Node, PointerType, PrimExpr, Range, Var, as_expr, const, node
+from ember.ir import DataType, IntImm, Node, PointerType, PrimExpr, Range, Var, as_expr, const, node
 
 __all__ = ["Buffer", "decl_buffer", "BufferLoad", "BufferRegion", "MatchBufferRegion"]
 
@@ -28,6 +28,9 @@ class Buffer(Node):
     _binding = True
     _ignore_fields = ("name",)
 
+    READ = 1  # access masks of access_ptr
+    WRITE = 2
+
     def scope(self) -> str:
         ann = self.data.type_annotation
         return ann.storage_scope if ann is not None else "global"
@@ -51,6 +54,48 @@ class Buffer(Node):
 
         idx = tuple(indices) if isinstance(indices, list | tuple) else (indices,)
         return BufferStore(self, as_expr(value, self.dtype), tuple(as_expr(i) for i in idx))
+
+    def access_ptr(self, access_mask, ptr_type: str = "handle", content_lanes: int = 1, offset=0,
+                   extent=None) -> PrimExpr:
+        """A ``tir.tvm_access_ptr`` to the buffer's data from element ``offset`` (plus the
+        buffer's own offset) over ``extent`` elements (default: to the end); ``access_mask``
+        is "r", "w", "rw" or READ | WRITE."""
+        from .builtin import tvm_access_ptr, type_annotation
+
+        if isinstance(access_mask, str):
+            if not access_mask or set(access_mask) - {"r", "w"}:
+                raise ValueError(f"access_ptr: access_mask must use 'r' and 'w', got {access_mask!r}")
+            access_mask = (self.READ if "r" in access_mask else 0) | (self.WRITE if "w" in access_mask else 0)
+        offset = as_expr(offset)
+        if extent is None:
+            if self.strides:
+                extent = self.strides[0] * self.shape[0]
+            else:
+                extent = self.shape[0] if self.shape else const(1, "int32")
+                for dim in self.shape[1:]:
+                    extent = extent * dim
+            if not (isinstance(offset, IntImm) and offset.value == 0):
+                extent = extent - offset
+        start = offset if self.elem_offset is None else self.elem_offset + offset
+        return tvm_access_ptr(type_annotation(dtype=self.dtype), self.data, start, as_expr(extent),
+                              const(int(access_mask), "int32"), dtype=ptr_type)
+
+    def get_flattened_buffer(self) -> Buffer:
+        """The physical buffer over the same data: one dimension per group of axes between
+        ``axis_separators`` (the buffer itself when already one-dimensional)."""
+        if len(self.shape) <= 1 and not self.axis_separators:
+            return self
+        cuts = [0] + [int(a) for a in self.axis_separators] + [len(self.shape)]
+        shape = []
+        for lo, hi in zip(cuts, cuts[1:]):
+            size = const(1, "int32") if lo == hi else self.shape[lo]
+            for dim in self.shape[lo + 1:hi]:
+                size = size * dim
+            shape.append(size)
+        from ember.ir import replace
+
+        return replace(self, shape=tuple(shape), strides=(),
+                       axis_separators=tuple(const(k, "int32") for k in range(1, len(shape))))
 
     def offset_of(self, indices) -> PrimExpr:
         """The flat element offset of ``indices`` (row-major or via ``strides``)."""
