@@ -70,7 +70,8 @@ def test_intrinsics_are_registered_under_tvm_names():
     names = tc.wmma_intrin_names()
     for name in ("wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_shared_dyn",
                  "wmma_sync_16x16x16_f16f16f32", "wmma_sync_16x16x16_bf16bf16f32", "wmma_sync_16x16x16_f16f16f16",
-                 "wmma_fill_16x16x16_f32", "wmma_store_16x16x16_f32_global", "wmma_store_16x16x16_f16_shared"):
+                 "wmma_fill_16x16x16_f32", "wmma_store_16x16x16_f32_global", "wmma_store_16x16x16_f16_shared",
+                 "wmma_load_16x16x16_f16_b_trans_shared", "wmma_sync_16x16x16_f16f16f32_trans"):
         assert name in names
         assert TensorIntrin.get(name) is not None
     with pytest.raises(ValueError, match="no tensor-core intrinsic for float32 inputs"):

@@ -1,7 +1,8 @@
 """The tensor-core path of ``dlight.gpu.Matmul``: float16 / bfloat16 GEMMs on ``wmma``.
 
 Taken when the matmul block reads two float16 (or bfloat16) operands laid out as
-``A[..., i, k]`` and ``B[..., k, j]`` and accumulates in float32 (or float16 for
+``A[..., i, k]`` and ``B[..., k, j]`` (or ``B[..., j, k]``, a Linear layer's weight, loaded
+as col_major fragments) and accumulates in float32 (or float16 for
 float16), every extent is static, M, N and K are multiples of 16, and the target's
 architecture has tensor cores (sm_70+, sm_80+ for bfloat16).  Otherwise ``Matmul``
 keeps its shared-memory schedule.
@@ -54,6 +55,7 @@ class _Plan:
     fi: int
     fj: int
     fk: int
+    trans_b: bool = False  # B stored as (N, K) (a Linear layer's weight): col_major fragments
 
 
 def _arch(target: Target) -> int:
@@ -88,14 +90,15 @@ def tensor_core_plan(info, roles, target: Target, cfg: TensorCoreConfig) -> _Pla
     m, n, k = extents[roles.i], extents[roles.j], extents[roles.k]
     if m % 16 or n % 16 or k % 16:
         return f"M, N, K = {m}, {n}, {k} are not all multiples of 16"
-    # A indexed (..., i, k) and B (..., k, j): the row-major fragments the intrinsics load
+    # A indexed (..., i, k) and B (..., k, j) or (..., j, k): the fragments the intrinsics load
     a_dims, b_dims = [next(iter(d), None) for d in roles.a.dims], [next(iter(d), None) for d in roles.b.dims]
-    if a_dims[-2:] != [roles.i, roles.k] or b_dims[-2:] != [roles.k, roles.j]:
-        return "operand layouts other than A[i, k] @ B[k, j] (e.g. a transposed B)"
+    if a_dims[-2:] != [roles.i, roles.k] or b_dims[-2:] not in ([roles.k, roles.j], [roles.j, roles.k]):
+        return "operand layouts other than A[i, k] @ B[k, j] or B[j, k] (e.g. a transposed A)"
+    trans_b = b_dims[-2:] == [roles.j, roles.k]
     wy, fi = _split_pair(m // 16, cfg.wy, cfg.fi)
     wz, fj = _split_pair(n // 16, cfg.wz, cfg.fj)
     fk = cfg.fk if (k // 16) % cfg.fk == 0 else 1
-    return _Plan(in_dtype, out_dtype, wy, wz, fi, fj, fk)
+    return _Plan(in_dtype, out_dtype, wy, wz, fi, fj, fk, trans_b)
 
 
 def schedule_tensor_core(sch: Schedule, mm, roles, plan: _Plan, epilogue) -> None:
@@ -153,10 +156,10 @@ def schedule_tensor_core(sch: Schedule, mm, roles, plan: _Plan, epilogue) -> Non
             pass
         frags.append(frag)
     _tensorize_tiles(sch, frags[0], tc.get_wmma_load_intrin(plan.in_dtype, "a"))
-    _tensorize_tiles(sch, frags[1], tc.get_wmma_load_intrin(plan.in_dtype, "b"))
+    _tensorize_tiles(sch, frags[1], tc.get_wmma_load_intrin(plan.in_dtype, "b", trans=plan.trans_b))
     init = sch.decompose_reduction(mm, k0)
     sch.tensorize(sch.get_loops(init)[-2], tc.get_wmma_fill_intrin(plan.out_dtype))
-    sch.tensorize(sch.get_loops(mm)[-3], tc.get_wmma_sync_intrin(plan.in_dtype, plan.out_dtype))
+    sch.tensorize(sch.get_loops(mm)[-3], tc.get_wmma_sync_intrin(plan.in_dtype, plan.out_dtype, plan.trans_b))
     _tensorize_tiles(sch, acc, store)
 
 

@@ -14,9 +14,9 @@ bfloat16, accumulators float32 (float16 accumulators for float16 too).
 
 Registered names (TVM's)::
 
-    wmma_load_16x16x16_{f16,bf16}_{a,b}_{shared,shared_dyn}     shared → matrix_a / matrix_b
-    wmma_fill_16x16x16_{f32,f16}                                 accumulator = 0
-    wmma_sync_16x16x16_{f16f16f32,bf16bf16f32,f16f16f16}         acc += a @ b
+    wmma_load_16x16x16_{f16,bf16}_{a,b,b_trans}_{shared,shared_dyn}  shared → matrix_a / matrix_b
+    wmma_fill_16x16x16_{f32,f16}                                      accumulator = 0
+    wmma_sync_16x16x16_{f16f16f32,bf16bf16f32,f16f16f16}[_trans]      acc += a @ b (b as (N, K))
     wmma_store_16x16x16_{f32,f16}_{global,shared,shared_dyn}     accumulator → memory
 """
 
@@ -90,7 +90,7 @@ def _copy_desc(src, dst, name: str):
     return _root(For(i, const(0), const(M), ForKind.SERIAL, inner), (_region(src),), (_region(dst),))
 
 
-def _load(dtype: str, operand: str, mem: str):
+def _load(dtype: str, operand: str, mem: str, layout: str = "row_major"):
     frag_scope = f"wmma.matrix_{operand}"
     ha, a, _, _ = _buffer("A", dtype, _MEM_SCOPES[mem], strided=False, symbolic_offset=False)
     hc, c, _, _ = _buffer("C", dtype, frag_scope, strided=False, symbolic_offset=False)
@@ -98,7 +98,7 @@ def _load(dtype: str, operand: str, mem: str):
     ha, a, stride, a_off = _buffer("A", dtype, _MEM_SCOPES[mem], strided=True)
     hc, c, _, c_off = _buffer("C", dtype, frag_scope, strided=True)
     call = _call("tvm_load_matrix_sync", c.data, M, N, K, _fragment_index(c_off), _access_ptr(a, a_off, stride, 1),
-                 stride, "row_major")
+                 stride, layout)
     impl = _func([(ha, a), (hc, c)], _root(call, (_region(a),), (_region(c),)))
     return desc, impl
 
@@ -128,7 +128,7 @@ def _fill(dtype: str):
     return desc, impl
 
 
-def _sync(in_dtype: str, out_dtype: str):
+def _sync(in_dtype: str, out_dtype: str, trans_b: bool = False):
     def params(strided: bool):
         offsets = dict(symbolic_offset=strided)
         ha, a, _, a_off = _buffer("A", in_dtype, "wmma.matrix_a", strided, **offsets)
@@ -142,10 +142,11 @@ def _sync(in_dtype: str, out_dtype: str):
     def widen(x):
         return x if in_dtype == out_dtype else Cast(DataType(out_dtype), x)
 
-    value = c[vi, vj] + widen(a[vi, vk]) * widen(b[vk, vj])
+    b_at = (vj, vk) if trans_b else (vk, vj)  # B as (N, K): the fragment is loaded col_major
+    value = c[vi, vj] + widen(a[vi, vk]) * widen(b[b_at])
     block = Block((IterVar(Range(0, M), vi, IterVarType.DataPar), IterVar(Range(0, N), vj, IterVarType.DataPar),
                    IterVar(Range(0, K), vk, IterVarType.CommReduce)),
-                  (c[vi:vi + 1, vj:vj + 1], a[vi:vi + 1, vk:vk + 1], b[vk:vk + 1, vj:vj + 1]),
+                  (c[vi:vi + 1, vj:vj + 1], a[vi:vi + 1, vk:vk + 1], b[b_at[0]:b_at[0] + 1, b_at[1]:b_at[1] + 1]),
                   (c[vi:vi + 1, vj:vj + 1],), "update", BufferStore(c, value, (vi, vj)))
     nest = BlockRealize((i, j, k), const(True), block)
     for var, extent in ((k, K), (j, N), (i, M)):
@@ -171,6 +172,9 @@ def _register_all() -> None:
             for mem in ("shared", "shared_dyn"):
                 _register(f"load_{operand}_{s}_{mem}", f"wmma_load_16x16x16_{s}_{operand}_{mem}",
                           _load(dtype, operand, mem))
+        for mem in ("shared", "shared_dyn"):  # B stored (N, K): col_major fragments
+            _register(f"load_b_trans_{s}_{mem}", f"wmma_load_16x16x16_{s}_b_trans_{mem}",
+                      _load(dtype, "b", mem, "col_major"))
     for dtype in ("float32", "float16"):
         s = _SHORT[dtype]
         _register(f"fill_{s}", f"wmma_fill_16x16x16_{s}", _fill(dtype))
@@ -179,6 +183,7 @@ def _register_all() -> None:
     for in_dtype, out_dtype in (("float16", "float32"), ("bfloat16", "float32"), ("float16", "float16")):
         name = f"{_SHORT[in_dtype]}{_SHORT[in_dtype]}{_SHORT[out_dtype]}"
         _register(f"sync_{name}", f"wmma_sync_16x16x16_{name}", _sync(in_dtype, out_dtype))
+        _register(f"sync_{name}_trans", f"wmma_sync_16x16x16_{name}_trans", _sync(in_dtype, out_dtype, True))
 
 
 def _check(dtype: str, allowed: tuple, what: str) -> str:
@@ -187,17 +192,21 @@ def _check(dtype: str, allowed: tuple, what: str) -> str:
     return _SHORT[dtype]
 
 
-def get_wmma_load_intrin(dtype: str = "float16", operand: str = "a", scope: str = "shared") -> str:
-    """The name of the intrinsic loading a 16x16 ``operand`` ("a" / "b") tile from ``scope``."""
+def get_wmma_load_intrin(dtype: str = "float16", operand: str = "a", scope: str = "shared",
+                         trans: bool = False) -> str:
+    """The name of the intrinsic loading a 16x16 ``operand`` ("a" / "b") tile from ``scope``
+    (``trans``: B stored as (N, K), loaded as a col_major fragment)."""
     s = _check(dtype, ("float16", "bfloat16"), "get_wmma_load_intrin")
-    if operand not in ("a", "b") or scope not in ("shared", "shared.dyn"):
-        raise ValueError(f"get_wmma_load_intrin: operand must be 'a' or 'b' and scope 'shared' or 'shared.dyn', "
-                         f"got operand={operand!r}, scope={scope!r}")
-    return WMMA[f"load_{operand}_{s}_{scope.replace('.', '_')}"]
+    if operand not in ("a", "b") or scope not in ("shared", "shared.dyn") or (trans and operand != "b"):
+        raise ValueError(f"get_wmma_load_intrin: operand must be 'a' or 'b' (trans: 'b' only) and scope 'shared' "
+                         f"or 'shared.dyn', got operand={operand!r}, scope={scope!r}, trans={trans}")
+    return WMMA[f"load_{operand}{'_trans' if trans else ''}_{s}_{scope.replace('.', '_')}"]
 
 
-def get_wmma_sync_intrin(in_dtype: str = "float16", out_dtype: str = "float32") -> str:
+def get_wmma_sync_intrin(in_dtype: str = "float16", out_dtype: str = "float32", trans_b: bool = False) -> str:
+    """``C[i, j] += A[i, k] * B[k, j]`` (``trans_b``: ``B[j, k]``) on 16x16x16 fragments."""
     key = f"sync_{_SHORT.get(in_dtype, in_dtype)}{_SHORT.get(in_dtype, in_dtype)}{_SHORT.get(out_dtype, out_dtype)}"
+    key += "_trans" if trans_b else ""
     if key not in WMMA:
         raise ValueError(f"get_wmma_sync_intrin: no tensor-core intrinsic for {in_dtype} inputs with {out_dtype} "
                          "accumulators (float16/bfloat16 → float32, float16 → float16)")
