@@ -74,6 +74,12 @@ def test_intrinsics_are_registered_under_tvm_names():
                  "wmma_load_16x16x16_f16_b_trans_shared", "wmma_sync_16x16x16_f16f16f32_trans"):
         assert name in names
         assert TensorIntrin.get(name) is not None
+    assert tc.WMMA_SYNC_16x16x16_f16f16f32_INTRIN == "wmma_sync_16x16x16_f16f16f32"
+    assert tc.WMMA_LOAD_16x16x16_F16_B_TRANS_INTRIN == "wmma_load_16x16x16_f16_b_trans_shared"
+    assert tc.get_wmma_intrin_group("shared", "global", "float16", "float32", trans_b=True) == {
+        "init": "wmma_fill_16x16x16_f32", "load_a": "wmma_load_16x16x16_f16_a_shared",
+        "load_b": "wmma_load_16x16x16_f16_b_trans_shared", "compute": "wmma_sync_16x16x16_f16f16f32_trans",
+        "store": "wmma_store_16x16x16_f32_global"}
     with pytest.raises(ValueError, match="no tensor-core intrinsic for float32 inputs"):
         tc.get_wmma_sync_intrin("float32", "float32")
     with pytest.raises(ValueError, match="operand must be 'a' or 'b'"):

@@ -18,6 +18,9 @@ Registered names (TVM's)::
     wmma_fill_16x16x16_{f32,f16}                                      accumulator = 0
     wmma_sync_16x16x16_{f16f16f32,bf16bf16f32,f16f16f16}[_trans]      acc += a @ b (b as (N, K))
     wmma_store_16x16x16_{f32,f16}_{global,shared,shared_dyn}     accumulator → memory
+
+Also under TVM's constant names (``WMMA_SYNC_16x16x16_f16f16f32_INTRIN``,
+``WMMA_LOAD_16x16x16_F16_B_TRANS_INTRIN`` ...) and grouped by ``get_wmma_intrin_group``.
 """
 
 from __future__ import annotations
@@ -229,3 +232,43 @@ def wmma_intrin_names() -> list[str]:
 
 
 _register_all()
+
+
+def get_wmma_intrin_group(load_scope: str = "shared", store_scope: str = "global", in_dtype: str = "float16",
+                          out_dtype: str = "float32", trans_b: bool = False) -> dict[str, str]:
+    """TVM's grouping: the intrinsic names for ``init``, ``load_a``, ``load_b``, ``compute``
+    and ``store`` of one wmma GEMM configuration."""
+    return {
+        "init": get_wmma_fill_intrin(out_dtype),
+        "load_a": get_wmma_load_intrin(in_dtype, "a", load_scope),
+        "load_b": get_wmma_load_intrin(in_dtype, "b", load_scope, trans=trans_b),
+        "compute": get_wmma_sync_intrin(in_dtype, out_dtype, trans_b),
+        "store": get_wmma_store_intrin(out_dtype, store_scope),
+    }
+
+
+def _tvm_constants() -> dict[str, str]:
+    """TVM's module-level names (``WMMA_SYNC_16x16x16_f16f16f32_INTRIN`` ...) for the names above."""
+    out = {}
+    for key, name in WMMA.items():
+        parts = key.split("_")
+        kind = parts[0]
+        if kind == "sync":
+            const_name = f"WMMA_SYNC_16x16x16_{parts[1]}{'_TRANS' if parts[-1] == 'trans' else ''}_INTRIN"
+        elif kind == "fill":
+            const_name = f"WMMA_FILL_16x16x16_{parts[1].upper()}_INTRIN"
+        elif kind == "load":
+            trans = parts[2] == "trans"
+            dtype, mem = (parts[3], parts[4:]) if trans else (parts[2], parts[3:])
+            operand = parts[1].upper() + ("_TRANS" if trans else "")
+            const_name = f"WMMA_LOAD_16x16x16_{dtype.upper()}_{operand}{'_DYN' if mem == ['shared', 'dyn'] else ''}_INTRIN"
+        else:
+            dtype, mem = parts[1], parts[2:]
+            where = {"global": "GLOBAL", "shared": "SHARED", "shared_dyn": "SHARED_DYN"}["_".join(mem)]
+            const_name = f"WMMA_STORE_16x16x16_{dtype.upper()}_{where}_INTRIN"
+        out[const_name] = name
+    return out
+
+
+globals().update(_tvm_constants())
+__all__ += ["get_wmma_intrin_group", *_tvm_constants()]
