@@ -10,10 +10,10 @@ from .fixtures import (
 )
 from .marks import *  # noqa: F403  (the requires_* decorators)
 from .marks import __all__ as _marks_all
-from .utils import main
+from .utils import check_numerical_grads, main
 
 __all__ = [
-    "CompareBeforeAfter", "assert_allclose", "assert_prim_expr_equal", "enabled_targets",
+    "CompareBeforeAfter", "assert_allclose", "check_numerical_grads", "assert_prim_expr_equal", "enabled_targets",
     "exclude_targets", "fixture", "known_failing_targets", "main", "parameter", "parameters",
     "parametrize_targets", "to_numpy", "uses_gpu", *_marks_all,
 ]

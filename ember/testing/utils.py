@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from .numerical_grad import check_numerical_grads  # noqa: F401 - tvm.testing.utils.check_numerical_grads
+
 
 def main() -> None:
     """Run pytest on the calling test file (``python test_x.py``), exiting with its status."""
