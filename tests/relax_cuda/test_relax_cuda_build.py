@@ -116,3 +116,23 @@ def test_static_float16_mlp_on_tensor_cores_matches_numpy(f16_static_exe):
     x, w1, b1, w2 = mlp_inputs(32, "float16")
     out = vm["main"](x, w1, b1, w2).numpy()
     np.testing.assert_allclose(out.astype("float32"), mlp_reference(x, w1, b1, w2), rtol=3e-2, atol=3e-2)
+
+
+def test_host_functions_are_built_for_the_cpu_next_to_the_kernels():
+    from ember import te
+    from ember.ir import GlobalVar
+    from ember.relax.backend.gpu_kernels import build_gpu_kernels
+
+    a = te.placeholder((256,), "float32", name="A")
+    b = te.compute((256,), lambda i: a[i] + 1.0, name="B")
+    sch = ember.tir.Schedule(te.create_prim_func([a, b]))
+    xo, xi = sch.split(sch.get_loops(sch.get_block("B"))[0], factors=[None, 64])
+    sch.bind(xo, "blockIdx.x")
+    sch.bind(xi, "threadIdx.x")
+    kernel = sch.mod["main"].with_attr("global_symbol", "add_one")
+    host = te.create_prim_func([a, b]).with_attr("global_symbol", "add_one_host").with_attr("tir.is_host_func", True)
+    mod = build_gpu_kernels({GlobalVar("add_one"): kernel, GlobalVar("add_one_host"): host}, ember.target.Target("cuda"))
+    assert sorted(mod.function_names) == ["add_one", "add_one_host"]
+    x, y = ember.nd.array(np.arange(256, dtype="float32")), ember.nd.empty((256,), "float32")
+    mod["add_one_host"](x, y)  # the host function runs on the CPU
+    np.testing.assert_allclose(y.numpy(), np.arange(256) + 1)
