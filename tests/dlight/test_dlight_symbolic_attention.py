@@ -92,3 +92,24 @@ def test_probabilities_times_values_symbolic_k():
         got = np.zeros((1, 2, s, 24), "float32")
         mod(pv, vv, got)
         np.testing.assert_allclose(got, pv @ vv, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("rows", [8, 12, 16, None])
+def test_wide_register_tile_for_three_vector_panels(rows):
+    """N a multiple of 48 (AVX-512: 3 vectors): 8-row tiles where M allows (symbolic M is
+    padded to 8 rows), 4-row tiles for other M; results unchanged, bias epilogue included."""
+    m = te.var("m", "int64") if rows is None else _i64(rows)
+    a = te.placeholder((m, _i64(40)), name="A")
+    w = te.placeholder((_i64(40), _i64(96)), name="W")
+    bias = te.placeholder((_i64(96),), name="bias")
+    r = te.reduce_axis((_i64(0), _i64(40)), name="k")
+    c = te.compute((m, _i64(96)), lambda i, j: te.sum(a[i, r] * w[r, j], axis=r), name="C")
+    out = te.compute((m, _i64(96)), lambda i, j: c[i, j] + bias[j], name="D")
+    _, mod = _build(te.create_prim_func([a, w, bias, out]))
+    rng = np.random.default_rng(7)
+    wv, bv = rng.standard_normal((40, 96)).astype("float32"), rng.standard_normal(96).astype("float32")
+    for mv in ([rows] if rows is not None else [1, 7, 8, 9, 30]):
+        av = rng.standard_normal((mv, 40)).astype("float32")
+        got = np.zeros((mv, 96), "float32")
+        mod(av, wv, bv, got)
+        np.testing.assert_allclose(got, av @ wv + bv, rtol=1e-4, atol=1e-4)

@@ -40,6 +40,7 @@ from .normalize import normalize_for_rules
 from .pad_rows import pad_rows
 
 MR, NR = 4, 64
+WIDE_MR, WIDE_NR_VECTORS = 8, 3
 # below this many multiply-adds a kernel runs on one thread
 PARALLEL_MACS = 1 << 16
 
@@ -90,6 +91,13 @@ def _match(info: BlockInfo) -> MatmulRoles | str:
     return "no operand pair with one row and one column iterator"
 
 
+def _tile_rows(n: int | None, lanes: int) -> int:
+    """Rows of the register tile: 8 with 3-vector panels (24 accumulators + 3 panel loads of
+    AVX-512's 32 registers: 8 FMAs per load instead of 4) where N is a whole number of
+    them, else MR."""
+    return WIDE_MR if lanes == 16 and n is not None and n % (WIDE_NR_VECTORS * lanes) == 0 else MR
+
+
 def _pick_nr(n: int | None, lanes: int) -> int:
     """Column panel width: NR, or the smallest multiple of lanes covering a narrow N."""
     if n is None or n >= NR:
@@ -122,7 +130,9 @@ class Matmul(ScheduleRule):
         pos, roles = hits[0]
         # symbolic M / N: whole MR-row / NR-column tiles, no predicate per FMA
         padded = set()
-        for name_, multiple in (("i", MR), ("j", NR)):
+        n_static = const_int(blocks[pos].loop_extents[roles.j])
+        lanes = max(1, target.vector_width_bits // blocks[pos].writes[0].buffer.dtype.bits)
+        for name_, multiple in (("i", _tile_rows(n_static, lanes)), ("j", NR)):
             axis = getattr(roles, name_)
             if axis is None or const_int(blocks[pos].loop_extents[axis]) is not None:
                 continue
@@ -225,8 +235,9 @@ class Matmul(ScheduleRule):
         m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
         n = const_int(info.loop_extents[roles.j])
         # small M: all rows in one tile; symbolic M: MR-row tiles (rows padded to whole tiles)
-        mr = MR if m is None else min(m, MR)
-        nr = _pick_nr(n, lanes)
+        wide = _tile_rows(n, lanes) == WIDE_MR and (m is None or m % WIDE_MR == 0)
+        mr = (WIDE_MR if wide else MR) if m is None else min(m, WIDE_MR if wide else MR)
+        nr = WIDE_NR_VECTORS * lanes if wide else _pick_nr(n, lanes)
         # a padded extent is a whole number of tiles: no predicate on the split
         j_0, j_1 = sch.split(loops[roles.j], factors=[None, nr], disable_predication="j" in padded)
         if roles.i is not None:
