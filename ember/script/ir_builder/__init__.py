@@ -12,11 +12,11 @@ import importlib
 
 from .base import IRBuilder, IRBuilderFrame
 
-__all__ = ["IRBuilder", "IRBuilderFrame", "tir", "ir"]
+__all__ = ["IRBuilder", "IRBuilderFrame", "tir", "ir", "relax"]
 
 
 def __getattr__(name: str):
-    if name in ("tir", "ir", "base"):
+    if name in ("tir", "ir", "base", "relax"):
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module

@@ -130,6 +130,8 @@ class IRBuilder:
 
         if isinstance(value, Var):
             object.__setattr__(value, "name", name)
+        elif hasattr(value, "name_hint") and hasattr(value, "struct_info_or_none"):  # a Relax Var
+            object.__setattr__(value, "name_hint", name)
         elif isinstance(value, Buffer):
             if value.data.name == value.name:
                 object.__setattr__(value.data, "name", name)
