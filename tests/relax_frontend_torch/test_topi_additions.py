@@ -1,5 +1,6 @@
 """topi names added for PyTorch users (nn.flatten, nn.upsampling, nn.lrn, nn.nll_loss,
-tensordot, meshgrid, sequence_mask, shape, ndarray_size, unravel_index), checked
+tensordot, meshgrid, sequence_mask, shape, ndarray_size, unravel_index, cubic
+image.resize2d/resize1d), checked
 numerically against PyTorch / numpy through ember.build."""
 
 import numpy as np
@@ -90,3 +91,45 @@ def test_sequence_mask_shape_size_unravel():
     idx = np.array([0, 5, 23], "int64")
     np.testing.assert_array_equal(run(lambda i: topi.unravel_index(i, (4, 2, 3)), idx)[0],
                                   np.stack(np.unravel_index(idx, (4, 2, 3))))
+
+
+def _cubic_1d_reference(x, out_size, alpha, exclude):
+    """Keys' cubic convolution along the last axis, half-pixel coordinates (numpy)."""
+    n_in = x.shape[-1]
+    out = np.zeros(x.shape[:-1] + (out_size,), "float64")
+    for o in range(out_size):
+        c = (o + 0.5) * n_in / out_size - 0.5
+        lo = int(np.floor(c))
+        weights, index = [], []
+        for k in (-1, 0, 1, 2):
+            d = abs(c - (lo + k))
+            w = ((alpha + 2) * d - (alpha + 3)) * d * d + 1 if d <= 1 else ((alpha * d - 5 * alpha) * d + 8 * alpha) * d - 4 * alpha
+            inside = 0 <= lo + k < n_in
+            weights.append(0.0 if exclude and not inside else w)
+            index.append(min(max(lo + k, 0), n_in - 1))
+        total = sum(weights) if exclude else 1.0
+        out[..., o] = sum(w / total * x[..., i] for w, i in zip(weights, index))
+    return out
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_resize2d_cubic_matches_torch_bicubic(align_corners):
+    x = rng.standard_normal((1, 2, 4, 5)).astype("float32")
+    mode = "align_corners" if align_corners else "half_pixel"
+    got = run(lambda t: topi.image.resize2d(t, None, (7, 9), "NCHW", "cubic", mode, bicubic_alpha=-0.75), x)[0]
+    ref = F.interpolate(torch.from_numpy(x), size=(7, 9), mode="bicubic", align_corners=align_corners).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("exclude", [0, 1])
+def test_resize1d_cubic_alpha_and_exclude(exclude):
+    x = rng.standard_normal((1, 3, 5)).astype("float32")
+    got = run(lambda t: topi.image.resize1d(t, None, (8,), "NCW", "cubic", "half_pixel", bicubic_alpha=-0.5,
+                                            bicubic_exclude=exclude), x)[0]
+    np.testing.assert_allclose(got, _cubic_1d_reference(x.astype("float64"), 8, -0.5, exclude), rtol=1e-5, atol=1e-5)
+
+
+def test_resize_method_error_names_the_choices():
+    x = te.placeholder((1, 1, 2, 2), "float32")
+    with pytest.raises(ValueError, match="method must be 'nearest_neighbor', 'linear' or 'cubic', got 'area'"):
+        topi.image.resize2d(x, None, (4, 4), "NCHW", "area")

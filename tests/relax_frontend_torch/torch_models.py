@@ -31,16 +31,17 @@ class BasicBlock(nn.Module):
 
 
 class ResNet(nn.Module):
-    """ResNet-18 layout (stem, 4 stages of 2 basic blocks, global pool, fc) at a small width."""
+    """ResNet-18 layout (stem, 4 stages of ``blocks`` basic blocks, global pool, fc) at a small
+    width; ``blocks=2`` is ResNet-18, ``blocks=1`` the same stages at half the depth."""
 
-    def __init__(self, width=8, num_classes=10):
+    def __init__(self, width=8, num_classes=10, blocks=2):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, width, 7, 2, 3, bias=False), nn.BatchNorm2d(width), nn.ReLU(),
                                   nn.MaxPool2d(3, 2, 1))
         chans = [width, width * 2, width * 4, width * 8]
         layers, cin = [], width
         for i, c in enumerate(chans):
-            layers += [BasicBlock(cin, c, 1 if i == 0 else 2), BasicBlock(c, c)]
+            layers += [BasicBlock(cin, c, 1 if i == 0 else 2)] + [BasicBlock(c, c) for _ in range(blocks - 1)]
             cin = c
         self.layers = nn.Sequential(*layers)
         self.pool = nn.AdaptiveAvgPool2d(1)
@@ -172,12 +173,12 @@ class GPT2(nn.Module):
 
 
 class LSTMTagger(nn.Module):
-    """Embedding → bidirectional 2-layer LSTM → per-token tag scores (log-softmax)."""
+    """Embedding → bidirectional LSTM (``layers`` deep) → per-token tag scores (log-softmax)."""
 
-    def __init__(self, vocab=50, emb=16, hidden=16, tags=5):
+    def __init__(self, vocab=50, emb=16, hidden=16, tags=5, layers=2):
         super().__init__()
         self.emb = nn.Embedding(vocab, emb)
-        self.lstm = nn.LSTM(emb, hidden, num_layers=2, batch_first=True, bidirectional=True)
+        self.lstm = nn.LSTM(emb, hidden, num_layers=layers, batch_first=True, bidirectional=True)
         self.out = nn.Linear(2 * hidden, tags)
 
     def forward(self, ids):

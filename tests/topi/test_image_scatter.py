@@ -64,8 +64,8 @@ def test_resize2d(method, mode, rounding, size):
 
 def test_resize_errors():
     X = te.placeholder((1, 2, 4, 6), name="X")
-    with pytest.raises(ValueError, match="method must be 'nearest_neighbor' or 'linear', got 'cubic'"):
-        topi.image.resize2d(X, None, (2, 2), method="cubic")
+    with pytest.raises(ValueError, match="method must be 'nearest_neighbor', 'linear' or 'cubic', got 'area'"):
+        topi.image.resize2d(X, None, (2, 2), method="area")
     with pytest.raises(ValueError, match=r"size needs 2 entries for layout 'NCHW', got \[2\]"):
         topi.image.resize2d(X, None, (2,))
 

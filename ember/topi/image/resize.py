@@ -1,9 +1,12 @@
-"""Image resizing: ``resize1d`` / ``resize2d`` with nearest-neighbour or linear
+"""Image resizing: ``resize1d`` / ``resize2d`` with nearest-neighbour, linear or cubic
 interpolation and the ONNX/TVM coordinate transformation modes.
 
 An output coordinate ``x`` maps to the input coordinate ``in_x`` by the mode
 (``half_pixel``: ``(x + 0.5) * scale - 0.5`` …); nearest rounds it, linear blends the
-two neighbours ``floor(in_x)`` and ``floor(in_x) + 1``, indices clamped to the input.
+two neighbours ``floor(in_x)`` and ``floor(in_x) + 1``, cubic the four from
+``floor(in_x) - 1`` with Keys' cubic-convolution weights (coefficient ``cubic_alpha``:
+-0.75 is PyTorch's, -0.5 ONNX's; ``cubic_exclude=1`` drops taps outside the input and
+renormalises).  Indices are clamped to the input.
 """
 
 from __future__ import annotations
@@ -55,14 +58,29 @@ def _clamp(i, size: int):
     return tir_op.min(tir_op.max(i, 0), size - 1)
 
 
-def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what):
+def _cubic_weights(t, alpha: float, ftype):
+    """Weights of the taps at offsets -1, 0, 1, 2 from floor(in_x), ``t`` the fraction."""
+    a = const(alpha, ftype)
+    one, two = const(1.0, ftype), const(2.0, ftype)
+
+    def near(d):  # |d| <= 1
+        return ((a + two) * d - (a + const(3.0, ftype))) * d * d + one
+
+    def far(d):  # 1 < |d| < 2
+        return ((a * d - const(5.0, ftype) * a) * d + const(8.0, ftype) * a) * d - const(4.0, ftype) * a
+
+    return [far(t + one), near(t), near(one - t), far(two - t)]
+
+
+def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what, cubic_alpha=-0.5,
+            cubic_exclude=0):
     axes = _LAYOUT_AXES.get(layout)
     if axes is None:
         raise ValueError(f"{what}: layout must be one of {sorted(_LAYOUT_AXES)}, got {layout!r}")
     if len(size) != len(axes):
         raise ValueError(f"{what}: size needs {len(axes)} entries for layout {layout!r}, got {list(size)}")
-    if method not in ("nearest_neighbor", "linear"):
-        raise ValueError(f"{what}: method must be 'nearest_neighbor' or 'linear', got {method!r}")
+    if method not in ("nearest_neighbor", "linear", "cubic"):
+        raise ValueError(f"{what}: method must be 'nearest_neighbor', 'linear' or 'cubic', got {method!r}")
     if mode not in _MODES:
         raise ValueError(f"{what}: coordinate_transformation_mode must be one of {_MODES}, got {mode!r}")
     if method == "nearest_neighbor" and not rounding_method:
@@ -105,7 +123,32 @@ def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what):
             value = term if value is None else value + term
         return tir_op.cast(value, out_dtype)
 
-    fcompute = nearest if method == "nearest_neighbor" else linear
+    def cubic(*idx):
+        taps = [(list(idx), const(1.0, ftype))]
+        for a, n_in, n_out in zip(axes, in_sizes, out_sizes):
+            c = _in_coord(idx[a], n_in, n_out, mode, ftype)
+            lo = tir_op.floor(c)
+            weights = _cubic_weights(c - lo, float(cubic_alpha), ftype)
+            i0 = tir_op.cast(lo, idx_dtype)
+            if cubic_exclude:
+                inside = [tir_op.if_then_else(tir_op.all(i0 + k >= 0, i0 + k < n_in), w, const(0.0, ftype))
+                          for k, w in zip((-1, 0, 1, 2), weights)]
+                total = inside[0] + inside[1] + inside[2] + inside[3]
+                weights = [w / total for w in inside]
+            nxt = []
+            for pos, w in taps:
+                for k, wk in zip((-1, 0, 1, 2), weights):
+                    p = list(pos)
+                    p[a] = _clamp(i0 + k, n_in)
+                    nxt.append((p, w * wk))
+            taps = nxt
+        value = None
+        for pos, w in taps:
+            term = tir_op.cast(data(*pos), ftype) * w
+            value = term if value is None else value + term
+        return tir_op.cast(value, out_dtype)
+
+    fcompute = {"nearest_neighbor": nearest, "linear": linear, "cubic": cubic}[method]
     return te.compute(tuple(shape), fcompute, name="resize", tag="resize")
 
 
@@ -115,7 +158,7 @@ def resize2d(data, roi, size, layout: str = "NCHW", method: str = "linear",
              out_dtype=None, output_shape=None) -> te.Tensor:
     """Resize the two spatial dims of ``data`` to ``size`` (oh, ow); ``roi`` is unused."""
     return _resize(data, size, layout, method, coordinate_transformation_mode, rounding_method,
-                   out_dtype, "topi.image.resize2d")
+                   out_dtype, "topi.image.resize2d", bicubic_alpha, bicubic_exclude)
 
 
 def resize1d(data, roi, size, layout: str = "NCW", method: str = "linear",
@@ -124,4 +167,4 @@ def resize1d(data, roi, size, layout: str = "NCW", method: str = "linear",
              out_dtype=None, output_shape=None) -> te.Tensor:
     """Resize the spatial dim of ``data`` to ``size`` (ow,)."""
     return _resize(data, size, layout, method, coordinate_transformation_mode, rounding_method,
-                   out_dtype, "topi.image.resize1d")
+                   out_dtype, "topi.image.resize1d", bicubic_alpha, bicubic_exclude)

@@ -55,6 +55,13 @@ def index_select(ctx, x, dim, idx):
     return R.take(x, ctx.operand(idx, "int64"), ctx.norm_axis(dim, ctx.ndim(x)), "wrap")
 
 
+@converter("aten.take.default")
+def take(ctx, x, idx):
+    """``torch.take``: indices into the flattened tensor (negative ones count from the end)."""
+    flat = ctx.emit(R.reshape(x, [-1]))
+    return R.take(flat, ctx.operand(idx, "int64"), 0, "wrap")
+
+
 @converter("aten.embedding.default")
 def embedding(ctx, weight, indices, padding_idx=-1, scale_grad=False, sparse=False):
     return R.take(weight, ctx.operand(indices, "int64"), 0)

@@ -110,8 +110,7 @@ for _name, _fn in (("add", R.add), ("sub", R.subtract)):
 converter("aten.rsub.Scalar", "aten.rsub.Tensor")(_with_alpha(lambda a, b: R.subtract(b, a)))
 
 _ARITH = {
-    "mul": R.multiply, "div": R.divide, "maximum": R.maximum, "minimum": R.minimum, "fmax": R.maximum,
-    "fmin": R.minimum, "remainder": R.floor_mod, "fmod": R.mod, "floor_divide": R.floor_divide,
+    "mul": R.multiply, "div": R.divide, "maximum": R.maximum, "minimum": R.minimum, "remainder": R.floor_mod, "fmod": R.mod, "floor_divide": R.floor_divide,
     "bitwise_and": R.bitwise_and, "bitwise_or": R.bitwise_or, "bitwise_xor": R.bitwise_xor,
     "__and__": R.bitwise_and, "__or__": R.bitwise_or, "__xor__": R.bitwise_xor,
     "logical_and": R.logical_and, "logical_or": R.logical_or, "logical_xor": R.logical_xor,
@@ -122,6 +121,26 @@ for _name, _fn in _ARITH.items():
     converter(*(f"aten.{_name}{sfx}.{ov}" for sfx in ("", "_") for ov in ("Tensor", "Scalar", "default",
                                                                           "Self", "Tensor_Scalar")))(
         _binary(_fn, compute_in_out_dtype=not _name.startswith("logical")))
+
+
+def _ignoring_nan(fn):
+    """fmax/fmin: a NaN operand yields the other one (NaN only when both are)."""
+
+    def convert(ctx, a, b):
+        dtype = ctx.out_dtype()
+        a, b = ctx.operand(a, dtype), ctx.operand(b, dtype)
+        out = ctx.emit(fn(a, b))
+        if not dtype.startswith(("float", "bfloat")):
+            return out
+        out = ctx.emit(R.where(ctx.emit(R.isnan(b)), a, out))
+        return R.where(ctx.emit(R.isnan(a)), b, out)
+
+    return convert
+
+
+for _name, _fn in (("fmax", R.maximum), ("fmin", R.minimum)):
+    converter(*(f"aten.{_name}{sfx}.{ov}" for sfx in ("", "_") for ov in ("Tensor", "Scalar", "default", "Self",
+                                                                          "Tensor_Scalar")))(_ignoring_nan(_fn))
 
 
 @converter("aten.div.Tensor_mode", "aten.div.Scalar_mode", "aten.div_.Tensor_mode", "aten.div_.Scalar_mode")

@@ -1,6 +1,8 @@
 """Linear-algebra, normalisation and attention converters: linear/addmm/mm/bmm/matmul/
 baddbmm/einsum, batch/layer/group/instance/RMS norm (the ATen ``native_*`` forms return
-their statistics as unused outputs), scaled dot-product attention (masks, causal, scale)."""
+their statistics as unused outputs), scaled dot-product attention (masks, causal, scale),
+and the fused ops of PyTorch's transformer fast path (``_native_multi_head_attention``,
+``_transformer_encoder_layer_fwd``) that Dynamo records for modules in inference mode."""
 
 from __future__ import annotations
 
@@ -210,3 +212,76 @@ def _attention(ctx, q, k, v, mask, is_causal, scale):
             scores = ctx.emit(R.add(scores, ctx.operand(mask, dtype)))
     probs = ctx.emit(R.nn.softmax(scores, -1))
     return R.matmul(probs, v)
+
+
+# -- PyTorch's transformer fast path (nn.MultiheadAttention / nn.TransformerEncoderLayer in
+#    inference mode; Dynamo records them as these fused ops) ---------------------------------
+
+def _rows(ctx, w, start, stop):
+    return ctx.emit(R.strided_slice(w, [0], [start], [stop]))
+
+
+def _heads(ctx, x, h):
+    """(B, L, E) → (B, H, L, E/H)."""
+    b, n, e = ctx.shape(x)
+    return ctx.emit(R.permute_dims(ctx.emit(R.reshape(x, [b, n, h, e // h])), [0, 2, 1, 3]))
+
+
+def _fast_path_mha(ctx, query, key, value, embed_dim, num_head, qkv_w, qkv_b, proj_w, proj_b, mask, mask_type):
+    """Multi-head attention with packed in-projection weights; a boolean ``mask`` marks the
+    positions *not* attended (mask_type 0: (L, S) attention mask, 1: (B, S) key padding,
+    2: already (B, H, L, S)-broadcastable).  Returns (output, attention probabilities)."""
+    if ctx.ndim(query) != 3:
+        raise NotImplementedError(f"fast-path attention on a {ctx.ndim(query)}-D query (supported: (batch, seq, embed))")
+    e, dtype = int(embed_dim), ctx.dtype(query)
+    q, k, v = (ctx.emit(R.linear(x, _rows(ctx, qkv_w, i * e, (i + 1) * e), _rows(ctx, qkv_b, i * e, (i + 1) * e)))
+               for i, x in enumerate((query, key, value)))
+    q, k, v = (_heads(ctx, t, int(num_head)) for t in (q, k, v))
+    scores = ctx.emit(R.matmul(q, ctx.emit(R.permute_dims(k, [0, 1, 3, 2]))))
+    scores = ctx.emit(R.multiply(scores, ctx.const(1.0 / math.sqrt(e // int(num_head)), dtype)))
+    if mask is not None:
+        if mask_type == 1:  # key padding (B, S) → (B, 1, 1, S)
+            b, s = ctx.shape(mask)
+            mask = ctx.emit(R.reshape(mask, [b, 1, 1, s]))
+        if ctx.dtype(mask) == "bool":
+            scores = ctx.emit(R.where(mask, ctx.const(-math.inf, dtype), scores))
+        else:
+            scores = ctx.emit(R.add(scores, ctx.operand(mask, dtype)))
+    probs = ctx.emit(R.nn.softmax(scores, -1))
+    out = ctx.emit(R.permute_dims(ctx.emit(R.matmul(probs, v)), [0, 2, 1, 3]))
+    b, n = ctx.shape(query)[:2]
+    out = ctx.emit(R.reshape(out, [b, n, e]))
+    return ctx.emit(R.linear(out, proj_w, proj_b)), probs
+
+
+@converter("aten._native_multi_head_attention.default")
+def native_multi_head_attention(ctx, query, key, value, embed_dim, num_head, qkv_w, qkv_b, proj_w, proj_b,
+                                mask=None, need_weights=True, average_attn_weights=True, mask_type=None):
+    out, probs = _fast_path_mha(ctx, query, key, value, embed_dim, num_head, qkv_w, qkv_b, proj_w, proj_b,
+                                mask, mask_type)
+    if not need_weights:
+        return [out, None]
+    return [out, ctx.emit(R.mean(probs, [1])) if average_attn_weights else probs]
+
+
+@converter("aten._transformer_encoder_layer_fwd.default")
+def transformer_encoder_layer(ctx, src, embed_dim, num_heads, qkv_w, qkv_b, proj_w, proj_b, use_gelu, norm_first,
+                              eps, ln1_w, ln1_b, ln2_w, ln2_b, ff1_w, ff1_b, ff2_w, ff2_b, mask=None, mask_type=None):
+    e = int(embed_dim)
+
+    def norm(x, w, b):
+        return ctx.emit(_layer_norm(ctx, x, [e], w, b, eps))
+
+    def attention(x):
+        return _fast_path_mha(ctx, x, x, x, e, num_heads, qkv_w, qkv_b, proj_w, proj_b, mask, mask_type)[0]
+
+    def feed_forward(x):
+        h = ctx.emit(R.linear(x, ff1_w, ff1_b))
+        h = ctx.emit(R.nn.gelu(h) if use_gelu else R.nn.relu(h))
+        return ctx.emit(R.linear(h, ff2_w, ff2_b))
+
+    if norm_first:
+        x = ctx.emit(R.add(src, attention(norm(src, ln1_w, ln1_b))))
+        return R.add(x, feed_forward(norm(x, ln2_w, ln2_b)))
+    x = norm(ctx.emit(R.add(src, attention(src))), ln1_w, ln1_b)
+    return _layer_norm(ctx, ctx.emit(R.add(x, feed_forward(x))), [e], ln2_w, ln2_b, eps)
