@@ -198,7 +198,9 @@ def storage_align(func, realize: BlockRealize, buffer_index: int, axis: int, fac
                             f"{buffer.name!r}", func, block=block)
     if factor <= 0:
         raise ScheduleError(f"storage_align: factor must be positive, got {factor}", func, block=block)
-    entries = list(block.annotations.get("buffer_dim_align", []))
+    # a new alignment of the same buffer axis replaces the old one (as TVM)
+    entries = [e for e in block.annotations.get("buffer_dim_align", [])
+               if not (int(e[0]) == buffer_index and int(e[1]) == axis % ndim)]
     entries.append([buffer_index, axis % ndim, factor, offset])
     new = replace(block, annotations={**block.annotations, "buffer_dim_align": entries})
     return replace_stmts(func, {block: new})

@@ -103,6 +103,8 @@ def test_storage_align():
     sch = Schedule(elementwise())
     sch.storage_align(sch.get_block("B"), 0, axis=0, factor=16, offset=1)
     assert sch.get(sch.get_block("B")).annotations["buffer_dim_align"] == [[0, 0, 16, 1]]
+    sch.storage_align(sch.get_block("B"), 0, axis=0, factor=32, offset=3)  # replaces, as TVM
+    assert sch.get(sch.get_block("B")).annotations["buffer_dim_align"] == [[0, 0, 32, 3]]
     check(sch, elementwise())
     with pytest.raises(ScheduleError, match="axis 2 is out of range"):
         sch.storage_align(sch.get_block("B"), 0, axis=2, factor=16, offset=1)
