@@ -7,7 +7,7 @@ Two rewrites, both exact:
   block's unit iterator instead of the constant ``0``.  Fused kernels made of topi
   broadcasts are full of these, and ``reverse_compute_at`` / ``compute_inline`` need
   iterators, not constants, to move an epilogue (bias add, relu) into a matmul tile.
-* Blocks without iterators that compute a scalar intermediate (``astype`` of a 0-d
+* Blocks without iterators (or with unit ones only) that compute a scalar intermediate (``astype`` of a 0-d
   constant, as ONNX Relu imports) are inlined into their readers.
 """
 
@@ -65,7 +65,8 @@ def normalize_for_rules(func: PrimFunc) -> PrimFunc:
     changed = False
     for rv in sch.get_child_blocks(sch.get_block("root")):
         block = sch.get(rv)
-        if block.iter_vars or not sch.get_consumers(rv):
+        # a scalar block has no iterators, or only unit ones (te gives 0-d outputs one, as TVM)
+        if any(const_int(iv.dom.extent) != 1 for iv in block.iter_vars) or not sch.get_consumers(rv):
             continue
         try:
             sch.compute_inline(rv)
