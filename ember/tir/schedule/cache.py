@@ -182,11 +182,28 @@ def set_scope(func, realize: BlockRealize, buffer_index: int, storage_scope: str
     if any(b is buffer for b in func.buffer_map.values()):
         raise ScheduleError(f"set_scope: buffer {buffer.name!r} is a function parameter; only allocated "
                             "buffers can change scope", func, block=block)
+    rank = str(storage_scope).split(".")[0]
+    if rank not in _SCOPE_RANKS:
+        raise ScheduleError(f"set_scope: unknown storage scope {storage_scope!r}; expected one of "
+                            f"{', '.join(sorted(_SCOPE_RANKS))} (optionally with a tag, e.g. 'shared.dyn')",
+                            func, block=block)
     if buffer.scope() == storage_scope:
         return func
-    data = Var(buffer.data.name, "handle", PointerType(buffer.dtype, storage_scope))
-    new = replace(buffer, data=data)
-    return replace(func, body=ReplaceBuffer({buffer: new}).visit(func.body))
+
+    def rescoped(buf):
+        data = Var(buf.data.name, "handle", PointerType(buf.dtype, storage_scope))
+        return replace(buf, data=data)
+
+    mapping = {buffer: rescoped(buffer)}
+    from ember.tir.buffer import MatchBufferRegion
+    from ember.tir.functor import collect
+
+    for m in collect(func.body, lambda x: isinstance(x, MatchBufferRegion) and x.source.buffer is buffer):
+        mapping[m.buffer] = rescoped(m.buffer)  # views of the buffer live where it lives
+    return replace(func, body=ReplaceBuffer(mapping).visit(func.body))
+
+
+_SCOPE_RANKS = {"global", "shared", "warp", "local", "wmma", "metal", "m16n8k8", "texture"}
 
 
 def storage_align(func, realize: BlockRealize, buffer_index: int, axis: int, factor: int, offset: int):

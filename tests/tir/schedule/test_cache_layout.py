@@ -314,3 +314,11 @@ def test_transform_layout_with_axis_separator():
     assert kinds[-2:] == ["TransformLayout", "SetAxisSeparator"]
     imap, seps = IndexMap.from_func_with_separators(lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j])
     assert seps == [1] and len(imap.final_indices) == 2
+
+
+def test_set_scope_checks_the_scope_name():
+    sch = Schedule(elementwise())
+    with pytest.raises(ScheduleError, match="unknown storage scope 'test_scope'"):
+        sch.set_scope(sch.get_block("B"), 0, "test_scope")
+    sch.set_scope(sch.get_block("B"), 0, "shared.dyn")
+    assert sch.get(sch.get_block("B")).writes[0].buffer.scope() == "shared.dyn"
