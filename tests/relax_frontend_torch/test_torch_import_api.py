@@ -150,3 +150,24 @@ def test_from_fx_keep_params_as_input():
     mod = from_fx(torch.fx.symbolic_trace(model), [((3, 4), "float32")], keep_params_as_input=True)
     assert mod["main"].attrs["num_input"] == 1
     assert [p.name_hint for p in mod["main"].params][1:3] == ["fc1_weight", "fc1_bias"]
+
+
+class _One(torch.nn.Module):
+    def forward(self, a):
+        return a * 2
+
+
+class _Two(torch.nn.Module):
+    def forward(self, a):
+        return a + 1, a * 2
+
+
+def test_from_fx_returns_what_the_graph_returns():
+    """As TVM's from_fx: a graph returning one tensor gives a bare tensor, several a tuple."""
+    info = [((2, 3), "float32")]
+    one = from_fx(torch.fx.symbolic_trace(_One()), info)
+    assert isinstance(one["main"].ret_struct_info, relax.TensorStructInfo)
+    two = from_fx(torch.fx.symbolic_trace(_Two()), info)
+    assert len(two["main"].ret_struct_info.fields) == 2
+    x = torch.randn(2, 3)
+    compare(build_vm(one)["main"](x), x * 2)

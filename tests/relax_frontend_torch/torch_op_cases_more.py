@@ -119,3 +119,8 @@ TVM_PARITY = [
     ("unbind_dim1", lambda x: torch.unbind(x, 1), (r(*X),)),
     ("split_uneven", lambda x: torch.split(x, 3, dim=2), (r(2, 3, 7),)),
 ]
+
+ATEN += [
+    ("masked_scatter", lambda x, m, s: x.masked_scatter(m, s), (r(3, 4), r(3, 4) > 0, r(5, 4))),
+    ("masked_scatter_broadcast_mask", lambda x, m, s: x.masked_scatter(m, s), (r(2, 3), r(3) > 0, r(7))),
+]

@@ -5,7 +5,8 @@ re-tracing the GraphModule with ``torch.export`` on example inputs made from ``i
 the ATen graph then goes through the same converter table as ``from_exported_program``, so
 each operator is converted once for both entry points.  ``input_info`` is a list of
 ``(shape, dtype)``; a dim given as a string or a ``tir.Var`` is dynamic (a symbolic var of
-that name).
+that name).  As in TVM, ``main`` returns what the graph returns: one tensor bare, several
+(or a tuple the graph builds itself) as a tuple.
 """
 
 from __future__ import annotations
@@ -52,5 +53,15 @@ def from_fx(graph_module, input_info, keep_params_as_input: bool = False, unwrap
                                  dynamic_shapes=tuple(dynamic) if dims else None, strict=False)
     finally:
         graph_module.train(was_training)
-    return from_exported_program(ep, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple,
+    single = _returns_one_value(graph_module)
+    return from_exported_program(ep, keep_params_as_input, unwrap_unit_return_tuple or single, no_bind_return_tuple,
                                  custom_convert_map, run_ep_decomposition=True, entry="from_fx")
+
+
+def _returns_one_value(graph_module) -> bool:
+    """Whether the fx graph's output is a single value rather than a tuple/list of them."""
+    graph = getattr(graph_module, "graph", None)
+    for node in reversed(list(graph.nodes) if graph is not None else []):
+        if node.op == "output":
+            return not isinstance(node.args[0], list | tuple)
+    return False

@@ -1,5 +1,6 @@
 """Indexing converters: advanced indexing (``x[idx]``, ``x[:, i, j]``), index_select,
-gather, scatter (src / value / add / reduce), index_put along one axis, embedding, one_hot."""
+gather, scatter (src / value / add / reduce), index_put along one axis, masked_scatter, take,
+embedding, one_hot."""
 
 from __future__ import annotations
 
@@ -53,6 +54,18 @@ def _broadcast_shape(shapes):
 @converter("aten.index_select.default")
 def index_select(ctx, x, dim, idx):
     return R.take(x, ctx.operand(idx, "int64"), ctx.norm_axis(dim, ctx.ndim(x)), "wrap")
+
+
+@converter("aten.masked_scatter.default", "aten.masked_scatter_.default")
+def masked_scatter(ctx, x, mask, source):
+    """Where ``mask`` holds, the next element of ``source`` (row-major order) replaces x's:
+    the k-th True position takes source.flatten()[k] (a running count of the mask)."""
+    shape = ctx.shape(x)
+    mask = ctx.emit(R.broadcast_to(mask, shape)) if ctx.shape(mask) != shape else mask
+    count = ctx.emit(R.cumsum(ctx.emit(R.reshape(mask, [-1])), 0, "int64", True))
+    flat_src = ctx.emit(R.reshape(ctx.operand(source, ctx.dtype(x)), [-1]))
+    picked = ctx.emit(R.reshape(ctx.emit(R.take(flat_src, count, 0, "clip")), shape))
+    return R.where(mask, picked, x)
 
 
 @converter("aten.take.default")
