@@ -31,6 +31,9 @@ class _RV:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(0x{id(self):x})"
 
+    def same_as(self, other) -> bool:
+        return self is other
+
 
 class BlockRV(_RV):
     """A handle to a block in the schedule's current function."""

@@ -34,6 +34,11 @@ class InstructionKind:
     def name(self) -> str:
         return _SPECIAL_NAMES.get(self.method) or "".join(p.capitalize() for p in self.method.split("_"))
 
+    @property
+    def is_pure(self) -> bool:
+        """Whether the instruction only looks things up or samples (changes no IR)."""
+        return self.method.startswith(("get_", "sample_"))
+
     @staticmethod
     def get(name: str) -> InstructionKind:
         kind = KINDS.get(name) or _BY_NAME.get(name)
@@ -110,7 +115,7 @@ class Instruction:
     outputs: tuple
 
     def __str__(self) -> str:
-        return Trace([self], {}).as_python(header=False)[0]
+        return Trace([self], {}).as_python(header=False, anonymous=True)[0]
 
     def same_as(self, other) -> bool:
         return self is other
@@ -161,8 +166,10 @@ class Trace:
     decisions: dict = field(default_factory=dict)
 
     # -- printing -----------------------------------------------------------------------
-    def as_python(self, header: bool = True) -> list[str]:
+    def as_python(self, header: bool = True, anonymous: bool = False) -> list[str]:
         names = _names(self.insts)
+        if anonymous:  # one instruction on its own: its handles have no names (TVM prints "_")
+            names = {rv: "_" for rv in names}
         lines = []
         for inst in self.insts:
             kind = inst.kind

@@ -184,3 +184,16 @@ def test_trace_pop_and_apply_json():
     replay = Schedule(elementwise())
     Trace.apply_json_to_schedule(sch.trace.as_json(), replay)
     assert len(replay.trace.insts) == 2  # sch.trace is a copy: popping it left sch alone
+
+
+def test_instruction_on_its_own_and_purity():
+    sch = Schedule(elementwise())
+    block = sch.get_block("B")
+    sch.get_loops(block)
+    get_block, get_loops = sch.trace.insts
+    assert str(get_loops) == "_, _ = sch.get_loops(block=_)"
+    assert get_block.kind.is_pure and get_loops.kind.is_pure
+    from ember.tir.schedule import InstructionKind
+
+    assert not InstructionKind.get("compute_inline").is_pure
+    assert block.same_as(block) and not block.same_as(sch.get_block("B"))
