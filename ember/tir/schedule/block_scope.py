@@ -40,10 +40,12 @@ class Dependency:
 class BlockScope:
     """The dependences among the child blocks of the scope block ``root``."""
 
-    def __init__(self, func, root: Block) -> None:
+    def __init__(self, func, root: Block, owner=None) -> None:
         self.root = root
         children = _child_realizes(root.body)
         srefs = [StmtSRef.of(func, r) for r in children]
+        for sref in srefs:
+            sref.owner = owner
         self.src2deps: dict[int, list] = {}
         self.dst2deps: dict[int, list] = {}
         writers: dict[int, list] = {}

@@ -13,7 +13,7 @@ from ember.error import TVMError
 
 from .printing import func_script, mark_line
 
-__all__ = ["ScheduleError"]
+__all__ = ["ScheduleError", "UnknownHandleError"]
 
 
 class ScheduleError(TVMError, ValueError):
@@ -58,3 +58,8 @@ def _tag_loop(func, loop):
     except Exception:  # noqa: BLE001 - rendering must not fail
         return func, None
     return (tagged, tag) if tagged is not func else (func, None)
+
+
+class UnknownHandleError(ScheduleError, IndexError):
+    """A handle (BlockRV, LoopRV, ExprRV) that this schedule does not know: made by another
+    schedule or removed with ``remove_rv`` (an IndexError, as TVM raises)."""

@@ -16,7 +16,7 @@ from ember.tir.stmt import BlockRealize, For
 
 from . import analysis as A
 from ._arith import BoundError
-from .errors import ScheduleError
+from .errors import ScheduleError, UnknownHandleError
 from .printing import func_script
 from .schedule_more import MorePrimitives
 from .state import BlockRV, ExprRV, LoopRV, ScheduleState, StmtSRef
@@ -105,7 +105,8 @@ class Schedule(MorePrimitives):
         try:
             return self._table[rv]
         except KeyError:
-            raise ScheduleError(f"the {kind.__name__} {rv!r} does not belong to this schedule") from None
+            raise UnknownHandleError(f"the {kind.__name__} {rv!r} does not belong to this schedule (made by "
+                                     "another schedule, or removed)") from None
 
     def _block(self, rv: BlockRV) -> BlockRealize:
         fname, name = self._key(rv, BlockRV)
@@ -173,7 +174,9 @@ class Schedule(MorePrimitives):
         """A reference to the statement of a block or loop handle (``.stmt``, ``.parent``)."""
         fname = self._fname(rv)
         node = self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
-        return StmtSRef.of(self._func(fname), node)
+        sref = StmtSRef.of(self._func(fname), node)
+        sref.owner = self.state
+        return sref
 
     def remove_rv(self, rv) -> None:
         self._table.pop(rv, None)

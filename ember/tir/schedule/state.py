@@ -108,31 +108,35 @@ class ScheduleState:
         from .analysis import path_to
 
         func = self.func
+        sref = None
         if isinstance(stmt, Block):
-            for node in _realizes_of(func.body, stmt):
-                return StmtSRef.of(func, node)
-            if func.body is stmt:
-                return StmtSRef(stmt, func, [])
-            return None
-        if isinstance(stmt, For | BlockRealize) and path_to(func.body, stmt):
-            return StmtSRef.of(func, stmt)
-        return None
+            found = _realizes_of(func.body, stmt)
+            if found:
+                sref = StmtSRef.of(func, found[0])
+            elif func.body is stmt:
+                sref = StmtSRef(stmt, func, [])
+        elif isinstance(stmt, For | BlockRealize) and path_to(func.body, stmt):
+            sref = StmtSRef.of(func, stmt)
+        if sref is not None:
+            sref.owner = self
+        return sref
 
     def get_block_scope(self, scope_root: StmtSRef):
         """The dependences among the child blocks of the block ``scope_root``."""
         from .block_scope import BlockScope
 
-        return BlockScope(self.func, getattr(scope_root, "stmt", scope_root))
+        return BlockScope(self.func, getattr(scope_root, "stmt", scope_root), owner=self)
 
 
 class StmtSRef:
     """A snapshot reference to a Block or For of the current IR and its parent sref
     (the nearest enclosing Block or For), as ``Schedule.get_sref`` returns."""
 
-    __slots__ = ("stmt", "_func", "_path")
+    __slots__ = ("stmt", "_func", "_path", "owner")
 
-    def __init__(self, stmt, func, path):
+    def __init__(self, stmt, func, path, owner=None):
         self.stmt, self._func, self._path = stmt, func, path
+        self.owner = owner  # the ScheduleState it came from: srefs of two schedules differ
 
     @staticmethod
     def of(func, node) -> StmtSRef:
@@ -154,7 +158,7 @@ class StmtSRef:
         return None
 
     def same_as(self, other) -> bool:
-        return isinstance(other, StmtSRef) and other.stmt is self.stmt
+        return isinstance(other, StmtSRef) and other.stmt is self.stmt and other.owner is self.owner
 
     def __repr__(self) -> str:
         return f"StmtSRef({type(self.stmt).__name__})"

@@ -197,3 +197,14 @@ def test_instruction_on_its_own_and_purity():
 
     assert not InstructionKind.get("compute_inline").is_pure
     assert block.same_as(block) and not block.same_as(sch.get_block("B"))
+
+
+def test_foreign_or_removed_handles_are_index_errors():
+    sch = Schedule(elementwise())
+    block = sch.get_block("B")
+    other = sch.copy()
+    assert not sch.get_sref(block).same_as(other.get_sref(block))  # srefs of two schedules
+    assert sch.get_sref(block).stmt is other.get_sref(block).stmt
+    sch.remove_rv(block)
+    with pytest.raises(IndexError, match="does not belong to this schedule"):
+        sch.get(block)
