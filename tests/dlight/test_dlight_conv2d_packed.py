@@ -56,7 +56,7 @@ def test_packed_conv_matches_torch(c, hw, f, k, stride, pad, block, residual):
     _run(c, hw, f, k, stride, pad, block, residual, seed=hw * k)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(c=st.integers(1, 12), hw=st.integers(1, 20), blocks=st.integers(1, 5), k=st.sampled_from([1, 3, 5]),
        stride=st.integers(1, 3), block=st.sampled_from([8, 16]), residual=st.booleans())
 def test_packed_conv_random_shapes(c, hw, blocks, k, stride, block, residual):

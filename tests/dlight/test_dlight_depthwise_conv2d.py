@@ -55,7 +55,7 @@ def test_depthwise_matches_torch(c, hw, k, stride, block, residual):
     _run(c, hw, k, stride, k // 2, block, residual, seed=c + hw)
 
 
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(blocks=st.integers(1, 3), hw=st.integers(2, 18), k=st.sampled_from([3, 5]), stride=st.integers(1, 2),
        block=st.sampled_from([8, 16]), residual=st.booleans())
 def test_depthwise_random_shapes(blocks, hw, k, stride, block, residual):
