@@ -201,12 +201,33 @@ def reorder(func, loops: list[For]):
         if any(v in chain_vars for v in vars_in(lp.extent) + vars_in(lp.min)):
             raise ScheduleError(f"reorder: the range of loop {lp.loop_var.name!r} depends on another "
                                 "loop of the nest", func, loop=lp)
+    _check_iter_types(func, chain, loops)
     order = iter(loops)
     headers = [next(order) if id(lp) in wanted else lp for lp in chain]
     body = chain[-1].body
     for h in reversed(headers):
         body = replace(h, body=body)
     return replace_stmts(func, {outer: body}), None
+
+
+def _check_iter_types(func, chain: list, loops: list) -> None:
+    """The loops may be bound only to spatial or reduction block iterators (a scan or
+    opaque iterator fixes the order of its loop)."""
+    from ember.tir.stmt import IterVarType
+
+    from .analysis import blocks_under, vars_in
+
+    moved = {lp.loop_var for lp in loops}
+    for realize in blocks_under(chain[-1].body):
+        for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+            if iv.iter_type in (IterVarType.DataPar, IterVarType.CommReduce):
+                continue
+            hit = [v for v in vars_in(value) if v in moved]
+            if hit:
+                raise ScheduleError(f"reorder: loop {hit[0].name!r} is bound to the "
+                                    f"{IterVarType(iv.iter_type).name} iterator {iv.var.name!r} of block "
+                                    f"{realize.block.name_hint!r}; only spatial and reduction iterators "
+                                    "can be reordered", func, block=realize.block)
 
 
 def add_unit_loop(func, target):

@@ -244,3 +244,20 @@ def test_error_marks_the_right_one_of_two_same_named_loops():
     assert len(marked) == 1
     block_b = next(k for k, line in enumerate(lines) if 'T.block("B")' in line)
     assert marked[0] > block_b and "for i in" in lines[marked[0]]
+
+
+def test_reorder_refuses_loops_bound_to_scan_iterators():
+    from ember.script import tir as T
+
+    @T.prim_func
+    def with_scan(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+        for i, k in T.grid(8, 8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                vk = T.axis.scan(8, k)
+                B[vi, vk] = A[vi, vk]
+
+    sch = Schedule(with_scan)
+    i, k = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="bound to the Ordered iterator 'vk'"):
+        sch.reorder(k, i)
