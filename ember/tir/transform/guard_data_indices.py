@@ -4,7 +4,8 @@ A kernel whose index comes from a tensor's values (gather, gather_nd, scatter_nd
 embedding, ``A[B[i]]`` in TVMScript) would read or write outside the buffer when the
 data holds an out-of-range value, and a wild access ends the process (SIGSEGV).  The
 argument checks cannot see this: the indices are values, not shapes.  This pass makes
-such accesses safe, at the cost of a min/max per access that needs it:
+such accesses safe, at the cost of a min/max per access that needs it (and a gather
+where a data-dependent offset had allowed one contiguous vector load):
 
 * a ``BufferLoad`` dimension whose index depends on data is clamped into
   ``[0, extent - 1]`` (an out-of-range index reads the nearest edge element);
