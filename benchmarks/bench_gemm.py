@@ -77,7 +77,7 @@ def schedule_gemm(func, mr: int = MR, nr: int = NR, lanes: int = LANES):
     i_0, i_1 = sch.split(i, factors=[None, mr])
     sch.reorder(j_0, i_0, k, i_1, j_1)
     # B packed into contiguous [k, nr] panels, one per j_0 iteration (stays in L2)
-    b_panel = sch.cache_read(gemm, 2, "global")  # reads are (C, A, B)
+    b_panel = sch.cache_read(gemm, 1, "global")  # reads are (A, B): the output is not among them, as in TVM
     sch.compute_at(b_panel, j_0)
     sch.transform_layout(b_panel, ("write", 0), lambda kk, jj: (jj // nr, kk, jj % nr))
     # the mr × nr accumulator tile lives in registers between its init and write-back
