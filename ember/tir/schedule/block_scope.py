@@ -15,7 +15,7 @@ from ember.tir.stmt import Block, BlockRealize
 
 from .state import StmtSRef
 
-__all__ = ["DepKind", "Dependency", "BlockScope"]
+__all__ = ["DepKind", "Dependency", "BlockScope", "BlockDependenceInfo"]
 
 
 class DepKind(enum.IntEnum):
@@ -99,3 +99,65 @@ def _child_realizes(stmt) -> list:
 
     _Visit().visit(stmt)
     return out
+
+
+class _BlockSRef(StmtSRef):
+    """A block's sref whose parent is the enclosing block (BlockDependenceInfo has no loop srefs)."""
+
+    __slots__ = ()
+
+    @property
+    def parent(self):
+        from ember.tir.stmt import BlockRealize
+
+        for k in range(len(self._path) - 1, -1, -1):
+            s = self._path[k]
+            if isinstance(s, BlockRealize):
+                return _BlockSRef(s.block, self._func, self._path[:k], self.owner)
+            if isinstance(s, Block) and k == 0:
+                return _BlockSRef(s, self._func, [], self.owner)
+        return None
+
+
+class BlockDependenceInfo:
+    """TVM's ``tir.BlockDependenceInfo``: block srefs (blocks only, each one's parent is the
+    enclosing block) and the dependences inside every scope block of a function."""
+
+    def __init__(self, mod) -> None:
+        from ember.ir import IRModule
+        from ember.tir.function import PrimFunc
+
+        if isinstance(mod, IRModule):
+            funcs = [f for f in mod.functions.values() if isinstance(f, PrimFunc)]
+            if len(funcs) != 1:
+                raise ValueError(f"BlockDependenceInfo: expected a module with one PrimFunc, got {len(funcs)}")
+            mod = funcs[0]
+        if not isinstance(mod, PrimFunc):
+            raise TypeError(f"BlockDependenceInfo: expected a PrimFunc or an IRModule, got {type(mod).__name__}")
+        self.func = mod
+        self._scopes: dict = {}
+
+    def get_sref(self, block: Block):
+        from .analysis import path_to
+
+        func = self.func
+        if func.body is block or (isinstance(func.body, BlockRealize) and func.body.block is block):
+            return _BlockSRef(block, func, [], self)
+        for realize in _all_realizes(func.body):
+            if realize.block is block:
+                return _BlockSRef(block, func, path_to(func.body, realize) or [], self)
+        raise ValueError(f"BlockDependenceInfo.get_sref: block {getattr(block, 'name_hint', block)!r} is not "
+                         "in the function")
+
+    def get_block_scope(self, block_sref) -> BlockScope:
+        block = _block_of(block_sref)
+        scope = self._scopes.get(id(block))
+        if scope is None:
+            scope = self._scopes[id(block)] = BlockScope(self.func, block, owner=self)
+        return scope
+
+
+def _all_realizes(stmt) -> list:
+    from ember.tir.functor import collect
+
+    return collect(stmt, lambda n: isinstance(n, BlockRealize))

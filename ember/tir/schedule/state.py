@@ -160,6 +160,12 @@ class StmtSRef:
     def same_as(self, other) -> bool:
         return isinstance(other, StmtSRef) and other.stmt is self.stmt and other.owner is self.owner
 
+    def __eq__(self, other) -> bool:  # two lookups of one statement in one state are equal
+        return self.same_as(other)
+
+    def __hash__(self) -> int:
+        return hash((id(self.stmt), id(self.owner)))
+
     def __repr__(self) -> str:
         return f"StmtSRef({type(self.stmt).__name__})"
 

@@ -84,3 +84,18 @@ def test_block_scope_rejects_non_block():
     scope, _ = _scope(scale_then_shift)
     with pytest.raises(TypeError, match="StmtSRef of a block"):
         scope.get_deps_by_src(42)
+
+
+def test_block_dependence_info():
+    from ember.tir import BlockDependenceInfo
+
+    info = BlockDependenceInfo(scale_then_shift)
+    blocks = {}
+    tir.stmt_functor.post_order_visit(scale_then_shift.body, lambda n: blocks.setdefault(n.name_hint, n)
+                                      if isinstance(n, tir.Block) else None)
+    b, c = info.get_sref(blocks["B"]), info.get_sref(blocks["C"])
+    assert b.parent.stmt is blocks["root"] and b == info.get_sref(blocks["B"])
+    (dep,) = info.get_block_scope(b.parent).get_deps_by_src(b)
+    assert dep.dst == c and dep.kind == DepKind.RAW
+    with pytest.raises(ValueError, match="not in the function"):
+        info.get_sref(read_then_overwrite.body.block)
