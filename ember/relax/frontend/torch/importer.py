@@ -258,7 +258,9 @@ class GraphImporter:
         if isinstance(x, PrimExpr):
             from ember.relax.expr import PrimValue
 
-            return self.emit(R.astype(self.emit(R.full((), PrimValue(x), "int64")), dtype))
+            own = str(x.dtype)  # int64 sizes, float64 (true division), bool (comparisons)
+            value = self.emit(R.full((), PrimValue(x), own))
+            return value if own == dtype else self.emit(R.astype(value, dtype))
         return self.const(x, dtype)
 
     def norm_axis(self, axis: int, ndim: int) -> int:

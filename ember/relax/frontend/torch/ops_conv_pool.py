@@ -68,6 +68,9 @@ def _conv_transpose(ctx, x, w, bias, stride, padding, output_padding, groups, di
         return _add_bias(ctx, R.squeeze(out, [2]), bias, 1)
     if n != 2:
         raise NotImplementedError(f"{n}-D transposed convolution (supported: 1-D, 2-D)")
+    if int(groups) != 1 or any(d != 1 for d in _tuple(dilation, 2)):
+        raise NotImplementedError(f"transposed convolution with groups={groups}, dilation={list(_tuple(dilation, 2))} "
+                                  "(supported: groups=1, dilation=1)")
     pad = _tuple(padding, 2)
     out = R.nn.conv2d_transpose(x, w, _tuple(stride, 2), pad + pad, _tuple(output_padding, 2),
                                 _tuple(dilation, 2), int(groups))

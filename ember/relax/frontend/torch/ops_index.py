@@ -118,7 +118,8 @@ def scatter_reduce(ctx, x, dim, idx, src, reduce, include_self=True):
 def index_put(ctx, x, indices, values, accumulate=False):
     positions = [i for i, idx in enumerate(indices) if idx is not None]
     if len(positions) != 1 or ctx.ndim(indices[positions[0]]) != 1:
-        raise NotImplementedError("index_put with more than one 1-D index tensor")
+        raise NotImplementedError(f"index_put with {len(positions)} index tensors of ranks "
+                                  f"{[ctx.ndim(indices[i]) for i in positions]} (supported: one 1-D index tensor)")
     (axis,) = positions
     shape = ctx.shape(x)
     idx = ctx.operand(indices[axis], "int64")

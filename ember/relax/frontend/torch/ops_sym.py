@@ -58,9 +58,18 @@ for _name, _fn in (("ge", operator.ge), ("gt", operator.gt), ("le", operator.le)
 
 @converter("_operator.truediv")
 def truediv(ctx, a, b):
-    if isinstance(a, int) and isinstance(b, int):
+    """Python's true division: a float even for two (symbolic) ints."""
+    from ember import tir
+
+    if isinstance(a, int | float) and isinstance(b, int | float):
         return a / b
-    return a // b
+
+    def as_float(v):
+        if isinstance(v, int | float):
+            return tir.FloatImm("float64", float(v))
+        return v if str(v.dtype).startswith("float") else tir.op.cast(v, "float64")
+
+    return as_float(a) / as_float(b)
 
 
 @converter("_operator.neg")
@@ -75,7 +84,9 @@ def item(ctx, x):
 
 @converter("aten.sym_not.default", "torch.sym_not")
 def sym_not(ctx, a):
-    return not a
+    from ember import tir
+
+    return tir.Not(a) if isinstance(a, tir.PrimExpr) else not a
 
 
 

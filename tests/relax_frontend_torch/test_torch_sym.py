@@ -1,0 +1,27 @@
+"""Arithmetic and comparisons on symbolic sizes (the ``_operator.*`` / ``torch.sym_*`` nodes
+torch.export records for ``x.shape[0] * 2``, ``n // 2``, ``n > 3`` …, plus ``numel`` and
+``stride``) become PrimExprs over the dynamic dims: one module, run at two sizes, matches
+PyTorch."""
+
+import torch
+
+from torch_check import check_module
+
+
+class SizeArithmetic(torch.nn.Module):
+    def forward(self, x):
+        n = x.shape[0]
+        sizes = x.new_zeros(n * 2 + 1 - 3) + 1  # mul, add, sub
+        halves = x * (n // 2)  # floordiv
+        scaled = x * (n / 4)  # truediv (a float)
+        rest = x * (n % 3)  # mod
+        flags = torch.stack([torch.tensor(v) for v in (n == 5, n != 5, n < 6, n <= 6, n > 3, n >= 7)])
+        both = torch.full((1,), (n > 3) & (n < 10)) | torch.full((1,), torch.sym_not(n > 3) | (n == 2))
+        numel = x * x.numel() + x.stride(0) - torch.full((1,), -n)  # numel, stride, neg
+        return sizes, halves, scaled, rest, flags, both, numel
+
+
+def test_symbolic_size_arithmetic_and_comparisons():
+    n = torch.export.Dim("n", min=4, max=32)
+    check_module(SizeArithmetic(), (torch.randn(5, 3),), dynamic_shapes=({0: n},),
+                 run_args=[(torch.randn(8, 3),)])
