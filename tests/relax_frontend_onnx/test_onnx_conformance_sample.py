@@ -65,10 +65,16 @@ SAMPLE = (
     "test_top_k_negative_axis", "test_transpose_all_permutations_5", "test_triu",
     "test_unique_sorted_with_axis", "test_upsample_nearest", "test_where_example", "test_wrap_pad",
     "test_xor_bcast3v1d",
+    # low-bit storage types, training/ml ops, value-dependent shapes
+    "test_cast_FLOAT_to_FLOAT8E4M3FN", "test_cast_no_saturate_FLOAT16_to_FLOAT8E5M2", "test_castlike_INT4_to_FLOAT",
+    "test_cast_e8m0_FLOAT_to_FLOAT8E8M0", "test_quantizelinear_e4m3fn", "test_dequantizelinear_int4",
+    "test_bitcast_float32_to_int32", "test_adam", "test_momentum", "test_tfidfvectorizer_tf_batch_uniandbigrams_skip5",
+    "test_ai_onnx_ml_tree_ensemble_single_tree", "test_col2im_pads", "test_affine_grid_2d",
+    "test_training_dropout_mask", "test_maxpool_with_argmax_2d_precomputed_pads", "test_squeeze",
 )
 
 # the full run's floor: tensor cases passing (raise it as the importer grows)
-FULL_RUN_MIN_PASS_RATE = 0.80
+FULL_RUN_MIN_PASS_RATE = 0.97
 
 
 def test_sample_cases_exist():
