@@ -76,19 +76,44 @@ def build(mod: IRModule | Function, target: Any = None, params: dict | None = No
         stage = _pipeline(stage)
         if stage is not None:
             mod = stage(mod)
-    mod = _default_schedule(mod, target, default_schedule)
-    exe = codegen(mod, target)
+    if target.kind.name in _GPU_KINDS:
+        exe = codegen(_default_schedule(mod, target, default_schedule), target)
+    else:
+        exe = _codegen_cpu(mod, target, default_schedule)
     exe.memory_plans = dict(mod.attrs.get(PLAN_ATTR) or {})
     return exe
 
 
-def _default_schedule(mod: IRModule, target: Target, enabled: bool | None) -> IRModule:
-    """Unscheduled PrimFuncs scheduled by ember.dlight's CPU rules (llvm) or GPU rules (cuda)."""
+def _codegen_cpu(mod: IRModule, target: Target, default_schedule: bool | None) -> Executable:
+    """The VM code, and the kernels it calls scheduled, lowered and compiled (or taken from
+    ``build_cache`` when the same unscheduled kernels were built before for this target and config)."""
+    from . import build_cache
+
+    def build_kernels(prims: IRModule, target: Target):
+        key = build_cache.make_key(prims, target, _schedules(target, default_schedule))
+        kernels = build_cache.lookup(key, prims)
+        if kernels is None:
+            from ember.driver import build as tir_build
+
+            kernels = tir_build(_default_schedule(prims, target, default_schedule), target=target)
+            build_cache.store(key, prims, kernels)
+        return kernels
+
+    return codegen(mod, target, build_kernels=build_kernels)
+
+
+def _schedules(target: Target, enabled: bool | None) -> bool:
+    """Whether ``_default_schedule`` schedules kernels for ``target``."""
     if enabled is None:
         from ember.transform import PassContext
 
         enabled = bool(PassContext.current().config.get("relax.build.default_schedule", True))
-    if not enabled or target.kind.name not in ("llvm",) + _GPU_KINDS:
+    return bool(enabled) and target.kind.name in ("llvm",) + _GPU_KINDS
+
+
+def _default_schedule(mod: IRModule, target: Target, enabled: bool | None) -> IRModule:
+    """Unscheduled PrimFuncs scheduled by ember.dlight's CPU rules (llvm) or GPU rules (cuda)."""
+    if not _schedules(target, enabled):
         return mod
     from ember.dlight import ApplyDefaultSchedule, cpu, gpu
 

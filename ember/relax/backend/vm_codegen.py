@@ -215,8 +215,11 @@ class _FunctionCodegen:
         return VMFunction(self.name, params, tuple(self.instrs), self.num_regs)
 
 
-def codegen(mod: IRModule, target=None) -> Executable:
-    """An Executable from a lowered module: VM functions plus the compiled kernels."""
+def codegen(mod: IRModule, target=None, build_kernels=None) -> Executable:
+    """An Executable from a lowered module: VM functions plus the compiled kernels.
+
+    ``build_kernels(prims, target)``, when given, compiles the CPU kernels the program calls
+    (an IRModule of PrimFuncs) into a runtime Module instead of ``ember.build``."""
     ctx = _ModuleContext(mod)
     functions = {}
     for gv, func in mod.functions.items():
@@ -233,6 +236,8 @@ def codegen(mod: IRModule, target=None) -> Executable:
         from .gpu_kernels import build_gpu_kernels
 
         kernels, device = build_gpu_kernels(prims, target), target.kind.name
+    elif prims and build_kernels is not None:
+        kernels = build_kernels(IRModule(prims), target or "llvm")
     elif prims:
         from ember.driver import build as tir_build
 
