@@ -12,7 +12,10 @@ Converter signature::
 
 - ``ctx``: the importer's ``ConvertContext`` (``ctx.bb`` the BlockBuilder, ``ctx.opset``
   the opset of the node's domain, ``ctx.const_value(expr)`` the numpy value of an input
-  known at import time or ``None``, ``ctx.emit(expr)``, and helpers for subgraphs);
+  known at import time or ``None``, ``ctx.emit(expr)``, ``ctx.elem_type(name)`` /
+  ``ctx.declared_shape(name)`` the ONNX element type / static shape the model declares
+  or shape inference finds, ``ctx.input_lowbit(i)`` the low-bit type (see ``lowbit``) of
+  input ``i`` held as storage, and helpers for subgraphs);
 - ``node``: the ``onnx.NodeProto``;
 - ``inputs``: one Relax expression per node input, ``None`` for an omitted optional input;
 - ``attrs``: the node's attributes decoded to Python values (ints, floats, strings as
