@@ -51,6 +51,7 @@ def _run(c, hw, f, k, stride, pad, block, residual, seed):
 @pytest.mark.parametrize("c,hw,f,k,stride,pad,block,residual", [
     (16, 7, 32, 1, 1, 0, 16, True), (8, 14, 64, 3, 1, 1, 16, False), (3, 23, 16, 7, 2, 3, 16, False),
     (8, 13, 16, 3, 2, 1, 16, True), (4, 9, 24, 1, 2, 0, 8, False), (5, 6, 8, 3, 1, 0, 8, True),
+    (3, 23, 64, 3, 2, 0, 16, True),  # a first layer: 11-pixel rows in guarded 4-pixel tiles
 ])
 def test_packed_conv_matches_torch(c, hw, f, k, stride, pad, block, residual):
     _run(c, hw, f, k, stride, pad, block, residual, seed=hw * k)
@@ -74,3 +75,5 @@ def test_tile_fits_registers():
             assert fr * xr + fr + xr <= 30
     assert _tile(256, 56, 16, 32) == (4, 4)
     assert _tile(256, 7, 16, 32) == (2, 7)
+    assert _tile(64, 111, 16, 32) == (4, 3)  # dividing tiles only
+    assert _tile(64, 111, 16, 32, ragged=True) == (4, 4)  # 4-pixel tiles, the last one guarded

@@ -74,21 +74,27 @@ def _channel_blocked(vec: int):
     return IndexMap.from_func(lambda a, b, c, d: (a, b // v, c, d, b % v), index_dtype="int64")
 
 
-def _tile(out_channels: int, width: int, vec: int, registers: int) -> tuple[int, int]:
+def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool = False) -> tuple[int, int]:
     """(FR vectors of channels, XR pixels), XR dividing the row: the most accumulators such
     that they, FR weight vectors and XR broadcast pixels fit the vector registers (LLVM
-    keeps the pixels of an unrolled window column live), fewest loads per FMA among equals."""
+    keeps the pixels of an unrolled window column live), fewest loads per FMA among equals.
+    ``ragged``: XR may also be 4 or 8 pixels not dividing the row (the last tile guarded),
+    accumulators counted by the share of real pixels they hold."""
     best, best_key = (1, 1), (0, 0)
     for fr in (1, 2, 4):
         if out_channels % (fr * vec):
             continue
         for xr in range(1, width + 1):
-            if width % xr or fr * xr + fr + xr > registers - 2:
+            if (width % xr and not (ragged and xr in (4, 8))) or fr * xr + fr + xr > registers - 2:
                 continue
-            key = (fr * xr, -(fr + xr))
+            useful = fr * xr * width / (-(-width // xr) * xr)  # accumulators doing real work
+            key = (round(useful, 3), -(fr + xr))
             if key > best_key:
                 best, best_key = (fr, xr), key
     return best
+
+
+_SHORT_REDUCTION = 64
 
 
 class Conv2DPacked(ScheduleRule):
@@ -118,7 +124,10 @@ class Conv2DPacked(ScheduleRule):
             self.decline(name, f"channel block {block} is not a multiple of {vec} lanes")
             return None
         registers = 32 if target.vector_width_bits >= 512 else 16
-        fr, xr = _tile(extents[1], extents[3], vec, registers)
+        # a short reduction (few input channels, as a network's first layer) spends its time in
+        # the write-back, which wants whole registers of pixels: a guarded last tile is cheaper
+        short = extents[4] * extents[5] * extents[6] < _SHORT_REDUCTION
+        fr, xr = _tile(extents[1], extents[3], vec, registers, ragged=short)
         n, f, y, x, rc, ry, rx = info.loops
         f_0, f_1, f_2 = sch.split(f, factors=[None, fr, vec])
         x_0, x_1 = sch.split(x, factors=[None, xr])
