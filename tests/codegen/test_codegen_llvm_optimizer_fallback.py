@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent("""
     sch.split(l2, [None, 5])
     c = sch.get_block("C")
     sch.decompose_reduction(c, sch.get_loops(c)[2])
-    sch.reindex(sch.get_block("C_update"), ("read", 0))
+    sch.reindex(sch.get_block("C_update"), ("read", 1))  # reads are (C, A, B) after decompose_reduction
     sch.split(sch.get_loops(sch.get_block("D"))[0], [None, 1])
     sch.cache_write(sch.get_block("A_reindex"), 0, "local")
     f = ember.build(sch.mod, target="llvm")
