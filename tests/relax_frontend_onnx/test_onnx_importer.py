@@ -138,3 +138,25 @@ def test_input_names_sanitized(names, expected):
     model = make_model(node, [(n, TP.FLOAT, [2]) for n in names], [("out", TP.FLOAT, [2])])
     assert [p.name_hint for p in from_onnx(model)["main"].params] == expected
     assert [p.name_hint for p in from_onnx(model, sanitize_input_names=False)["main"].params] == names
+
+
+def test_placeholder_dim_names_are_independent_dims():
+    # "?" (and other names without a word character) mark unknown dims, not one shared dim
+    node = helper.make_node("Relu", ["x"], ["y"])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TP.FLOAT, ["?", "?"])],
+                              [helper.make_tensor_value_info("y", TP.FLOAT, ["?", "?"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.array([[-1.0, 2.0, 3.0], [4.0, -5.0, 6.0]], "float32")
+    (y,) = run_ember(model, {"x": x})
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+def test_missing_domain_opset_and_output_shape_are_accepted():
+    node = helper.make_node("FastGelu", ["x"], ["y"], domain="com.microsoft")
+    out = helper.make_tensor_value_info("y", TP.FLOAT, None)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TP.FLOAT, [4])], [out])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])  # no com.microsoft entry
+    x = np.array([-1.0, 0.0, 0.5, 2.0], "float32")
+    (y,) = run_ember(model, {"x": x})
+    assert y.shape == (4,)
+    assert y[1] == 0.0 and y[3] > 1.9

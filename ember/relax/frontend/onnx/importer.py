@@ -168,7 +168,9 @@ class _Importer:
     def _dim(self, dim, input_name: str, axis: int):
         if dim.HasField("dim_value") and dim.dim_value >= 0 and not dim.HasField("dim_param"):
             return int(dim.dim_value)
-        name = dim.dim_param if dim.HasField("dim_param") and dim.dim_param else f"{input_name}_dim{axis}"
+        name = dim.dim_param if dim.HasField("dim_param") else ""
+        if not re.search(r"\w", name):  # "" or a placeholder such as "?": a dim of its own
+            name = f"{input_name}_dim{axis}"
         name = _sanitize(name)
         if name not in self.sym_vars:
             self.sym_vars[name] = tir.Var(name, "int64")
@@ -542,12 +544,32 @@ def _load(model) -> tuple[onnx.ModelProto, str | None]:
     raise TypeError(f"from_onnx: model must be an onnx.ModelProto or a path, got {type(model).__name__}")
 
 
-def _check(model: onnx.ModelProto) -> None:
-    try:
-        onnx.checker.check_model(model)
-    except onnx.checker.ValidationError as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else "invalid model"
-        raise ONNXImportError(f"from_onnx: the model is not valid ONNX: {first}") from None
+_DOMAIN_MISSING = re.compile(r"No opset import for domain '([^']*)'")
+
+
+def _check(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Validate ``model``; the model to import.  Two omissions ONNX's checker rejects but
+    the importer can read are accepted: a value info without a shape (its rank is then
+    unknown) and a node domain missing from ``opset_import`` (read as version 1, added to
+    a copy)."""
+    for _ in range(8):
+        try:
+            onnx.checker.check_model(model)
+            return model
+        except onnx.checker.ValidationError as err:
+            text = str(err).strip()
+            first = text.splitlines()[0] if text else "invalid model"
+            missing = _DOMAIN_MISSING.search(text)
+            if missing:
+                amended = onnx.ModelProto()
+                amended.CopyFrom(model)
+                amended.opset_import.append(onnx.helper.make_opsetid(missing.group(1), 1))
+                model = amended
+                continue
+            if "Field 'shape' of 'type' is required but missing" in text:
+                return model
+            raise ONNXImportError(f"from_onnx: the model is not valid ONNX: {first}") from None
+    return model
 
 
 def from_onnx(model, shape_dict: dict | None = None, dtype_dict=None, opset: int | None = None,
@@ -560,7 +582,7 @@ def from_onnx(model, shape_dict: dict | None = None, dtype_dict=None, opset: int
     values are in ``mod["main"].attrs["params"]``.
     """
     model, base_dir = _load(model)
-    _check(model)
+    model = _check(model)
     if model.functions:
         from onnx import inliner
 
