@@ -7,12 +7,19 @@ lowered and compiled by LLVM on its own.  This pass keeps the first PrimFunc of 
 of structurally equal ones (``global_symbol`` ignored; buffers and variables compared by
 position) and points every reference in the module's Relax functions at it.  Compile time
 drops with the number of distinct kernels; what runs is unchanged.
+
+Kernels are compared with the operands of ``+`` and ``*`` in a canonical order (a value
+computed inside the kernel before one read from a parameter): ONNX graphs write a residual
+connection as ``add(x, block(x))`` or ``add(block(x), x)``, which would otherwise make two
+kernels of each fused ``conv + add``.  Both operations are commutative bit for bit (IEEE
+and integer), so either kernel computes the same; the kept one runs unchanged.
 """
 
 from __future__ import annotations
 
-from ember.ir import GlobalVar, IRModule, replace, structural_equal, structural_hash
-from ember.tir import PrimFunc
+from ember.ir import Add, GlobalVar, IRModule, Mul, replace, structural_equal, structural_hash
+from ember.tir import BufferLoad, PrimFunc
+from ember.tir.functor import IRMutator
 from ember.transform import Pass, module_pass
 
 from ..expr import Function
@@ -21,12 +28,42 @@ from ..expr_functor import ExprMutator
 __all__ = ["DeduplicatePrimFuncs", "deduplicate_prim_funcs"]
 
 
+class _CommutedOperands(IRMutator):
+    """``a + b`` / ``a * b`` with a parameter's load second, blocks' read regions likewise
+    (the comparison form only)."""
+
+    def __init__(self, params: set):
+        super().__init__()
+        self._params = params
+
+    def _rank(self, e) -> int:
+        if isinstance(e, BufferLoad):
+            return 1 if id(e.buffer) in self._params else 0
+        return 2  # anything else keeps its place
+
+    def _commute(self, op):
+        op = self.generic_visit(op)
+        ra, rb = self._rank(op.a), self._rank(op.b)
+        if rb < ra <= 1:
+            return type(op)(op.b, op.a)
+        return op
+
+    visit_Add = visit_Mul = _commute
+
+    def visit_Block(self, block):
+        block = self.generic_visit(block)
+        reads = tuple(sorted(block.reads, key=lambda r: id(r.buffer) in self._params))  # a set: order free
+        same = all(x is y for x, y in zip(reads, block.reads))
+        return block if same else replace(block, reads=reads)
+
+
 def _comparable(func: PrimFunc) -> PrimFunc:
     attrs = dict(func.attrs or {})
-    if "global_symbol" not in attrs:
-        return func
-    attrs.pop("global_symbol")
-    return replace(func, attrs=attrs)
+    if "global_symbol" in attrs:
+        attrs.pop("global_symbol")
+        func = replace(func, attrs=attrs)
+    params = {id(b) for b in func.buffer_map.values()}
+    return replace(func, body=_CommutedOperands(params).visit(func.body))
 
 
 class _Redirect(ExprMutator):
