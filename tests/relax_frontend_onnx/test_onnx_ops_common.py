@@ -350,3 +350,11 @@ def test_conv_transpose_3d(attrs, group):
     model = make_model(node, [("x", TP.FLOAT, list(x.shape)), ("w", TP.FLOAT, list(w.shape))],
                        [("y", TP.FLOAT, None)], opset=17)
     check_against_ort(model, {"x": x, "w": w}, rtol=1e-4, atol=1e-5)
+
+
+def test_split_into_one_part_is_a_tensor():
+    node = helper.make_node("Split", ["x"], ["y"], axis=0)
+    model = make_model(node, [("x", TP.FLOAT, [3, 2])], [("y", TP.FLOAT, [3, 2])], opset=11)
+    x = np.arange(6, dtype="float32").reshape(3, 2)
+    (y,) = run_ember(model, {"x": x})
+    np.testing.assert_array_equal(y, x)

@@ -289,6 +289,8 @@ def split(ctx, node, inputs, attrs):
         sizes = attrs.get("split")
     n = len(node.output)
     dim = shape_of(x)[axis]
+    if n == 1:  # one part: the input itself (a value, not a 1-tuple)
+        return [x]
     if sizes is None:
         if not isinstance(dim, int):
             return R.split(x, n, axis)
