@@ -10,7 +10,8 @@ hands it to the scheduler.  A hit is confirmed with structural equality, and the
 Module compiled the first time is reused as it is (kernels are read-only machine code; the
 LLVM cache shares them the same way).
 
-``EMBER_BUILD_CACHE=0`` turns it off; ``clear()`` empties it; ``info()`` counts hits.
+``EMBER_BUILD_CACHE=0`` turns it off (so does ``EMBER_VERIFY_IR=1``, which checks every
+lowering step); ``clear()`` empties it; ``info()`` counts hits.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _config_key() -> str | None:
 
 def make_key(mod: IRModule, target, scheduled: bool) -> tuple | None:
     """The cache key of ``mod``'s PrimFuncs for ``target``, or None when it must not be cached."""
-    if not enabled():
+    if not enabled() or os.environ.get("EMBER_VERIFY_IR", "") not in ("", "0"):  # verifying: build it all again
         return None
     config = _config_key()
     if config is None:

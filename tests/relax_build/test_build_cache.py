@@ -45,3 +45,14 @@ def test_cache_can_be_turned_off(monkeypatch):
     _run(relax.build(mlp_module(batch=4), "llvm"))
     _run(relax.build(mlp_module(batch=4), "llvm"))
     assert build_cache.info()["entries"] == 0
+
+
+def test_verifying_the_ir_builds_everything_again(monkeypatch):
+    build_cache.clear()
+    monkeypatch.setenv("EMBER_VERIFY_IR", "1")
+    _run(relax.build(mlp_module(batch=4), "llvm"))
+    assert build_cache.info()["entries"] == 0
+
+
+def test_module_without_kernels_is_not_cached():
+    assert build_cache.make_key(ember.IRModule({}), "llvm", True) is None
