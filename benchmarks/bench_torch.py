@@ -1,6 +1,9 @@
 """PyTorch models through ember: eager PyTorch vs torch.compile (inductor) vs
 torch.compile(backend="ember") vs the imported module on ember's VM, same process, same
-thread count, batch 1; plus the time to export + import and to compile.
+thread count, batch 1; plus the time to export + import and to compile.  Compile times are
+cold: ember's on-disk kernel cache and inductor's FX-graph caches are off, and ember's
+in-memory caches (relax.build's kernels, LLVM machine code) are emptied before each compile, so torch.compile(ember)'s first call
+builds every kernel again.
 
 usage: python benchmarks/bench_torch.py [--threads 2] [--models bert,mobilenet]
 """
@@ -37,12 +40,20 @@ def _timed(fn):
     return out, time.perf_counter() - start
 
 
+def _cold(clear_llvm_cache, build_cache) -> None:
+    """Forget every compiled kernel (ember's in-memory caches of schedules and machine code)."""
+    clear_llvm_cache()
+    build_cache.clear()
+
+
 def bench_one(name: str, make, min_seconds: float) -> dict:
     import numpy as np
     import torch
 
     import ember
     from ember import relax
+    from ember.codegen.llvm.build import clear_cache as clear_llvm_cache
+    from ember.relax import build_cache
     from ember.relax.frontend.torch import from_exported_program
 
     model, args = make()
@@ -50,6 +61,7 @@ def bench_one(name: str, make, min_seconds: float) -> dict:
     with torch.no_grad():
         ref = model(*args)
         ref = ref[0] if isinstance(ref, tuple) else ref
+        _cold(clear_llvm_cache, build_cache)
         mod, row["import s"] = _timed(lambda: from_exported_program(torch.export.export(model, args)))
         ex, row["ember build s"] = _timed(lambda: relax.build(mod, "llvm"))
         vm = relax.VirtualMachine(ex, ember.cpu())
@@ -60,6 +72,7 @@ def bench_one(name: str, make, min_seconds: float) -> dict:
         inductor = torch.compile(model)
         _, row["inductor compile s"] = _timed(lambda: inductor(*args))
         torch._dynamo.reset()
+        _cold(clear_llvm_cache, build_cache)
         with_ember = torch.compile(model, backend="ember", dynamic=False)
         _, row["torch.compile(ember) first call s"] = _timed(lambda: with_ember(*args))
         # time the four side by side, interleaved rounds
@@ -85,6 +98,10 @@ def main() -> None:
     parser.add_argument("--models", default="bert,mobilenet")
     parser.add_argument("--min-seconds", type=float, default=1.5)
     args = parser.parse_args()
+    # cold compile times: no on-disk kernel caches (ember's, inductor's FX-graph/AOT caches)
+    os.environ["EMBER_DISK_CACHE"] = "0"
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
+    os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "0"
     set_threads(args.threads)
     import torch
 
