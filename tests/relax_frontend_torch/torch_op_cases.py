@@ -290,7 +290,8 @@ CONV_POOL = [
     ("pad_circular", lambda x: F.pad(x, (2, 1), mode="circular"), (r(1, 2, 5),)),
 ]
 
-from torch_op_cases_more import ATEN, TVM_PARITY  # noqa: E402 - the tables continue there
+from torch_op_cases_more import ATEN, ATEN_MATH, FAST_PATH, TVM_PARITY  # noqa: E402 - the tables continue there
 
 FAMILIES = {"math": MATH, "activation": ACTIVATION, "reduce": REDUCE, "shape": SHAPE, "index": INDEX,
-            "create": CREATE, "nn": NN, "conv_pool": CONV_POOL, "aten": ATEN, "tvm_parity": TVM_PARITY}
+            "create": CREATE, "nn": NN, "conv_pool": CONV_POOL, "aten": ATEN, "aten_math": ATEN_MATH,
+            "fast_path": FAST_PATH, "tvm_parity": TVM_PARITY}

@@ -1,6 +1,6 @@
 """Two more tables of op cases (same ``(name, fn, inputs)`` form as ``torch_op_cases.py``):
 
-``ATEN``: converters that PyTorch's Python API no longer reaches once ops with converters are
+``ATEN`` / ``ATEN_MATH`` / ``FAST_PATH``: converters that PyTorch's Python API no longer reaches once ops with converters are
 kept out of the decomposition — ATen overloads called directly (``convolution``,
 ``native_layer_norm``, ``upsample_*2d.default``, ``reflection_pad*``, …), Python's bit
 operators (``aten.__and__``…), ``fmax``/``fmin``/``fix``/``max.other``, and the fused ops of
@@ -73,6 +73,9 @@ ATEN = [
     ("native_dropout_eval", lambda x: aten.native_dropout(x, 0.5, False)[0] * 2, (r(*X),)),
     ("log_sigmoid_forward", lambda x: aten.log_sigmoid_forward(x)[0], (r(*X) * 5,)),
     ("scalar_tensor", lambda x: x * torch.scalar_tensor(2.5), (r(*X),)),
+]
+
+ATEN_MATH = [
     ("addmv", lambda b, m, v: torch.addmv(b, m, v, beta=0.5, alpha=2.0), (r(3), r(3, 4), r(4))),
     ("expand_as", lambda a, b: a.expand_as(b) + b, (r(1, 3, 1), r(*X))),
     ("select_scatter", lambda a, b: torch.select_scatter(a, b, 1, 2), (r(*X), r(2, 4))),
@@ -89,6 +92,9 @@ ATEN = [
     ("fix", torch.fix, (r(*X) * 3,)),
     ("max_other", torch.max, (r(*X), r(*X))),
     ("min_other", torch.min, (r(*X), r(3, 4))),
+]
+
+FAST_PATH = [
     ("native_mha", _mha, (r(2, 5, E), r(2, 5, E), r(2, 5, E))),
     ("native_mha_key_padding", lambda x: _mha(x, x, x, PAD_KEYS, 1, average=False), (r(2, 5, E),)),
     ("encoder_layer_norm_first_gelu", lambda x: _encoder_layer(x, True, True), (r(2, 5, E),)),
@@ -120,7 +126,7 @@ TVM_PARITY = [
     ("split_uneven", lambda x: torch.split(x, 3, dim=2), (r(2, 3, 7),)),
 ]
 
-ATEN += [
+ATEN_MATH += [
     ("masked_scatter", lambda x, m, s: x.masked_scatter(m, s), (r(3, 4), r(3, 4) > 0, r(5, 4))),
     ("masked_scatter_broadcast_mask", lambda x, m, s: x.masked_scatter(m, s), (r(2, 3), r(3) > 0, r(7))),
 ]
