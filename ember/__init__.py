@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import importlib
 
+from .support.openmp_env import bound_openmp_spinning
+
+bound_openmp_spinning()  # before any OpenMP runtime in the process starts
+
 __version__ = "0.1.0"
 
 _SUBPACKAGES = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes.util
 import functools
 import logging
-import os
 import threading
 from dataclasses import dataclass
 
@@ -43,13 +42,8 @@ def runs_here(triple: str) -> bool:
 def load_runtime_libraries() -> dict[str, str | None]:
     """Make libm and libgomp symbols resolvable by the JIT; returns what was loaded.
 
-    Unless the user chose an OpenMP wait policy, idle OpenMP threads spin only briefly
-    before sleeping (``GOMP_SPINCOUNT``): long spinning wastes cores that other work on
-    the machine (or Python itself) needs.  This takes effect only if libgomp was not
-    already initialised by another library.
+    (``import ember`` has bounded libgomp's spin count: ``ember.support.openmp_env``.)
     """
-    if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-        os.environ["GOMP_SPINCOUNT"] = "10000"
     loaded = {}
     for stem, fallback in (("m", "libm.so.6"), ("gomp", "libgomp.so.1")):
         name = ctypes.util.find_library(stem) or fallback
