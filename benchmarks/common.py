@@ -12,6 +12,8 @@ import statistics
 import time
 from collections.abc import Callable
 
+import ember  # noqa: F401  (first: its OpenMP settings must apply before PyTorch starts libgomp)
+
 
 def set_threads(n: int) -> None:
     """Use ``n`` threads in every library we compare (must run before they start)."""
