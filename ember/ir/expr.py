@@ -235,6 +235,9 @@ class SizeVar(Var):
 
 # -- arithmetic ------------------------------------------------------------------
 
+_PY_SCALARS = (bool, int, float)  # a tuple: an ``A | B`` union would be built at every node
+
+
 @node
 class BinaryOp(PrimExpr):
     a: PrimExpr
@@ -242,9 +245,9 @@ class BinaryOp(PrimExpr):
 
     def __post_init__(self):  # Add(i, 0): a Python number takes the other operand's dtype
         a, b = self.a, self.b
-        if isinstance(b, bool | int | float) and isinstance(a, PrimExpr):
+        if isinstance(b, _PY_SCALARS) and isinstance(a, PrimExpr):
             object.__setattr__(self, "b", as_expr(b, a.dtype))
-        elif isinstance(a, bool | int | float) and isinstance(b, PrimExpr):
+        elif isinstance(a, _PY_SCALARS) and isinstance(b, PrimExpr):
             object.__setattr__(self, "a", as_expr(a, b.dtype))
 
     @property

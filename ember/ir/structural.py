@@ -37,6 +37,9 @@ def _bool_imm(x):
     return x
 
 
+_SEQUENCES = (tuple, list)  # a tuple, not a union built at every call
+
+
 def _plain_keys(d: dict) -> bool:
     return all(isinstance(k, str | int) for k in d)
 
@@ -67,8 +70,8 @@ class _Comparer:
             lhs, rhs = _bool_imm(lhs), _bool_imm(rhs)
         if isinstance(lhs, Node):
             return self.eq_node(lhs, rhs)
-        if isinstance(lhs, tuple | list):
-            if not isinstance(rhs, tuple | list) or len(lhs) != len(rhs):
+        if isinstance(lhs, _SEQUENCES):
+            if not isinstance(rhs, _SEQUENCES) or len(lhs) != len(rhs):
                 return self.fail(lhs, rhs)
             for i, (x, y) in enumerate(zip(lhs, rhs)):
                 self.path.append(f"[{i}]")
@@ -210,7 +213,7 @@ class _Hasher:
                 if name not in ignored:
                     parts.append(self.hash(getattr(x, name)))
             return hash(tuple(parts))
-        if isinstance(x, tuple | list):
+        if isinstance(x, _SEQUENCES):
             return hash(("seq",) + tuple(self.hash(e) for e in x))
         if isinstance(x, dict):
             items = sorted(x.items(), key=lambda kv: str(kv[0])) if _plain_keys(x) else x.items()

@@ -16,6 +16,11 @@ __all__ = [
 ]
 
 
+# what a walk descends into (tuples, not ``A | B`` unions: those are built again at every call)
+_CHILDREN = (Node, tuple, list, dict)
+_SEQUENCES = (tuple, list)
+
+
 def _method_table(cls) -> dict:
     table = cls.__dict__.get("_dispatch_cache")
     if table is None:
@@ -36,7 +41,7 @@ class IRVisitor:
                 method = _find_method(type(self), cls, "generic_visit")
                 table[cls] = method
             method(self, x)
-        elif isinstance(x, tuple | list):
+        elif isinstance(x, _SEQUENCES):
             for e in x:
                 self.visit(e)
         elif isinstance(x, dict):
@@ -47,7 +52,7 @@ class IRVisitor:
     def generic_visit(self, x: Node) -> None:
         for name in fields_of(type(x)):
             value = getattr(x, name)
-            if isinstance(value, Node | tuple | list | dict):
+            if isinstance(value, _CHILDREN):
                 self.visit(value)
 
 
@@ -91,7 +96,7 @@ class IRMutator:
         changes = {}
         for name in fields_of(type(x)):
             value = getattr(x, name)
-            if isinstance(value, Node | tuple | list | dict):
+            if isinstance(value, _CHILDREN):
                 new = self.visit(value)
                 if new is not value:
                     changes[name] = new
