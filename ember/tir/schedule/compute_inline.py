@@ -161,6 +161,7 @@ def reverse_compute_inline(func, realize: BlockRealize):
         raise ScheduleError(f"reverse_compute_inline: the load of {buffer.name!r} in block "
                             f"{block.name_hint!r} must use every spatial iterator exactly once",
                             func, block=block)
+    _check_consumer_covers_producer(func, block, realize, pblock, buffer, params)
     pstore = pblock.body
     vmap = dict(zip(params, pstore.indices))
     value = _InlineLoads(buffer, [], pstore.value).visit(substitute(store.value, vmap))
@@ -170,3 +171,28 @@ def reverse_compute_inline(func, realize: BlockRealize):
     new_pblock = replace(new_pblock, reads=reads, writes=writes)
     func = replace_stmts(func, {subtree_root(func, realize): None, pblock: new_pblock})
     return drop_alloc(func, buffer)
+
+
+def _check_consumer_covers_producer(func, block: Block, realize: BlockRealize, pblock: Block, buffer, params):
+    """After the inlining the producer writes the consumer's output wherever it wrote
+    ``buffer``: the consumer must have run on every element the producer writes (all of
+    its domain, no predicate), or elements it never wrote get written outside its output."""
+    from ember.arith import Analyzer
+
+    consumer_dom = {id(iv.var): iv.dom for iv in block.iter_vars}
+    producer_dom = {id(iv.var): iv.dom for iv in pblock.iter_vars}
+    ana = Analyzer()
+    partial = not _is_true(realize.predicate) and not ana.can_prove(realize.predicate)
+    for var, index in zip(params, pblock.body.indices):  # the producer stores at its own iterators
+        mine, theirs = consumer_dom[id(var)], producer_dom.get(id(index))
+        if theirs is None or not (ana.can_prove(mine.min <= theirs.min)
+                                  and ana.can_prove(mine.min + mine.extent >= theirs.min + theirs.extent)):
+            partial = True
+    if partial:
+        raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} reads only part of what its "
+                            f"producer {pblock.name_hint!r} writes to {buffer.name!r}; inlining it would write "
+                            "outside its output", func, block=block)
+
+
+def _is_true(expr) -> bool:
+    return getattr(expr, "value", None) in (True, 1)

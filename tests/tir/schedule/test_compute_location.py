@@ -104,6 +104,26 @@ def test_reverse_compute_inline_into_reduction_error():
         sch.reverse_compute_inline(sch.get_block("D"))
 
 
+@T.prim_func
+def slice_consumer(A: T.Buffer((16,), "float32"), C: T.Buffer((8,), "float32")):
+    B = T.alloc_buffer((16,), "float32")
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi] * T.float32(2)
+    for j in range(8):
+        with T.block("C"):
+            vj = T.axis.spatial(8, j)
+            C[vj] = B[vj] + T.float32(1)
+
+
+def test_reverse_compute_inline_of_a_slice_is_refused():
+    """The producer would write all 16 elements into an output of 8."""
+    sch = Schedule(slice_consumer)
+    with pytest.raises(ScheduleError, match="reads only part of what its producer 'B' writes"):
+        sch.reverse_compute_inline(sch.get_block("C"))
+
+
 def test_compute_at():
     sch = Schedule(two_stage)
     i, _ = sch.get_loops(sch.get_block("C"))
