@@ -47,6 +47,12 @@ def _is_bf16(dtype: DataType) -> bool:
     return dtype.code == 4
 
 
+def _positive_constant(divisor) -> bool:
+    """Whether an integer divisor is a constant above 0 (a scalar or a broadcast one)."""
+    value = divisor.value if isinstance(divisor, Broadcast) else divisor
+    return isinstance(value, IntImm) and value.value > 0
+
+
 class ExprEmitter:
     """Turns PrimExprs into LLVM values at ``self.builder``'s position."""
 
@@ -155,6 +161,8 @@ class ExprEmitter:
             return b.udiv(x, y)
         q, r = b.sdiv(x, y), b.srem(x, y)
         zero = constant(dtype, 0)
+        if _positive_constant(e.b):  # the usual index case: a remainder below 0 means one less
+            return b.sub(q, b.zext(b.icmp_signed("<", r, zero), x.type))
         adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("!=", b.icmp_signed("<", r, zero), b.icmp_signed("<", y, zero)))
         return b.sub(q, b.zext(adjust, x.type))
 
@@ -168,6 +176,8 @@ class ExprEmitter:
             return b.urem(x, y)
         r = b.srem(x, y)
         zero = constant(dtype, 0)
+        if _positive_constant(e.b):  # the usual index case: a remainder below 0 moves up by y
+            return b.select(b.icmp_signed("<", r, zero), b.add(r, y), r)
         adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("!=", b.icmp_signed("<", r, zero), b.icmp_signed("<", y, zero)))
         return b.select(adjust, b.add(r, y), r)
 
@@ -232,8 +242,12 @@ class ExprEmitter:
         return self.splat(self.emit(e.value), e.lanes)
 
     def _ramp(self, e: Ramp) -> ir.Value:
-        base, stride = self.emit(e.base), self.emit(e.stride)
         dtype = e.base.dtype
+        if dtype.is_int and isinstance(e.base, IntImm) and isinstance(e.stride, IntImm):
+            values = [e.base.value + i * e.stride.value for i in range(e.lanes)]
+            if all(-(1 << (dtype.bits - 1)) <= v < (1 << (dtype.bits - 1)) for v in values):  # a constant vector
+                return ir.Constant(ir.VectorType(constant(dtype, 0).type, e.lanes), [constant(dtype, v) for v in values])
+        base, stride = self.emit(e.base), self.emit(e.stride)
         steps = ir.Constant(ir.VectorType(base.type, e.lanes), [constant(dtype, i) for i in range(e.lanes)])
         b = self.builder
         if dtype.is_float:
