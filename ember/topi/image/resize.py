@@ -4,7 +4,7 @@ interpolation and the ONNX/TVM coordinate transformation modes.
 An output coordinate ``x`` maps to the input coordinate ``in_x`` by the mode
 (``half_pixel``: ``(x + 0.5) * scale - 0.5`` …); nearest rounds it, linear blends the
 two neighbours ``floor(in_x)`` and ``floor(in_x) + 1``, cubic the four from
-``floor(in_x) - 1`` with Keys' cubic-convolution weights (coefficient ``cubic_alpha``:
+``floor(in_x) - 1`` (one separable stage per axis) with Keys' cubic-convolution weights (coefficient ``cubic_alpha``:
 -0.75 is PyTorch's, -0.5 ONNX's; ``cubic_exclude=1`` drops taps outside the input and
 renormalises).  Indices are clamped to the input.
 """
@@ -123,9 +123,10 @@ def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what, 
             value = term if value is None else value + term
         return tir_op.cast(value, out_dtype)
 
-    def cubic(*idx):
-        taps = [(list(idx), const(1.0, ftype))]
-        for a, n_in, n_out in zip(axes, in_sizes, out_sizes):
+    def cubic_along(src, a, n_in, n_out, last):
+        """One separable pass: 4 taps along axis ``a`` (PyTorch interpolates the same way)."""
+
+        def f(*idx):
             c = _in_coord(idx[a], n_in, n_out, mode, ftype)
             lo = tir_op.floor(c)
             weights = _cubic_weights(c - lo, float(cubic_alpha), ftype)
@@ -135,20 +136,27 @@ def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what, 
                           for k, w in zip((-1, 0, 1, 2), weights)]
                 total = inside[0] + inside[1] + inside[2] + inside[3]
                 weights = [w / total for w in inside]
-            nxt = []
-            for pos, w in taps:
-                for k, wk in zip((-1, 0, 1, 2), weights):
-                    p = list(pos)
-                    p[a] = _clamp(i0 + k, n_in)
-                    nxt.append((p, w * wk))
-            taps = nxt
-        value = None
-        for pos, w in taps:
-            term = tir_op.cast(data(*pos), ftype) * w
-            value = term if value is None else value + term
-        return tir_op.cast(value, out_dtype)
+            value = None
+            for k, w in zip((-1, 0, 1, 2), weights):
+                pos = list(idx)
+                pos[a] = _clamp(i0 + k, n_in)
+                term = tir_op.cast(src(*pos), ftype) * w
+                value = term if value is None else value + term
+            return tir_op.cast(value, out_dtype) if last else value
 
-    fcompute = {"nearest_neighbor": nearest, "linear": linear, "cubic": cubic}[method]
+        out_shape = list(src.shape)
+        out_shape[a] = const(n_out, data.shape[a].dtype)
+        return te.compute(tuple(out_shape), f, name="resize" if last else f"resize_axis{a}",
+                          tag="resize" if last else "")
+
+    if method == "cubic":  # separable: the innermost axis first, one stage per axis
+        out = data
+        order = list(zip(axes, in_sizes, out_sizes))[::-1]
+        for i, (a, n_in, n_out) in enumerate(order):
+            out = cubic_along(out, a, n_in, n_out, i == len(order) - 1)
+        return out
+
+    fcompute = nearest if method == "nearest_neighbor" else linear
     return te.compute(tuple(shape), fcompute, name="resize", tag="resize")
 
 
