@@ -9,7 +9,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def test_test_file_basenames_are_unique():
     names = collections.Counter(p.name for p in (ROOT / "tests").rglob("test_*.py"))
-    assert not [n for n, c in names.items() if c > 1], "rename duplicated test files (see docs/TEAM_NOTES.md)"
+    assert not [n for n, c in names.items() if c > 1], "rename duplicated test files (see docs/dev/TEAM_NOTES.md)"
 
 
 def test_runtime_imports_no_compiler_package():

@@ -3,7 +3,7 @@
 ``lower_for_codegen`` is the one place that lists the lowering passes in order;
 ``check_lowered`` is what a code generator calls to refuse IR that was not lowered,
 naming the pass that should have handled it.  The contract itself is written in
-docs/TEAM_NOTES.md ("Lowered-TIR contract").  Beyond it: THREAD_BINDING loops (GPU
+docs/dev/TEAM_NOTES.md ("Lowered-TIR contract").  Beyond it: THREAD_BINDING loops (GPU
 schedules) are left in place for the GPU code generators, vector indices may be any
 Ramp (any stride) for stores and any vector expression (a gather) for loads, and
 Allocate extents are one constant or symbolic element count.
