@@ -4,8 +4,8 @@
 into one kernel Module.  The LLVM code generator already caches machine code, but its key
 is the lowered, packed PrimFuncs, so a second build of the same model still schedules and
 lowers every kernel.  This cache sits in front of all three steps: its key is the target,
-whether default schedules apply, the PassContext config (``tir.disable_vectorize`` and the
-like change the code) and every PrimFunc's name with its structural hash as ``relax.build``
+whether default schedules apply, the thread count they plan for, the PassContext config
+(``tir.disable_vectorize`` and the like change the code) and every PrimFunc's name with its structural hash as ``relax.build``
 hands it to the scheduler.  A hit is confirmed with structural equality, and the kernel
 Module compiled the first time is reused as it is (kernels are read-only machine code; the
 LLVM cache shares them the same way).
@@ -60,7 +60,9 @@ def make_key(mod: IRModule, target, scheduled: bool) -> tuple | None:
     prims = sorted((gv.name_hint, f) for gv, f in mod.functions.items() if isinstance(f, PrimFunc))
     if not prims:
         return None
-    return (str(target), bool(scheduled), config,
+    from ember.runtime.threading import get_num_threads  # default schedules plan for the thread count
+
+    return (str(target), bool(scheduled), get_num_threads(), config,
             tuple((name, structural_hash(f)) for name, f in prims))
 
 

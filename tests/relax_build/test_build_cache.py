@@ -56,3 +56,26 @@ def test_verifying_the_ir_builds_everything_again(monkeypatch):
 
 def test_module_without_kernels_is_not_cached():
     assert build_cache.make_key(ember.IRModule({}), "llvm", True) is None
+
+
+def test_thread_count_is_part_of_the_key():
+    """Default schedules plan for the thread count: another count must not reuse the kernels."""
+    import ember.runtime
+    from ember.ir import IRModule
+    from ember.relax import build_cache
+    from ember.tir import PrimFunc
+    from ember.te import create_prim_func, compute, placeholder
+
+    a = placeholder((4,), name="A")
+    func = create_prim_func([a, compute((4,), lambda i: a[i] + 1.0, name="B")])
+    mod = IRModule({"f": func})
+    assert isinstance(mod["f"], PrimFunc)
+    before = ember.runtime.get_num_threads()
+    try:
+        ember.runtime.set_num_threads(1)
+        one = build_cache.make_key(mod, "llvm", True)
+        ember.runtime.set_num_threads(2)
+        two = build_cache.make_key(mod, "llvm", True)
+    finally:
+        ember.runtime.set_num_threads(before)
+    assert one is not None and one != two
