@@ -28,7 +28,7 @@ def test_error_in_decorated_function_points_into_this_file():
     with pytest.raises(ParserError, match=r"test_tirscript_errors\.py:\d+:\d+") as info:
         @T.prim_func
         def bad(A: T.Buffer((4,), "float32")):
-            for i, j, k in T.grid(4, 4):
+            for i, j, k in T.grid(4, 4):  # noqa: B007
                 A[i] = T.float32(0)
 
     assert "the loop makes 2 variables but 3 names are given" in str(info.value)

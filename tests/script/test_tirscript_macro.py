@@ -42,7 +42,7 @@ def test_hygiene_decides_where_free_names_resolve():
 
     @T.prim_func(private=True)
     def use(A: T.Buffer((8,), "int32")):
-        for k in range(2):
+        for k in range(2):  # noqa: B007
             at_definition(A)
             at_call(A)
 

@@ -17,7 +17,7 @@ and integer), so either kernel computes the same; the kept one runs unchanged.
 
 from __future__ import annotations
 
-from ember.ir import Add, GlobalVar, IRModule, Mul, replace, structural_equal, structural_hash
+from ember.ir import GlobalVar, IRModule, replace, structural_equal, structural_hash
 from ember.tir import BufferLoad, PrimFunc
 from ember.tir.functor import IRMutator
 from ember.transform import Pass, module_pass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["IRBuilder", "IRBuilderFrame"]
 
-_BUILDERS: list["IRBuilder"] = []  # the builders whose `with` is open, innermost last
+_BUILDERS: list[IRBuilder] = []  # the builders whose `with` is open, innermost last
 
 
 class IRBuilderFrame:
@@ -69,7 +69,7 @@ class IRBuilder:
         self.frames: list[IRBuilderFrame] = []
         self.results: list = []
 
-    def __enter__(self) -> "IRBuilder":
+    def __enter__(self) -> IRBuilder:
         _BUILDERS.append(self)
         return self
 
@@ -78,7 +78,7 @@ class IRBuilder:
             _BUILDERS.pop()
 
     @staticmethod
-    def current() -> "IRBuilder":
+    def current() -> IRBuilder:
         """The innermost builder whose ``with`` is open (raises when there is none)."""
         if not _BUILDERS:
             raise ValueError("no IRBuilder is open: use `with IRBuilder() as ib:` first")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 
 from ember.script.tir import *  # noqa: F403 - expression and type words
-from ember.script.tir import Buffer
+from ember.script.tir import Buffer  # noqa: F401 - re-exported
 
 from ember.ir import PointerType, PrimExpr, StringImm, as_expr, const
 from ember.ir import Range as _Range
@@ -169,7 +169,7 @@ class _Axis:
     """``T.axis.spatial / reduce / scan / opaque / remap``: block iterators bound to values."""
 
     @staticmethod
-    def _push(dom, binding, kind, dtype) -> Var:
+    def _push(dom, binding, kind, dtype) -> Var:  # noqa: F405
         frame = _frame(BlockFrame, "axis")
         if isinstance(dom, list | tuple):
             dom = full_range(dom[0], dom[1])
@@ -210,7 +210,7 @@ class _Axis:
     R = reduce
 
 
-def _loop_domain(var) -> Range:
+def _loop_domain(var) -> Range:  # noqa: F405
     for frame in reversed(IRBuilder.current().frames):
         if isinstance(frame, ForFrame):
             for v, lo, ext, *_ in frame.loops:
