@@ -20,6 +20,7 @@ from .fuse_ops import FuseOps  # noqa: E402
 from .fuse_tir import FuseTIR  # noqa: E402
 from .fuse_transpose_matmul import FuseTransposeMatmul  # noqa: E402
 from .pack_conv_weights import PackConvWeights  # noqa: E402
+from .fold_batchnorm_to_conv2d import FoldBatchnormToConv2D  # noqa: E402
 from .deduplicate_prim_funcs import DeduplicatePrimFuncs  # noqa: E402
 
 # lowering to the VM (relax.get_pipeline("default_build"))
@@ -36,7 +37,7 @@ __all__ = [
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
     "RemovePurityChecking", "LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR",
     "FuseTransposeMatmul", "MetaScheduleApplyDatabase", "MetaScheduleTuneIRMod", "DecomposeOpsForInference",
-    "PackConvWeights", "DeduplicatePrimFuncs",
+    "PackConvWeights", "DeduplicatePrimFuncs", "FoldBatchnormToConv2D",
 ]
 
 
