@@ -32,7 +32,7 @@ BUILTINS: dict[str, str] = {
     "ptx_arrive_barrier_expect_tx": "handle", "ptx_wait_barrier": "handle", "mma_store": "handle",
     "mma_fill": "handle", "make_filled_simdgroup_matrix": "handle",
     # misc
-    "undef": "int32", "q_multiply_shift": "arg0", "isnullptr": "bool", "texture2d_load": "handle",
+    "undef": "int32", "q_multiply_shift": "arg0", "q_multiply_shift_per_axis": "arg0", "isnullptr": "bool", "texture2d_load": "handle",
     "texture2d_store": "handle", "dp4a": "int32", "vscale": "int32", "get_active_lane_mask": "handle",
     "anylist_getitem": "handle", "anylist_resetitem": "handle", "anylist_setitem_call_packed": "int32",
 }
