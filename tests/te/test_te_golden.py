@@ -8,7 +8,6 @@ from ember.script import from_source
 
 GOLDEN = {
     "matmul": """\
-# from ember.script import ir as I
 # from ember.script import tir as T
 
 @T.prim_func
@@ -25,7 +24,6 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 """,
     "softmax": """\
-# from ember.script import ir as I
 # from ember.script import tir as T
 
 @T.prim_func
@@ -66,7 +64,6 @@ def main(X: T.Buffer((4, 16), "float32"), T_softmax_norm: T.Buffer((4, 16), "flo
             T_softmax_norm[v_i0_3, v_i1_1] = T_softmax_exp[v_i0_3, v_i1_1] / T_softmax_expsum[v_i0_3]
 """,
     "conv2d_direct": """\
-# from ember.script import ir as I
 # from ember.script import tir as T
 
 @T.prim_func
@@ -90,7 +87,6 @@ def main(X: T.Buffer((1, 2, 5, 5), "float32"), W: T.Buffer((4, 2, 3, 3), "float3
             Y[v_n_1, v_f, v_h_1, v_w_1] = Y[v_n_1, v_f, v_h_1, v_w_1] + P[v_n_1, v_rc, v_h_1 + v_rh, v_w_1 + v_rw] * W[v_f, v_rc, v_rh, v_rw]
 """,
     "broadcast_add_symbolic": """\
-# from ember.script import ir as I
 # from ember.script import tir as T
 
 @T.prim_func
@@ -108,7 +104,6 @@ def main(var_A: T.handle, b: T.Buffer((3,), "float32"), var_C: T.handle):
             C[v_i, v_j] = A[v_i, v_j] + b[v_j]
 """,
     "row_max": """\
-# from ember.script import ir as I
 # from ember.script import tir as T
 
 @T.prim_func

@@ -5,20 +5,27 @@ printer is ``fn(node, config) -> str``.  Function printers (PrimFunc, and later 
 functions) are also used by the IRModule printer, which passes the function's name
 and the module's function names in ``config``.  ``namespaces`` says which
 ``# from ember.script import …`` lines a top-level print of that node needs.
+
+The package in those lines is the name under which the user imports ember: ``tvm`` when
+``sys.modules["tvm"]`` is ember itself (TVM code run through an alias, so the printed text
+reads as the user's own scripts do), ``ember`` otherwise.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable
 
-__all__ = ["PrintConfig", "register_printer", "find_printer", "to_script", "header"]
+__all__ = ["PrintConfig", "register_printer", "find_printer", "to_script", "header", "package_name"]
 
-_NAMESPACE_LINES = {
-    "ir": "# from ember.script import ir as I",
-    "relax": "# from ember.script import relax as R",
-    "tir": "# from ember.script import tir as T",
-}
+_NAMESPACE_ALIASES = {"ir": "I", "relax": "R", "tir": "T"}
+
+
+def package_name() -> str:
+    """``tvm`` when ember is imported as ``tvm`` (an alias module), else ``ember``."""
+    ember = sys.modules.get("ember")
+    return "tvm" if ember is not None and sys.modules.get("tvm") is ember else "ember"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,7 +64,9 @@ def find_printer(node) -> _Entry | None:
 def header(namespaces) -> str:
     """The commented import lines for ``namespaces``, then a blank line."""
     wanted = set(namespaces)
-    lines = [line for key, line in sorted(_NAMESPACE_LINES.items()) if key in wanted]
+    package = package_name()
+    lines = [f"# from {package}.script import {key} as {alias}"
+             for key, alias in sorted(_NAMESPACE_ALIASES.items()) if key in wanted]
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
@@ -93,5 +102,5 @@ def _ensure_registered() -> None:
     from .tir_func import print_prim_func, print_tir_fragment
 
     register_printer(Node, print_tir_fragment)
-    register_printer(PrimFunc, print_prim_func, ("ir", "tir"))
+    register_printer(PrimFunc, print_prim_func, ("tir",))
     register_printer(IRModule, print_ir_module, ("ir", "tir"))
