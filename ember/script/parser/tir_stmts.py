@@ -215,6 +215,11 @@ class TIRParser(Evaluator):
                                      f"store gives {len(load.indices)} indices")
         if not isinstance(value, PrimExpr):
             value = as_expr(value, buf.dtype)
+        elif value.dtype.element_of() != buf.dtype.element_of() and not value.dtype.is_handle:
+            # as TVM's IRBuilder: a value of another scalar type is cast to the buffer's
+            from ember.tir import Cast
+
+            value = Cast(buf.dtype.element_of().with_lanes(value.dtype.lanes), value)
         return BufferStore(buf, value, load.indices)
 
     def stmt_AugAssign(self, node: ast.AugAssign):  # noqa: N802

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from ember.ir import IRModule
 
-__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "StmtSRef", "ROOT", "INLINE"]
+from .cached_flags import CachedFlags
+
+__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "StmtSRef", "CachedFlags", "ROOT", "INLINE"]
 
 
 class _RV:
@@ -120,6 +122,17 @@ class ScheduleState:
         if sref is not None:
             sref.owner = self
         return sref
+
+    def _get_cached_flags(self, block_sref: StmtSRef) -> CachedFlags:
+        """The affine-binding, region-cover and stage-pipeline facts of a block (cached_flags.py)."""
+        from ember.tir.stmt import Block
+
+        from .cached_flags import cached_flags
+
+        block = getattr(block_sref, "stmt", block_sref)
+        if not isinstance(block, Block):
+            raise TypeError(f"_get_cached_flags expects the sref of a block, got {block_sref!r}")
+        return cached_flags(self.func, block)
 
     def get_block_scope(self, scope_root: StmtSRef):
         """The dependences among the child blocks of the block ``scope_root``."""
