@@ -7,6 +7,8 @@ without a decorator, or a fixture method (a method whose first parameter is ``se
 - ``transform``: a pass, or a callable from IRModule to IRModule;
 - ``expected``: the wanted output, or an exception class the transform must raise.
 
+``Before`` and ``Expected`` (capitalised, usually ``@I.ir_module`` classes) are accepted too.
+
 The generated ``test_compare`` applies the transform and checks the result is
 structurally equal to ``expected`` (free variables mapped), reporting where they differ.
 """
@@ -91,6 +93,9 @@ class CompareBeforeAfter:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        for alias, name in (("Before", "before"), ("Expected", "expected")):  # TVM accepts both spellings
+            if alias in cls.__dict__ and name not in cls.__dict__:
+                setattr(cls, name, cls.__dict__[alias])
         for name in _CASE_NAMES:
             if name in cls.__dict__:
                 setattr(cls, name, _as_fixture(cls, name, cls.__dict__[name]))
