@@ -21,6 +21,7 @@ from .fuse_tir import FuseTIR  # noqa: E402
 from .fuse_transpose_matmul import FuseTransposeMatmul  # noqa: E402
 from .pack_conv_weights import PackConvWeights  # noqa: E402
 from .fold_batchnorm_to_conv2d import FoldBatchnormToConv2D  # noqa: E402
+from .convert_layout import ConvertLayout  # noqa: E402
 from .deduplicate_prim_funcs import DeduplicatePrimFuncs  # noqa: E402
 
 # lowering to the VM (relax.get_pipeline("default_build"))
@@ -31,13 +32,16 @@ from .static_plan_block_memory import StaticPlanBlockMemory  # noqa: E402
 from .vm_shape_lower import VMShapeLower  # noqa: E402
 from .decompose_ops import DecomposeOpsForInference  # noqa: E402
 
+# module-level rewrites (TVM's relax.transform utility passes)
+from .topological_sort import TopologicalSort  # noqa: E402
+
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
     "PassContext", "CallTIRRewrite", "StaticPlanBlockMemory", "VMShapeLower", "BindParams",
     "RemovePurityChecking", "LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR",
     "FuseTransposeMatmul", "MetaScheduleApplyDatabase", "MetaScheduleTuneIRMod", "DecomposeOpsForInference",
-    "PackConvWeights", "DeduplicatePrimFuncs", "FoldBatchnormToConv2D",
+    "PackConvWeights", "DeduplicatePrimFuncs", "FoldBatchnormToConv2D", "ConvertLayout",
 ]
 
 
