@@ -91,7 +91,8 @@ def _fill_stage(buffer, value, name: str):
     return body
 
 
-def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=None):
+def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=None,
+                     assume_injective_transform: bool = False):
     block = realize.block
     buf = resolve_buffer(func, block, buffer)
     imap = IndexMap.from_func(index_map, ndim=len(buf.shape))
@@ -102,7 +103,8 @@ def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=N
         new_shape = imap.map_shape(buf.shape)
     except ValueError as err:
         raise ScheduleError(f"transform_layout: {err}", func, block=block) from None
-    _check_injective(func, block, buf, imap)
+    if not assume_injective_transform:  # the caller vouches for it (TVM's flag of that name)
+        _check_injective(func, block, buf, imap)
     new_buf = replace(buf, shape=tuple(new_shape), strides=())
     padded = not imap.is_bijective_on(buf.shape)
     mut = _Relayout(buf, new_buf, imap)

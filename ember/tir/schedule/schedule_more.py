@@ -239,7 +239,8 @@ class MorePrimitives:
         self._record("reorder_block_iter_var", [block], [new_order], [])
 
     # -- layout -------------------------------------------------------------------------------
-    def transform_layout(self, block: BlockRV, buffer, index_map, pad_value=None) -> None:
+    def transform_layout(self, block: BlockRV, buffer, index_map, pad_value=None, *,
+                         assume_injective_transform: bool = False) -> None:
         from .index_map import IndexMap
         from .layout import transform_layout
 
@@ -255,8 +256,9 @@ class MorePrimitives:
             index_map, separators = IndexMap.from_func_with_separators(index_map, ndim=len(buf.shape))
         buffer = tuple(buffer) if isinstance(buffer, list) else buffer
         spec = self._buffer_arg(block, buffer) if separators else None  # before the buffer changes
-        self._apply(block, transform_layout, realize, buffer, index_map, pad_value)
-        self._record("transform_layout", [block], [buffer, index_map, pad_value], [])
+        self._apply(block, transform_layout, realize, buffer, index_map, pad_value,
+                    assume_injective_transform)
+        self._record("transform_layout", [block], [buffer, index_map, pad_value, assume_injective_transform], [])
         if separators:  # IndexMap.AXIS_SEPARATOR in the mapping: then set_axis_separator
             self.set_axis_separator(block, spec, separators)
 

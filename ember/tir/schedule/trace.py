@@ -89,7 +89,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("unsafe_set_dtype", ("block",), ("buffer_index", "dtype")),
     K("reorder_block_iter_var", ("block",), ("new_order",)),
     K("annotate_buffer_access", ("block",), ("buffer_index", "buf_type", "gen_new_ranges")),
-    K("transform_layout", ("block",), ("buffer", "index_map", "pad_value")),
+    K("transform_layout", ("block",), ("buffer", "index_map", "pad_value", "assume_injective_transform")),
     K("transform_block_layout", ("block",), ("index_map",)),
     K("set_axis_separator", ("block",), ("buffer", "axis_separators")),
     K("get_output_blocks", ("scope_block",), (), returns_list=True),

@@ -4,12 +4,13 @@ arguments it accepts. Each case also checks numerics against the unscheduled fun
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ember import tir
 from ember.ir import assert_structural_equal
 from ember.script import tir as T
-from sched_helpers import assert_same_numerics
+from sched_helpers import assert_same_numerics, outputs
 
 
 def test_q_multiply_shift_per_axis_builds_a_call_of_its_first_argument_dtype():
@@ -17,3 +18,28 @@ def test_q_multiply_shift_per_axis_builds_a_call_of_its_first_argument_dtype():
     call = tir.q_multiply_shift_per_axis(x, x, x, x, 31, False, True)
     assert call.op.name == "tir.q_multiply_shift_per_axis"
     assert str(call.dtype) == "int32"
+
+
+@T.prim_func
+def scale_16(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * T.float32(2)
+
+
+def test_transform_layout_assume_injective_transform_skips_the_injectivity_proof():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(scale_16)
+    with pytest.raises(ScheduleError, match="not injective"):
+        sch.transform_layout("B", ("write", 0), lambda i: [i // 2])
+    # the caller's promise is taken as is (TVM's flag); the trace keeps it for replay
+    sch = tir.Schedule(scale_16)
+    sch.transform_layout("B", ("write", 0), lambda i: [i // 4, i % 4], assume_injective_transform=True)
+    assert "assume_injective_transform=True" in str(sch.trace)
+    replayed = tir.Schedule(scale_16)
+    sch.trace.apply_to_schedule(replayed)
+    assert_structural_equal(replayed.mod, sch.mod)
+    a, b = outputs(scale_16), outputs(sch.mod["main"])
+    np.testing.assert_allclose(a[1], b[1].reshape(16), rtol=1e-6)
