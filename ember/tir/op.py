@@ -66,7 +66,7 @@ def _unary(name):
 
 
 def _binary_intrin(name):
-    def build(x, y):
+    def build(x, y, dtype=None, span=None):  # dtype: accepted as TVMScript prints it; the result follows x, y
         a, b = promote(as_expr(x) if not isinstance(x, PrimExpr) and isinstance(y, int | float) else x, y)
         return Call(a.dtype, Op.get("tir." + name), (a, b))
 

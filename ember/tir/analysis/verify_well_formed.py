@@ -20,7 +20,7 @@ from ember.ir import IRModule, Node, Var
 
 from ..buffer import Buffer, BufferLoad
 from ..function import PrimFunc
-from ..functor import IRVisitor
+from ..functor import IRVisitor, collect
 from ..stmt import IterVar
 
 __all__ = ["verify_well_formed", "WellFormedError"]
@@ -229,6 +229,12 @@ class _Checker(IRVisitor):
             self.define(p)
         for buf in func.buffer_map.values():
             self.define_buffer_symbols(buf)
+            # a parameter's shape may be an expression (``n * 32``): matching the argument
+            # defines every Var in it, as in TVM
+            for expr in (*buf.shape, *buf.strides, buf.elem_offset):
+                for v in collect(expr, lambda x: isinstance(x, Var)):
+                    if not self.scope.get(id(v)):
+                        self.define(v)
         self.visit(func.body)
 
 
