@@ -39,8 +39,10 @@ class Node:
 
         return to_script(self, **kwargs)
 
-    def show(self, **kwargs) -> None:
-        print(self.script(**kwargs))
+    def show(self, style: str | None = None, black_format: bool = False, **kwargs) -> None:
+        from ember.script.highlight import cprint
+
+        cprint(self.script(**kwargs), style=style, black_format=black_format)
 
 
 _FIELDS_CACHE: dict = {}
