@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ember.error import DiagnosticError
 
-__all__ = ["ParserError"]
+__all__ = ["ParserError", "reported"]
 
 
 class ParserError(DiagnosticError):
@@ -41,3 +43,25 @@ class ParserError(DiagnosticError):
             end = self.end_col if self.end_col and self.end_col > start else len(line)
             out += [f"{gutter} |", f"{self.lineno} | {line}", f"{gutter} | {' ' * start}{'^' * max(1, end - start)}"]
         return "\n".join(out)
+
+    def diagnostic(self):
+        """This error as an ``ember.ir.diagnostics.Diagnostic``."""
+        from ember.ir.diagnostics import Diagnostic, DiagnosticLevel, SourceSpan
+
+        span = None
+        if self.lineno is not None:
+            col = self.col or 0
+            span = SourceSpan(self.filename, self.lineno, col, self.lineno, self.end_col or col)
+        return Diagnostic(DiagnosticLevel.ERROR, span, self.message)
+
+
+@contextlib.contextmanager
+def reported():
+    """Hand a ``ParserError`` raised inside to the diagnostics renderer, then let it raise."""
+    try:
+        yield
+    except ParserError as err:
+        from ember.ir.diagnostics import DiagnosticContext, render
+
+        render(DiagnosticContext([err.diagnostic()]))
+        raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from ember.script.errors import ParserError
+from ember.script.errors import ParserError, reported
 
 from .module import decorator_of, parse_ir_module
 from .evaluator import Evaluator, Scope
@@ -80,10 +80,11 @@ def prim_func(func=None, *, private: bool = False, check_well_formed: bool = Tru
     def decorate(f):
         if _is_method(f) and _in_ir_module_class(frame):
             return DeferredFunction(f, {"private": private})
-        source = Source.from_object(f)
-        fdef = _first(source, ast.FunctionDef)
-        return parse_prim_func(source, fdef, _captured(f, frame), private=private,
-                               check_well_formed=check_well_formed)
+        with reported():
+            source = Source.from_object(f)
+            fdef = _first(source, ast.FunctionDef)
+            return parse_prim_func(source, fdef, _captured(f, frame), private=private,
+                                   check_well_formed=check_well_formed)
 
     return decorate if func is None else decorate(func)
 
@@ -94,13 +95,14 @@ def ir_module(cls=None, *, check_well_formed: bool = True, frame=None):
         frame = inspect.currentframe().f_back
 
     def decorate(c):
-        source = Source.from_object(c, frame)
-        cdef = _first(source, ast.ClassDef)
-        names: dict = {}
-        if frame is not None:
-            names.update(frame.f_globals)
-            names.update(frame.f_locals)
-        return parse_ir_module(source, cdef, names, check_well_formed=check_well_formed)
+        with reported():
+            source = Source.from_object(c, frame)
+            cdef = _first(source, ast.ClassDef)
+            names: dict = {}
+            if frame is not None:
+                names.update(frame.f_globals)
+                names.update(frame.f_locals)
+            return parse_ir_module(source, cdef, names, check_well_formed=check_well_formed)
 
     return decorate if cls is None else decorate(cls)
 
@@ -119,6 +121,11 @@ def from_source(text: str, namespace: dict | None = None, filename: str = "<scri
     ``check_well_formed=False`` skips the well-formedness check of what was parsed
     (its decorators' own ``check_well_formed=`` still apply).
     """
+    with reported():
+        return _parse_source(text, namespace, filename, check_well_formed)
+
+
+def _parse_source(text: str, namespace, filename: str, check_well_formed: bool):
     import ember
     from ember.script import ir as I
     from ember.script import tir as T
