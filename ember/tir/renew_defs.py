@@ -14,7 +14,7 @@ from ember.ir import Var
 from ember.tir.functor import IRVisitor, substitute
 from ember.tir.stmt import Allocate, Block, DeclBuffer, For, LetStmt
 
-__all__ = ["renew_defs"]
+__all__ = ["renew_defs", "renew_stmt_defs"]
 
 
 class _Defs(IRVisitor):
@@ -71,3 +71,12 @@ def renew_defs(func):
     defs.visit(func.body)
     fresh = {v: Var(v.name, v.dtype, v.type_annotation) for v in defs.vars.values()}
     return substitute(func, fresh)
+
+
+def renew_stmt_defs(stmt, extra: dict | None = None):
+    """``stmt`` with fresh loop/let/block-iterator variables and inner buffers (as
+    ``renew_defs``), after replacing the Vars of ``extra`` (Var → expr)."""
+    defs = _Defs()
+    defs.visit(stmt)
+    fresh = {v: Var(v.name, v.dtype, v.type_annotation) for v in defs.vars.values()}
+    return substitute(stmt, {**fresh, **(extra or {})})

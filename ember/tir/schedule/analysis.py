@@ -337,7 +337,8 @@ def verify(func) -> str | None:
                 if any(v not in bound for v in scalar_vars(e)):
                     problem.append(f"a binding of block {b.name_hint!r} uses a variable not in scope")
                     break
-            bound = frozenset(free) | {iv.var for iv in b.iter_vars}  # no outer loops inside a block
+            if b.iter_vars:  # no outer loops inside a block; an opaque block (no iterators) sees them, as in TVM
+                bound = frozenset(free) | {iv.var for iv in b.iter_vars}
             for buf in b.alloc_buffers:
                 for x in buf.shape:
                     bound = bound | set(vars_in(x))

@@ -18,6 +18,7 @@ from . import analysis as A
 from ._arith import BoundError
 from .errors import ScheduleError, UnknownHandleError
 from .printing import func_script
+from .schedule_extra import ExtraPrimitives
 from .schedule_more import MorePrimitives
 from .state import BlockRV, ExprRV, LoopRV, ScheduleState, StmtSRef
 from .trace import Instruction, InstructionKind, Trace
@@ -25,7 +26,7 @@ from .trace import Instruction, InstructionKind, Trace
 __all__ = ["Schedule"]
 
 
-class Schedule(MorePrimitives):
+class Schedule(MorePrimitives, ExtraPrimitives):
     """A TensorIR schedule of ``mod`` (a PrimFunc or an IRModule of them)."""
 
     def __init__(self, mod, *, seed: int | None = None, debug_mask="all",

@@ -1,0 +1,27 @@
+"""The Schedule methods of loop_partition, rolling_buffer, decompose_padding, pad_einsum,
+read_at / write_at and cache_index (a mixin of ``Schedule``, as ``schedule_more.py``).
+
+The methods follow ``schedule.py``'s pattern: resolve handles, call the pure primitive
+through ``self._apply``, make output handles, record one instruction.
+"""
+
+from __future__ import annotations
+
+from .state import BlockRV, LoopRV
+
+__all__ = ["ExtraPrimitives"]
+
+
+class ExtraPrimitives:
+    """Mixin: needs ``_apply``, ``_block``, ``_loop``, ``_new``, ``_record`` from Schedule."""
+
+    def loop_partition(self, loop: LoopRV, factors, preserve_unit_iters: bool = True) -> list[LoopRV]:
+        """Cut ``loop`` into consecutive loops of lengths ``factors`` (see loop_partition.py)."""
+        from .loop_partition import loop_partition
+
+        factors = list(factors)
+        values = [None if f is None else self._int(f) for f in factors]
+        fname, new_vars = self._apply(loop, loop_partition, self._loop(loop), values)
+        rvs = [self._new(LoopRV, (fname, v)) for v in new_vars]
+        self._record("loop_partition", [loop, factors], [preserve_unit_iters], rvs)
+        return rvs
