@@ -226,6 +226,34 @@ class Evaluator:
         return self.eval(node.body) if cond else self.eval(node.orelse)
 
     # -- calls and subscripts ------------------------------------------------------------
+    def eval_Lambda(self, node: ast.Lambda):
+        """A Python function evaluating the body with its parameters bound (``T.comm_reducer``)."""
+        import inspect
+
+        a = node.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+            raise self.error(node, "a lambda in TVMScript takes plain positional parameters only")
+        names = [arg.arg for arg in a.args]
+        local = self.scope.local
+
+        def function(*values):
+            if len(values) != len(names):
+                raise TypeError(f"the lambda takes {len(names)} arguments, got {len(values)}")
+            saved = {n: local.get(n, _MISSING) for n in names}
+            local.update(zip(names, values))
+            try:
+                return self.eval(node.body)
+            finally:
+                for n, old in saved.items():
+                    if old is _MISSING:
+                        local.pop(n, None)
+                    else:
+                        local[n] = old
+
+        function.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+        return function
+
     def eval_Call(self, node: ast.Call):
         from ember.script.tir.frames import PARSER_ONLY
 

@@ -18,6 +18,7 @@ from ember.ir import (
 )
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 from ember.runtime.dtype import DataType
+from ember.te.reduce import CommReducer
 from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 
 from .names import Namer
@@ -299,6 +300,14 @@ class ExprPrinter:
                 parts.append(f"{self.expr(r.min)}:{self.expr(range_stop(r))}")
         return ", ".join(parts) if parts else "()"
 
+    def _comm_reducer(self, e):
+        """``T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])``."""
+        params = [self.define(v, v.name) for v in (*e.lhs, *e.rhs)]
+        results = [self.expr(r) for r in e.result]
+        body = results[0] if len(results) == 1 else f"({', '.join(results)})"
+        identity = ", ".join(self.typed(v) for v in e.identity_element)
+        return f"T.comm_reducer(lambda {', '.join(params)}: {body}, [{identity}])", PREC["atom"]
+
     def _op(self, e: Op):
         return f"T.Op({py_str(e.name)})", PREC["atom"]
 
@@ -315,4 +324,5 @@ _RULES = {
     GlobalVar: ExprPrinter._global_var,
 }
 _RULES.update({cls: ExprPrinter._infix for cls in _INFIX})
+_RULES[CommReducer] = ExprPrinter._comm_reducer
 _RULES.update({cls: ExprPrinter._call_style for cls in _CALL_STYLE})

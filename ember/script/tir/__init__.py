@@ -16,7 +16,7 @@ from ember.tir.op import __all__ as _op_names
 from .dtypes import SCALAR_DTYPES, dtype_function, handle, var
 from .exprs import (
     NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, StringImm, call_extern, call_intrin,
-    call_pure_extern, iter_var, meta_var,
+    call_pure_extern, comm_reducer, iter_var, meta_var,
 )
 from .exprs import Range_ as Range
 from .frames import (
@@ -53,7 +53,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer",
 ]
 
 

@@ -16,7 +16,7 @@ from ember.tir.stmt import IterVar, IterVarType
 __all__ = [
     "Cast", "Select", "Ramp", "Broadcast", "Let", "Range_", "iter_var", "call_intrin",
     "NODE_BUILDERS", "range_from_bounds", "meta_var", "call_extern", "call_pure_extern",
-    "StringImm",
+    "StringImm", "comm_reducer",
 ]
 
 
@@ -121,3 +121,23 @@ NODE_BUILDERS = {
     for cls in (ir.Add, ir.Sub, ir.Mul, ir.Div, ir.Mod, ir.FloorDiv, ir.FloorMod, ir.Min, ir.Max,
                 ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE, ir.And, ir.Or)
 }
+
+
+def comm_reducer(combiner, identity):
+    """``T.comm_reducer(lambda x, y: x + y, [T.float32(0)])``: a commutative reducer whose
+    combiner takes the accumulators then the new values (one per identity element)."""
+    import inspect
+
+    from ember.te.reduce import CommReducer
+
+    identity = tuple(as_expr(v) for v in identity)
+    names = list(inspect.signature(combiner).parameters)
+    if len(names) != 2 * len(identity):
+        raise TypeError(f"T.comm_reducer: the combiner takes {len(names)} arguments; "
+                        f"{len(identity)} identity element(s) need {2 * len(identity)}")
+    n = len(identity)
+    lhs = tuple(ir.Var(name, v.dtype) for name, v in zip(names[:n], identity))
+    rhs = tuple(ir.Var(name, v.dtype) for name, v in zip(names[n:], identity))
+    result = combiner(*lhs, *rhs)
+    result = tuple(result) if isinstance(result, list | tuple) else (result,)
+    return CommReducer(lhs, rhs, tuple(as_expr(r) for r in result), identity)
