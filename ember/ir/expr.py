@@ -380,6 +380,16 @@ class Select(PrimExpr):
     true_value: PrimExpr
     false_value: PrimExpr
 
+    def __post_init__(self):  # Select(c, y, 0): a Python number takes the other branch's dtype
+        t, f = self.true_value, self.false_value
+        if isinstance(f, _PY_SCALARS) and isinstance(t, PrimExpr):
+            object.__setattr__(self, "false_value", as_expr(f, t.dtype))
+        elif isinstance(t, _PY_SCALARS) and isinstance(f, PrimExpr):
+            object.__setattr__(self, "true_value", as_expr(t, f.dtype))
+        elif isinstance(t, _PY_SCALARS) and isinstance(f, _PY_SCALARS):
+            object.__setattr__(self, "true_value", as_expr(t))
+            object.__setattr__(self, "false_value", as_expr(f))
+
     @property
     def dtype(self) -> DataType:
         return self.true_value.dtype
@@ -393,6 +403,16 @@ class Ramp(PrimExpr):
     stride: PrimExpr
     lanes: int
 
+    def __post_init__(self):  # Ramp(x, 1, 4) and Ramp(0, 1, 4): Python numbers become IntImms
+        base, stride = self.base, self.stride
+        if not isinstance(base, PrimExpr):
+            base = as_expr(base, stride.dtype) if isinstance(stride, PrimExpr) else as_expr(base)
+            object.__setattr__(self, "base", base)
+        if not isinstance(stride, PrimExpr):
+            object.__setattr__(self, "stride", as_expr(stride, base.dtype))
+        if isinstance(self.lanes, IntImm):
+            object.__setattr__(self, "lanes", int(self.lanes.value))
+
     @property
     def dtype(self) -> DataType:
         return self.base.dtype.with_lanes(self.lanes)
@@ -402,6 +422,12 @@ class Ramp(PrimExpr):
 class Broadcast(PrimExpr):
     value: PrimExpr
     lanes: int
+
+    def __post_init__(self):  # Broadcast(0, 4): a Python number becomes an IntImm / FloatImm
+        if not isinstance(self.value, PrimExpr):
+            object.__setattr__(self, "value", as_expr(self.value))
+        if isinstance(self.lanes, IntImm):
+            object.__setattr__(self, "lanes", int(self.lanes.value))
 
     @property
     def dtype(self) -> DataType:
@@ -505,7 +531,7 @@ def const(value, dtype=None) -> PrimExpr:
         else:
             raise TypeError(f"cannot make a constant from {value!r} of type {type(value).__name__}")
     dtype = DataType(dtype)
-    if dtype.lanes > 1:
+    if dtype.is_vector:
         return Broadcast(const(value, dtype.element_of()), dtype.lanes)
     if dtype.is_float:
         value = float(value)

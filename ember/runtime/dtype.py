@@ -45,14 +45,15 @@ class DataType:
     @classmethod
     def make(cls, code: int, bits: int, lanes: int = 1, key: str | None = None) -> DataType:
         """The interned DataType for a (code, bits, lanes) triple."""
-        canon = (code, bits, lanes)
+        scalable = None if isinstance(lanes, int) else _vscale_factor(lanes)
+        canon = (code, bits, lanes) if scalable is None else (code, bits, "vscale", scalable)
         found = cls._interned.get(canon)
         if found is None:
             found = object.__new__(cls)
             object.__setattr__(found, "code", code)
             object.__setattr__(found, "bits", bits)
             object.__setattr__(found, "lanes", lanes)
-            object.__setattr__(found, "_str", _render(code, bits, lanes))
+            object.__setattr__(found, "_str", _render(code, bits, lanes if scalable is None else f"vscalex{scalable}"))
             cls._interned[canon] = found
             cls._interned[found._str] = found
         if key is not None:
@@ -113,12 +114,24 @@ class DataType:
         return self.code == HANDLE
 
     @property
+    def is_scalable_vector(self) -> bool:
+        """Lanes are ``vscale * k`` (an expression): a vector whose length is known at run time."""
+        return not isinstance(self.lanes, int)
+
+    @property
+    def vscale_factor(self) -> int:
+        """``k`` of a scalable vector's ``vscale * k`` lanes."""
+        if isinstance(self.lanes, int):
+            raise ValueError(f"{self._str} is not a scalable vector type")
+        return _vscale_factor(self.lanes)
+
+    @property
     def is_scalar(self) -> bool:
-        return self.lanes == 1
+        return isinstance(self.lanes, int) and self.lanes == 1
 
     @property
     def is_vector(self) -> bool:
-        return self.lanes > 1
+        return not isinstance(self.lanes, int) or self.lanes > 1
 
     @property
     def itemsize(self) -> int:
@@ -185,6 +198,16 @@ def _parse(spec: str) -> tuple[int, int, int]:
     if code == BFLOAT and nbits != 16:
         raise ValueError(f"unknown data type {spec!r}: only bfloat16 is supported")
     return code, nbits, int(lanes) if lanes else 1
+
+
+def _vscale_factor(lanes) -> int:
+    """``k`` when ``lanes`` is the expression ``vscale() * k`` (either operand order)."""
+    operands = (getattr(lanes, "a", None), getattr(lanes, "b", None))
+    if type(lanes).__name__ == "Mul":
+        for vs, k in (operands, operands[::-1]):
+            if getattr(getattr(vs, "op", None), "name", None) == "tir.vscale" and hasattr(k, "value"):
+                return int(k.value)
+    raise ValueError(f"vector lanes must be an int or vscale() * k, got {lanes!r}")
 
 
 def _render(code: int, bits: int, lanes: int) -> str:

@@ -76,7 +76,7 @@ def comm_reducer(fcombine, fidentity, name: str = "reduce"):
             # te.max(a, b, …): combine the values directly, as TVM allows
             values = [as_expr(v) for v in (expr, axis, where, init, *args) if v is not None]
             values = [values[0]] + [
-                v if isinstance(v, Var) or not hasattr(v, "value") else as_expr(v.value, values[0].dtype)
+                as_expr(v.value, values[0].dtype) if type(v).__name__ in ("IntImm", "FloatImm") else v
                 for v in values[1:]
             ]
             for v in values[1:]:

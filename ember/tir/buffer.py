@@ -144,6 +144,12 @@ class BufferLoad(PrimExpr):
     buffer: Buffer
     indices: tuple
 
+    def __post_init__(self):  # BufferLoad(buf, [0]), as TVM accepts: a tuple of PrimExprs
+        indices = self.indices
+        if not isinstance(indices, tuple) or not all(isinstance(i, PrimExpr) for i in indices):
+            object.__setattr__(self, "indices", tuple(i if isinstance(i, PrimExpr) else as_expr(i)
+                                                      for i in indices))
+
     @property
     def dtype(self) -> DataType:
         lanes = 1
