@@ -2,6 +2,7 @@
 
 from .attention import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .conv2d_nchwc import *  # noqa: F403
 from .conv_transpose import *  # noqa: F403
 from .deformable_conv import *  # noqa: F403
 from .dense import *  # noqa: F403

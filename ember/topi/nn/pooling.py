@@ -22,10 +22,25 @@ _SPATIAL_AXES = {"NCW": (2,), "NCHW": (2, 3), "NCDHW": (2, 3, 4), "NHWC": (1, 2)
 
 
 def _axes(layout: str, n: int, what: str) -> tuple:
-    axes = _SPATIAL_AXES.get(layout)
+    axes = _SPATIAL_AXES.get(layout) or _blocked_axes(layout)
     if axes is None or len(axes) != n:
         raise ValueError(f"{what}: layout {layout!r} is not a supported {n}-D pooling layout")
     return axes
+
+
+def _blocked_axes(name: str) -> tuple | None:
+    """Spatial axes of a channel-blocked layout (``"NCHW16c"``: (2, 3)); None unless only N and
+    C are split."""
+    from ember.tir.data_layout import layout
+
+    try:
+        lay = layout(name)
+    except ValueError:
+        return None
+    spatial = [c for c in "DHW" if c in lay.primal]
+    if not lay.is_split or any(lay.factor_of(c) != -1 for c in spatial) or set(lay.primal) - set("NCDHW"):
+        return None
+    return tuple(lay.index_of(c) for c in spatial)
 
 
 def _count(start, size, kernel: int, dilation: int, lo, hi):

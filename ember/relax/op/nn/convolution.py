@@ -55,16 +55,20 @@ def _infer_conv(call: Call, ctx, spatial_letters: str, transpose: bool) -> Tenso
     name = call.op.name
     out_dtype = a.out_dtype or binary_dtype(call, data.dtype, weight.dtype)
     k = len(spatial_letters)
-    _layout_check(a.data_layout, "NC" + spatial_letters, f"{name}: data_layout")
-    _layout_check(a.kernel_layout, "OI" + spatial_letters, f"{name}: kernel_layout")
-    for what, info in (("data", data), ("weight", weight)):
-        if info.ndim not in (-1, k + 2):
-            raise ValueError(f"{name}: {what} must have {k + 2} dims, got {info.ndim}")
+    # sub-indexed layouts ("NCHW16c", "OIHW16o") split a logical axis; shapes are worked out
+    # on the logical (primal) axes and mapped back
+    dl, kl, ol = (_parsed(s, name) for s in (a.data_layout, a.kernel_layout, a.out_layout))
+    _layout_check(dl.primal, "NC" + spatial_letters, f"{name}: data_layout")
+    _layout_check(kl.primal, "OI" + spatial_letters, f"{name}: kernel_layout")
+    _layout_check(ol.primal, "NC" + spatial_letters, f"{name}: out_layout")
+    for what, info, lay in (("data", data, dl), ("weight", weight, kl)):
+        if info.ndim not in (-1, len(lay)):
+            raise ValueError(f"{name}: {what} must have {len(lay)} dims, got {info.ndim}")
     dv, wv = shape_values(data), shape_values(weight)
     if dv is None or wv is None:
-        return tensor(None, out_dtype, data.vdevice, k + 2)
-    d = {c: dv[a.data_layout.index(c)] for c in "NC" + spatial_letters}
-    w = {c: wv[a.kernel_layout.index(c)] for c in "OI" + spatial_letters}
+        return tensor(None, out_dtype, data.vdevice, len(ol))
+    d = {c: simplify(v) for c, v in dl.logical(dv).items()}
+    w = {c: simplify(v) for c, v in kl.logical(wv).items()}
     groups = a.groups
     cin = as_int(d["C"])
     if transpose:
@@ -98,8 +102,21 @@ def _infer_conv(call: Call, ctx, spatial_letters: str, transpose: bool) -> Tenso
             raise ValueError(
                 f"{name}: the output would be empty along {c} (data {shape_str(dv)}, weight {shape_str(wv)})"
             )
-    layout = a.out_layout
-    return tensor([out[ch] for ch in layout], out_dtype, data.vdevice)
+    if ol.is_split:
+        c = as_int(out["C"])
+        if c is not None and c % max(ol.factor_of("C"), 1):
+            raise ValueError(f"{name}: {c} output channels do not split into out_layout {a.out_layout!r}")
+        return tensor([simplify(v) for v in ol.shape(out)], out_dtype, data.vdevice)
+    return tensor([out[ch] for ch in ol.primal], out_dtype, data.vdevice)
+
+
+def _parsed(layout_name: str, name: str):
+    from ember.tir.data_layout import layout
+
+    try:
+        return layout(layout_name)
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from None
 
 
 register("nn.conv1d", lambda call, ctx: _infer_conv(call, ctx, "W", False), arg_names=("data", "weight"))

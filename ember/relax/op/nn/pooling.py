@@ -26,14 +26,32 @@ _POOL_ATTRS = {1: Pool1DAttrs, 2: Pool2DAttrs, 3: Pool3DAttrs}
 _ADAPTIVE_ATTRS = {1: AdaptivePool1DAttrs, 2: AdaptivePool2DAttrs, 3: AdaptivePool3DAttrs}
 
 
-def _layout_dims(call, x: TensorStructInfo, layout: str, spatial: str):
+def _parsed(call, name: str, spatial: str):
+    """The parsed layout ``name``: a permutation of N, C and the spatial letters, where
+    only N and C may be split (``"NCHW16c"``)."""
+    from ember.tir.data_layout import layout
+
     letters = "NC" + spatial
-    if sorted(layout) != sorted(letters):
-        raise ValueError(f"{call.op.name}: layout {layout!r} is not supported; expected a permutation of {letters!r}")
-    if x.ndim not in (-1, len(letters)):
-        raise ValueError(f"{call.op.name}: data must have {len(letters)} dims, got {x.ndim}")
+    try:
+        lay = layout(name)
+    except ValueError as err:
+        raise ValueError(f"{call.op.name}: {err}") from None
+    if sorted(lay.primal) != sorted(letters) or any(lay.factor_of(c) != -1 for c in spatial):
+        raise ValueError(f"{call.op.name}: layout {name!r} is not supported; expected a permutation of {letters!r}")
+    return lay
+
+
+def _layout_dims(call, x: TensorStructInfo, layout: str, spatial: str):
+    lay = _parsed(call, layout, spatial)
+    if x.ndim not in (-1, len(lay)):
+        raise ValueError(f"{call.op.name}: data must have {len(lay)} dims, got {x.ndim}")
     values = shape_values(x)
-    return None if values is None else {c: values[layout.index(c)] for c in letters}
+    return None if values is None else {c: simplify(v) for c, v in lay.logical(values).items()}
+
+
+def _out_shape(call, out: dict, out_layout: str, spatial: str) -> list:
+    lay = _parsed(call, out_layout, spatial)
+    return [simplify(v) for v in lay.shape(out)] if lay.is_split else [out[c] for c in out_layout]
 
 
 def _pool_rule(spatial: str):
@@ -44,7 +62,7 @@ def _pool_rule(spatial: str):
         a = call.attrs
         d = _layout_dims(call, x, a.layout, spatial)
         if d is None:
-            return tensor(None, x.dtype, x.vdevice, k + 2)
+            return tensor(None, x.dtype, x.vdevice, len(_parsed(call, a.out_layout, spatial)))
         out = {"N": d["N"], "C": d["C"]}
         for i, c in enumerate(spatial):
             pad = a.padding[i] + a.padding[i + k]
@@ -58,7 +76,7 @@ def _pool_rule(spatial: str):
                 raise ValueError(
                     f"{call.op.name}: pool_size {a.pool_size} is larger than the padded input {shape_str(shape_values(x))}"
                 )
-        return tensor([out[c] for c in a.out_layout], x.dtype, x.vdevice)
+        return tensor(_out_shape(call, out, a.out_layout, spatial), x.dtype, x.vdevice)
 
     return infer
 
@@ -69,10 +87,10 @@ def _adaptive_rule(spatial: str):
         a = call.attrs
         d = _layout_dims(call, x, a.layout, spatial)
         if d is None:
-            return tensor(None, x.dtype, x.vdevice, len(spatial) + 2)
+            return tensor(None, x.dtype, x.vdevice, len(_parsed(call, a.out_layout, spatial)))
         if a.output_size is not None:
             d = dict(d, **{c: as_expr(s, "int64") for c, s in zip(spatial, a.output_size)})
-        return tensor([d[c] for c in a.out_layout], x.dtype, x.vdevice)
+        return tensor(_out_shape(call, d, a.out_layout, spatial), x.dtype, x.vdevice)
 
     return infer
 

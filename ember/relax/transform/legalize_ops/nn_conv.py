@@ -4,7 +4,10 @@ dilation=1), max/avg pooling and adaptive average pooling of 1 to 3 spatial dims
 
 from __future__ import annotations
 
+import re
+
 from ember import topi
+from ember.tir.data_layout import layout
 
 from .common import Legalizer, emit_te, int_tuple, out_dtype
 
@@ -15,18 +18,55 @@ _CANON_KERNEL = {3: "OIW", 4: "OIHW", 5: "OIDHW"}
 
 
 def _to_layout(t, src: str, dst: str):
-    """``t`` (in layout ``src``) transposed to layout ``dst`` (same letters)."""
+    """``t`` (in layout ``src``) transposed to layout ``dst`` (same letters), or re-blocked
+    when either is a sub-indexed layout (``"NCHW16c"``)."""
     if src == dst:
         return t
+    if not (src.isalpha() and src.isupper() and dst.isalpha() and dst.isupper()):
+        return _relayout(t, src, dst)
     if sorted(src) != sorted(dst):
         raise ValueError(f"LegalizeOps: cannot convert layout {src!r} to {dst!r}")
     return topi.transpose(t, [src.index(c) for c in dst])
+
+
+def _relayout(t, src: str, dst: str):
+    """``t`` in the sub-indexed layout ``src`` → layout ``dst`` (same primal letters)."""
+    from ember.te import compute
+    from ember.tir.data_layout import layout, layout_index_map
+
+    back = layout_index_map(dst, src, index_dtype="int64")
+    shape = layout(dst).shape(layout(src).logical(list(t.shape)))
+    return compute(tuple(shape), lambda *i: t(*back.map_indices(list(i))), name="layout_transform")
+
+
+_BLOCKED = re.compile(r"NCHW(\d+)c|OIHW(\d+)o")
+
+
+def _blocked_conv2d(call) -> bool:
+    """Whether ``call`` is NCHW{b}c / OIHW{o}o → NCHW{o}c with groups 1 or depthwise (its own kernel)."""
+    a = call.attrs
+    d, k, o = (_BLOCKED.fullmatch(s) for s in (a.data_layout, a.kernel_layout, a.out_layout))
+    if call.op.name != "relax.nn.conv2d" or not (d and d.group(1) and k and k.group(2) and o and o.group(1)):
+        return False
+    if o.group(1) != k.group(2) or len(a.padding) != 4:
+        return False
+    if a.groups == 1:
+        return True
+    w = [int(v) for v in call.args[1].struct_info.shape.values]
+    return w[1] == 1 and d.group(1) == k.group(2)
 
 
 def _conv(bb, call):
     a = call.attrs
     ndim = len(call.args[0].struct_info.shape.values)
     dtype = out_dtype(call)
+    if _blocked_conv2d(call):
+        depthwise = a.groups != 1
+        name = "depthwise_conv2d_NCHWc" if depthwise else "conv2d_NCHWc"
+        return emit_te(bb, call, lambda x, w: topi.nn.conv2d_nchwc(x, w, tuple(a.strides), tuple(a.padding),
+                                                                   tuple(a.dilation), dtype, depthwise),
+                       *call.args, primfunc_name_hint=name, primfunc_attrs={"op_pattern": 4})
+    ndim = len(layout(a.data_layout).primal)  # the logical rank (NCHW16c: 4)
 
     def f(x, w):
         x = _to_layout(x, a.data_layout, _CANON_DATA[ndim])
@@ -77,11 +117,12 @@ def _adaptive(pool_type: str) -> Legalizer:
     def legalize(bb, call):
         a = call.attrs
         x_sinfo = call.args[0].struct_info
-        n = len(a.layout) - 2
+        lay = layout(a.layout)  # may be channel-blocked ("NCHW16c")
+        n = len(lay.primal) - 2
         size = a.output_size
         if size is None:
             dims = x_sinfo.shape.values
-            size = [int(dims[a.layout.index(c)]) for c in a.layout if c not in "NC"]
+            size = [int(dims[lay.index_of(c)]) for c in lay.primal if c not in "NC"]
 
         def f(x):
             out = _ADAPTIVE[n](x, list(int_tuple(size)), pool_type, a.layout)

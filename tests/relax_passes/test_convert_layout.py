@@ -1,0 +1,114 @@
+"""ConvertLayout: conv2d rewritten to NHWC / NCHW{b}c, the layout carried through
+elementwise ops, pools, concat and the next conv (no transform in between), transforms back
+only where needed; numerically the same program (reference evaluator and relax.build).
+Also the sub-indexed layouts themselves: ``tir.data_layout`` and conv2d / pool struct info."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import relax
+from ember.ir import Op
+from ember.relax.transform import ConvertLayout
+from ember.tir.data_layout import layout, layout_index_map
+
+RNG = np.random.default_rng(0)
+BLOCKED = {"relax.nn.conv2d": ["NCHW8c", "OIHW8o"]}
+NHWC = {"relax.nn.conv2d": ["NHWC", "OHWI"]}
+
+
+def _const(*shape):
+    return relax.const(RNG.standard_normal(shape).astype("float32"))
+
+
+def _network(c=16, hw=10):
+    """conv → (C,1,1)-constant multiply, add → relu → max_pool → conv ∥ depthwise conv → concat →
+    residual add → adaptive_avg_pool → reshape (which needs NCHW)."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
+    nn, op = relax.op.nn, relax.op
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(nn.conv2d(x, _const(16, c, 3, 3), padding=1))
+            y = bb.emit(op.multiply(y, _const(16, 1, 1)))
+            y = bb.emit(op.add(y, _const(1, 16, 1, 1)))
+            y = bb.emit(nn.relu(y))
+            y = bb.emit(nn.max_pool2d(y, 3, 1, 1))
+            a = bb.emit(nn.conv2d(y, _const(8, 16, 1, 1)))
+            b = bb.emit(nn.conv2d(y, _const(16, 1, 3, 3), padding=1, groups=16))
+            z = bb.emit(op.concat([a, b], axis=1))
+            z = bb.emit(op.add(z, relax.const(np.float32(0.5))))
+            z = bb.emit(nn.adaptive_avg_pool2d(z, 1))
+            z = bb.emit(op.reshape(z, (1, 24)))
+            out = bb.emit_output(z)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _run(mod, x):
+    ex = relax.build(relax.get_pipeline("zero")(mod), "llvm")
+    return relax.VirtualMachine(ex, ember.cpu())["main"](ember.nd.array(x)).numpy()
+
+
+def _ops(mod):
+    return [b.value.op.name for blk in mod["main"].body.blocks for b in blk.bindings
+            if isinstance(b.value, relax.Call) and isinstance(b.value.op, Op)]
+
+
+def test_layout_parsing_and_index_maps():
+    lay = layout("NCHW16c")
+    assert lay.primal == "NCHW" and lay.factor_of("C") == 16 and lay.index_of("c") == 4
+    assert lay.shape({"N": 1, "C": 64, "H": 5, "W": 7}) == [1, 4, 5, 7, 16]
+    assert lay.logical([1, 4, 5, 7, 16]) == {"N": 1, "C": 64, "H": 5, "W": 7}
+    fwd, back = layout_index_map("NCHW", "NCHW16c"), layout_index_map("NCHW16c", "NCHW")
+    idx = [ember.tir.const(v, "int32") for v in (0, 37, 2, 3)]
+    got = [ember.arith.Analyzer().simplify(e).value for e in fwd.map_indices(idx)]
+    assert got == [0, 2, 2, 3, 5]
+    got = [ember.arith.Analyzer().simplify(e).value for e in back.map_indices([ember.tir.const(v, "int32") for v in got])]
+    assert got == [0, 37, 2, 3]
+    for bad in ("NCHWc", "NCHW16C", "NCHW8x", "NNCHW", "NC-HW"):
+        with pytest.raises(ValueError, match="layout"):
+            layout(bad)
+
+
+def test_sub_indexed_struct_info():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((2, 4, 28, 28, 4), "float32"))
+    with bb.function("main", [x]):
+        y = bb.emit(relax.op.nn.conv2d(x, _const(2, 16, 3, 3, 4), data_layout="NCHW4c", kernel_layout="OIHW4o"))
+        p = bb.emit(relax.op.nn.max_pool2d(y, 2, 2, layout="NCHW4c"))
+        bb.emit_func_output(p)
+    assert [int(d) for d in y.struct_info.shape.values] == [2, 2, 26, 26, 4]
+    assert [int(d) for d in p.struct_info.shape.values] == [2, 2, 13, 13, 4]
+    with pytest.raises(Exception, match="data has 16 channels"):
+        relax.BlockBuilder().normalize(relax.op.nn.conv2d(x, _const(2, 8, 3, 3, 4), data_layout="NCHW4c",
+                                                          kernel_layout="OIHW4o"))
+
+
+@pytest.mark.parametrize("desired", [BLOCKED, NHWC], ids=["NCHW8c", "NHWC"])
+def test_network_converted_and_equal(desired):
+    mod = _network()
+    out = ConvertLayout(desired)(mod)
+    relax.analysis.check_well_formed(out)
+    ops = _ops(out)
+    assert ops.count("relax.nn.conv2d") == 3
+    convs = [b.value for blk in out["main"].body.blocks for b in blk.bindings
+             if isinstance(b.value, relax.Call) and b.value.op.name == "relax.nn.conv2d"]
+    assert all(c.attrs.data_layout == desired["relax.nn.conv2d"][0] for c in convs)
+    # transforms: input, three weights, two constants of the first add/multiply, one back before reshape
+    moves = ops.count("relax.layout_transform") + ops.count("relax.permute_dims")
+    assert moves == 7, ops
+    x = RNG.standard_normal((1, 16, 10, 10)).astype("float32")
+    want = np.asarray(relax.reference.run(mod, x))
+    np.testing.assert_allclose(_run(out, x), want, rtol=1e-4, atol=1e-4)
+
+
+def test_channels_not_divisible_left_alone():
+    mod = _network(c=12)
+    out = ConvertLayout({"relax.nn.conv2d": ["NCHW16c", "OIHW16o"]})(mod)
+    convs = [b.value for blk in out["main"].body.blocks for b in blk.bindings
+             if isinstance(b.value, relax.Call) and b.value.op.name == "relax.nn.conv2d"]
+    assert convs[0].attrs.data_layout == "NCHW"  # 12 input channels do not split into 16s
+    assert convs[1].attrs.data_layout == "NCHW"  # 8 output channels do not either
+    x = RNG.standard_normal((1, 12, 10, 10)).astype("float32")
+    np.testing.assert_allclose(_run(out, x), np.asarray(relax.reference.run(mod, x)), rtol=1e-4, atol=1e-4)
