@@ -14,7 +14,7 @@ class GlobalVar(Node):
     name_hint: str
 
     def __repr__(self) -> str:
-        return f"I.GlobalVar({self.name_hint!r})"
+        return f'I.GlobalVar("{self.name_hint}")'  # as TVM prints it
 
 
 class BaseFunc(Node):

@@ -6,6 +6,12 @@ fields, where variables (and other *binding* nodes such as buffers, which declar
 an unmapped lhs variable meets an unmapped rhs variable they are paired, and every
 later occurrence must respect the pairing.  Names of binding nodes are ignored.
 
+With ``map_free_vars=False`` (TVM's default) only variables met where they are *defined*
+may be paired: a node class lists its defining fields in ``_def_fields`` (``Let.var``,
+``For.loop_var``, ``PrimFunc.params`` and ``buffer_map``, a defined Buffer's data and
+shape, …); a free variable must be the very same object on both sides, and hashes by
+identity.  Floats hash NaN as one value; NDArrays compare by dtype, shape and contents.
+
 ``assert_structural_equal`` reports the path to the first difference and both sides.
 """
 
@@ -48,19 +54,52 @@ def _ignored(cls) -> tuple:
     return getattr(cls, "_ignore_fields", ())
 
 
+def _order(cls) -> tuple:
+    """The fields in comparison order: a class may list definitions before uses in
+    ``_structural_order`` (a PrimFunc's buffer_map before its body), as TVM compares them."""
+    return getattr(cls, "_structural_order", None) or fields_of(cls)
+
+
+def _defining(cls, name: str, current: bool) -> bool:
+    """Whether the field ``name`` of a ``cls`` node is a definition site: a node class with
+    ``_def_fields`` decides for each of its fields, any other class keeps its parent's answer."""
+    defs = getattr(cls, "_def_fields", None)
+    return current if defs is None else name in defs
+
+
+def _is_ndarray(x) -> bool:
+    return type(x).__name__ == "NDArray" and hasattr(x, "numpy")
+
+
+def _ndarray_equal(a, b) -> bool:
+    import numpy as np
+
+    x, y = a.numpy(), b.numpy()
+    return x.dtype == y.dtype and x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
+
+
+def _is_free_var(x) -> bool:
+    from .expr import Var
+
+    return isinstance(x, Var)
+
+
 class _Comparer:
     def __init__(self, map_free_vars: bool = True):
         self.lhs_to_rhs: dict[int, object] = {}
         self.rhs_to_lhs: dict[int, object] = {}
         self.keep: list = []  # keep mapped objects alive so ids stay unique
-        self.path: list[str] = []
+        self.path: list[tuple] = []  # steps: ("attr", name) | ("index", i) | ("key", k)
         self.where: tuple | None = None
         self.map_free_vars = map_free_vars
+        self.defining = False  # inside a field that defines the variables it holds
+        self.missing: tuple | None = None  # (lhs_missing, rhs_missing) step of a length mismatch
 
-    def fail(self, lhs, rhs) -> bool:
+    def fail(self, lhs, rhs, missing: tuple | None = None) -> bool:
         if self.where is None:
-            self.where = (".".join(self.path) or "<root>", lhs, rhs)
+            self.where = (_dotted(self.path) or "<root>", lhs, rhs)
             self.where_steps = tuple(self.path)
+            self.missing = missing
         return False
 
     def eq(self, lhs, rhs) -> bool:
@@ -71,39 +110,64 @@ class _Comparer:
         if isinstance(lhs, Node):
             return self.eq_node(lhs, rhs)
         if isinstance(lhs, _SEQUENCES):
-            if not isinstance(rhs, _SEQUENCES) or len(lhs) != len(rhs):
+            if not isinstance(rhs, _SEQUENCES):
                 return self.fail(lhs, rhs)
-            for i, (x, y) in enumerate(zip(lhs, rhs)):
-                self.path.append(f"[{i}]")
+            for i, (x, y) in enumerate(zip(lhs, rhs)):  # a difference inside comes first
+                self.path.append(("index", i))
                 ok = self.eq(x, y)
                 self.path.pop()
                 if not ok:
                     return False
+            if len(lhs) != len(rhs):
+                n = min(len(lhs), len(rhs))
+                missing = ("missing_index", n)
+                return self.fail(lhs, rhs, (missing if len(lhs) < len(rhs) else ("index", n),
+                                            missing if len(rhs) < len(lhs) else ("index", n)))
             return True
         if isinstance(lhs, dict):
-            if not isinstance(rhs, dict) or len(lhs) != len(rhs):
+            if not isinstance(rhs, dict):
                 return self.fail(lhs, rhs)
-            if _plain_keys(lhs) and _plain_keys(rhs):  # attributes: keyed by name, order-free (as TVM)
+            if _plain_keys(lhs) and _plain_keys(rhs):
+                if len(lhs) != len(rhs):
+                    return self.fail(lhs, rhs)  # attributes: keyed by name, order-free (as TVM)
                 for k, v1 in lhs.items():
-                    self.path.append(f"[{k!s}]")
+                    self.path.append(("key", k))
                     ok = (k in rhs or self.fail(lhs, rhs)) and self.eq(v1, rhs[k])
                     self.path.pop()
                     if not ok:
                         return False
                 return True
-            for (k1, v1), (k2, v2) in zip(lhs.items(), rhs.items()):
-                self.path.append(f"[{k1!s}]")
-                ok = self.eq(k1, k2) and self.eq(v1, v2)
-                self.path.pop()
-                if not ok:
-                    return False
-            return True
+            return self.eq_node_keyed(lhs, rhs)
         if isinstance(lhs, DataType) or isinstance(rhs, DataType):
             return lhs == rhs or self.fail(lhs, rhs)
         if isinstance(lhs, float) and isinstance(rhs, float) and lhs != lhs and rhs != rhs:
             return True  # NaN constants
+        if _is_ndarray(lhs) or _is_ndarray(rhs):
+            return (_is_ndarray(lhs) and _is_ndarray(rhs) and _ndarray_equal(lhs, rhs)) or self.fail(lhs, rhs)
         if type(lhs) is not type(rhs) or lhs != rhs:
             return self.fail(lhs, rhs)
+        return True
+
+    def eq_node_keyed(self, lhs: dict, rhs: dict) -> bool:
+        """Maps keyed by nodes (``buffer_map``, a module's functions): a key pairs with the rhs
+        key it is mapped to (or itself, or by position when neither side maps it)."""
+        rhs_keys = list(rhs)
+        used = set()
+        for pos, (k1, v1) in enumerate(lhs.items()):
+            k2 = self.lhs_to_rhs.get(id(k1))
+            if k2 is None:
+                k2 = k1 if k1 in rhs else (rhs_keys[pos] if pos < len(rhs_keys) else None)
+            if k2 is None or k2 not in rhs:
+                return self.fail(lhs, rhs, (("key", k1), ("missing_entry",)))
+            used.add(id(k2))
+            self.path.append(("key", k1))
+            ok = self.eq(k1, k2) and self.eq(v1, rhs[k2])
+            self.path.pop()
+            if not ok:
+                return False
+        for k2 in rhs_keys:
+            if id(k2) not in used:
+                return self.fail(lhs, rhs, (("missing_entry",), ("key", k2)))
         return True
 
     def eq_node(self, lhs: Node, rhs) -> bool:
@@ -114,18 +178,22 @@ class _Comparer:
             mapped = self.lhs_to_rhs.get(id(lhs))
             if mapped is not None:
                 return mapped is rhs or self.fail(lhs, rhs)
-            if id(rhs) in self.rhs_to_lhs or (not self.map_free_vars and lhs is not rhs):
+            if id(rhs) in self.rhs_to_lhs or (not self.map_free_vars and not self.defining and lhs is not rhs):
                 return self.fail(lhs, rhs)
             # pair first, so self-references (a buffer's data var …) terminate
             self.lhs_to_rhs[id(lhs)] = rhs
             self.rhs_to_lhs[id(rhs)] = lhs
             self.keep.append((lhs, rhs))
-        ignored = _ignored(type(lhs))
-        for name in fields_of(type(lhs)):
+        cls = type(lhs)
+        ignored = _ignored(cls)
+        outer = self.defining
+        for name in _order(cls):
             if name in ignored:
                 continue
-            self.path.append(name)
+            self.path.append(("attr", name))
+            self.defining = _defining(cls, name, outer)
             ok = self.eq(getattr(lhs, name), getattr(rhs, name))
+            self.defining = outer
             self.path.pop()
             if not ok:
                 if binding:
@@ -146,8 +214,10 @@ def assert_structural_equal(lhs, rhs, map_free_vars: bool = True) -> None:
     if cmp.eq(lhs, rhs):
         return
     path, a, b = cmp.where
+    from ember.runtime.object_path import ObjectPath
+
     message = (
-        f"IR is not structurally equal; first difference at {path}:\n"
+        f"IR is not structurally equal; first difference at {_object_path(ObjectPath.root(), cmp.where_steps)}:\n"
         f"  lhs: {_short(a)}\n  rhs: {_short(b)}\n"
         f"---- lhs ----\n{_full(lhs)}\n---- rhs ----\n{_full(rhs)}"
     )
@@ -162,20 +232,31 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = False):
     cmp = _Comparer(map_free_vars)
     if cmp.eq(lhs, rhs):
         return None
-    path = ObjectPath.root()
-    for step in cmp.where_steps:
-        if step.startswith("[") and step.endswith("]"):
-            key = step[1:-1]
-            path = path.array_index(int(key)) if key.lstrip("-").isdigit() else path.map_value(key)
-        else:
-            path = path.attr(step)
-    _, a, b = cmp.where
+    path = _object_path(ObjectPath.root(), cmp.where_steps)
     lhs_path = rhs_path = path
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list) and len(a) != len(b):
-        n = min(len(a), len(b))
-        lhs_path = path.missing_array_element(n) if len(a) < len(b) else path.array_index(n)
-        rhs_path = path.missing_array_element(n) if len(b) < len(a) else path.array_index(n)
+    if cmp.missing is not None:
+        lhs_path, rhs_path = (_object_path(path, [step]) for step in cmp.missing)
     return ObjectPathPair(lhs_path, rhs_path)
+
+
+def _object_path(path, steps):
+    for kind, *arg in steps:
+        if kind == "attr":
+            path = path.attr(arg[0])
+        elif kind == "index":
+            path = path.array_index(arg[0])
+        elif kind == "missing_index":
+            path = path.missing_array_element(arg[0])
+        elif kind == "key":
+            path = path.map_value(arg[0])
+        else:
+            path = path.missing_map_entry()
+    return path
+
+
+def _dotted(steps) -> str:
+    """The old-style path string (``body.seq.[2]``), kept as ``StructuralMismatch.path``."""
+    return ".".join(arg[0] if kind == "attr" else f"[{arg[0]!s}]" for kind, *arg in steps)
 
 
 def _short(x) -> str:
@@ -192,9 +273,11 @@ def _full(x) -> str:
 
 
 class _Hasher:
-    def __init__(self):
+    def __init__(self, map_free_vars: bool = False):
         self.numbering: dict[int, int] = {}
         self.keep: list = []
+        self.map_free_vars = map_free_vars
+        self.defining = False
 
     def hash(self, x) -> int:
         if isinstance(x, bool):
@@ -205,13 +288,18 @@ class _Hasher:
                 slot = self.numbering.get(id(x))
                 if slot is not None:
                     return hash(("bound", slot))
+                if not self.map_free_vars and not self.defining and _is_free_var(x):
+                    return hash(("free", id(x)))  # a free variable is itself (TVM)
                 self.numbering[id(x)] = len(self.numbering)
                 self.keep.append(x)
             ignored = _ignored(cls)
             parts = [cls.__name__]
-            for name in fields_of(cls):
+            outer = self.defining
+            for name in _order(cls):
                 if name not in ignored:
+                    self.defining = _defining(cls, name, outer)
                     parts.append(self.hash(getattr(x, name)))
+            self.defining = outer
             return hash(tuple(parts))
         if isinstance(x, _SEQUENCES):
             return hash(("seq",) + tuple(self.hash(e) for e in x))
@@ -220,6 +308,11 @@ class _Hasher:
             return hash(("map",) + tuple((self.hash(k), self.hash(v)) for k, v in items))
         if isinstance(x, DataType):
             return hash(str(x))
+        if isinstance(x, float) and x != x:
+            return hash("nan")  # every NaN is one value, as in structural_equal
+        if _is_ndarray(x):
+            a = x.numpy()
+            return hash(("ndarray", str(a.dtype), a.shape, a.tobytes()))
         try:
             return hash(x)
         except TypeError:
@@ -229,7 +322,7 @@ class _Hasher:
 def structural_hash(node, map_free_vars: bool = False) -> int:
     """A hash consistent with ``structural_equal`` (bound variables hash by position).
 
-    Every variable hashes by the position of its first appearance, so equal trees hash
-    equally with or without ``map_free_vars`` (TVM's argument, accepted for that reason).
+    A variable hashes by the position of its first appearance where it is defined (or
+    anywhere with ``map_free_vars``); a free variable otherwise hashes by identity, as in TVM.
     """
-    return _Hasher().hash(node) & 0xFFFFFFFFFFFFFFFF
+    return _Hasher(map_free_vars).hash(node) & 0xFFFFFFFFFFFFFFFF

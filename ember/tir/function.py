@@ -13,6 +13,9 @@ __all__ = ["PrimFunc"]
 class PrimFunc(BaseFunc):
     """``params`` are Vars; ``buffer_map`` maps handle params to the Buffers they carry."""
 
+    _def_fields = ("params", "buffer_map")  # structural equality: where variables are defined
+    _structural_order = ("params", "ret_type", "buffer_map", "attrs", "body")  # definitions first
+
     params: tuple
     body: Stmt
     ret_type: object = None

@@ -71,6 +71,8 @@ class IterVarType(enum.IntEnum):
 class IterVar(Node):
     """A block iterator (``var`` over ``dom``; spatial, reduce, …) or a thread axis."""
 
+    _def_fields = ("var",)  # structural equality: where variables are defined
+
     dom: Range | None
     var: Var
     iter_type: IterVarType = IterVarType.DataPar
@@ -120,6 +122,8 @@ class BufferStore(Stmt):
 
 @node
 class For(Stmt):
+    _def_fields = ("loop_var",)  # structural equality: where variables are defined
+
     loop_var: Var
     min: PrimExpr
     extent: PrimExpr
@@ -154,6 +158,9 @@ class Block(Stmt):
     """
 
     _ignore_fields = ("name_hint",)
+    _def_fields = ("iter_vars", "alloc_buffers", "match_buffers")
+    _structural_order = ("iter_vars", "name_hint", "alloc_buffers", "match_buffers", "reads", "writes",
+                         "body", "init", "annotations")  # definitions first
 
     iter_vars: tuple
     reads: tuple
@@ -206,6 +213,8 @@ class IfThenElse(Stmt):
 
 @node
 class LetStmt(Stmt):
+    _def_fields = ("var",)  # structural equality: where variables are defined
+
     var: Var
     value: PrimExpr
     body: Stmt
@@ -217,6 +226,8 @@ class LetStmt(Stmt):
 @node
 class Allocate(Stmt):
     """Allocate ``extents`` elements of ``dtype`` for ``buffer_var`` around ``body``."""
+
+    _def_fields = ("buffer_var",)  # structural equality: where variables are defined
 
     buffer_var: Var
     dtype: DataType
@@ -237,6 +248,8 @@ class Allocate(Stmt):
 
 @node
 class DeclBuffer(Stmt):
+    _def_fields = ("buffer",)  # structural equality: where variables are defined
+
     buffer: Buffer
     body: Stmt
 
