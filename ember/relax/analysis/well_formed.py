@@ -83,6 +83,7 @@ class _Checker(ExprVisitor):
 
     def visit_function_(self, op: Function) -> None:
         outer = (self.pure_function, self.force_pure)
+        outer_dataflow, self.dataflow_vars = self.dataflow_vars, None  # a nested function has its own blocks
         self.pure_function = op.is_pure
         self.force_pure = bool(op.attrs.get("relax.force_pure", False))  # lowered code: impure calls allowed
         self.scopes.append(set())
@@ -91,6 +92,7 @@ class _Checker(ExprVisitor):
         self.visit_expr(op.body)
         self._leave_scope()
         self.pure_function, self.force_pure = outer
+        self.dataflow_vars = outer_dataflow
 
     def visit_if_(self, op: If) -> None:
         if self.dataflow_vars is not None:

@@ -74,7 +74,13 @@ def _callable(params=None, ret=None, purity: bool = True, derive_func=None):
 
 Tensor = _Word("Tensor", _tensor)
 Shape = _Word("Shape", _shape)
-Tuple = _Word("Tuple", lambda *fields: si.TupleStructInfo([as_sinfo(f) for f in fields]))
+def _tuple_sinfo(*fields):
+    if len(fields) == 1 and isinstance(fields[0], (list, builtins.tuple)):  # R.Tuple([A, B]) as TVM allows
+        fields = fields[0]
+    return si.TupleStructInfo([as_sinfo(f) for f in fields])
+
+
+Tuple = _Word("Tuple", _tuple_sinfo)
 Object = _Word("Object", si.ObjectStructInfo)
 Prim = _Word("Prim", _prim)
 Callable = _Word("Callable", _callable)
