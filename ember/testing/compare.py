@@ -68,7 +68,7 @@ def _as_fixture(cls, name, value):
     elif inspect.isfunction(value) and _takes_self(value):
         return pytest.fixture(value)
     elif inspect.isfunction(value) and name != "transform":
-        value = _parse_script(value, cls)
+        value = _parse_script(value, cls, {"check_well_formed": cls.check_well_formed})
 
     def constant(self):
         return value

@@ -5,14 +5,22 @@ factory returning the module pass (``tvm.tir.transform.FlattenBuffer()(mod)``).
 ``lower_for_codegen`` runs them all in order; ``check_lowered`` checks the result.
 """
 
+from .annotate_device_regions import AnnotateDeviceRegions, annotate_device_regions
+from .combine_context_call import CombineContextCall, combine_context_call
 from .compact_buffer_allocation import CompactBufferAllocation, compact_buffer_allocation
 from .convert_blocks_to_opaque import ConvertBlocksToOpaque, convert_blocks_to_opaque
+from .convert_for_loops_to_serial import ConvertForLoopsToSerial, convert_for_loops_to_serial
+from .decorate_device_scope import DecorateDeviceScope, decorate_device_scope
 from .flatten_buffer import FlattenBuffer, flatten_buffer
 from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
 from .lower_opaque_block import LowerOpaqueBlock, lower_opaque_block
+from .module_helpers import AnnotateEntryFunc, Apply, BindTarget, Filter
 from .pipeline import NotLoweredError, check_lowered, lower_for_codegen, lowering_passes
+from .remove_assume import RemoveAssume, remove_assume
 from .remove_no_op import RemoveNoOp, remove_no_op
+from .remove_store_undef import RemoveStoreUndef, remove_store_undef
+from .rewrite_unsafe_select import RewriteUnsafeSelect, rewrite_unsafe_select
 from .simplify import Simplify, simplify
 from .storage_rewrite import StorageRewrite, storage_rewrite
 from .thread_sync import ThreadSync, thread_sync
@@ -38,4 +46,11 @@ __all__ = [
     "lower_intrin", "lower_opaque_block", "lowering_passes", "NotLoweredError", "remove_no_op",
     "simplify", "storage_rewrite", "unroll_loop", "vectorize_loop", "PassContext", "Sequential",
     "prim_func_pass", "ThreadSync", "thread_sync",
+    "AnnotateDeviceRegions", "annotate_device_regions", "CombineContextCall", "combine_context_call",
+    "ConvertForLoopsToSerial", "convert_for_loops_to_serial", "DecorateDeviceScope",
+    "decorate_device_scope", "AnnotateEntryFunc", "Apply", "BindTarget", "Filter",
+    "RemoveAssume", "remove_assume", "RemoveStoreUndef", "remove_store_undef",
+    "RewriteUnsafeSelect", "rewrite_unsafe_select",
 ]
+
+from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above

@@ -5,15 +5,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from ember.error import TVMError
 from ember.ir import IntImm, PrimExpr, const
 from ember.transform import Pass, prim_func_pass
 
 from ..function import PrimFunc
 from ..stmt import Evaluate, SeqStmt, Stmt
 
-__all__ = ["logger", "make_pass", "as_const_int", "is_const", "no_op", "is_no_op"]
+__all__ = ["logger", "make_pass", "as_const_int", "is_const", "no_op", "is_no_op", "TransformError",
+           "call_op_name"]
 
 logger = logging.getLogger("ember.tir.transform")
+
+
+class TransformError(TVMError, ValueError):
+    """A pass refuses its input: the IR breaks a precondition the pass states."""
 
 
 def make_pass(fn: Callable[[PrimFunc], PrimFunc], name: str, opt_level: int = 0) -> Pass:
@@ -50,3 +56,14 @@ def is_no_op(stmt: Stmt | None) -> bool:
     if isinstance(stmt, SeqStmt):
         return all(is_no_op(s) for s in stmt.seq)
     return False
+
+
+def call_op_name(expr) -> str | None:
+    """The operator name of a ``Call`` (``"tir.assume"``), else None.  ``Call`` may hold the
+    op by name (``tir.Call("handle", "tir.tvm_thread_context", ...)``) or as an ``Op``."""
+    from ember.ir import Call
+
+    if not isinstance(expr, Call):
+        return None
+    op = expr.op
+    return op if isinstance(op, str) else getattr(op, "name", None)

@@ -14,9 +14,9 @@ from ember.ir import replace
 from ember.transform import Pass
 
 from ..function import PrimFunc
-from ..functor import IRMutator, substitute
+from ..functor import IRMutator, collect, substitute
 from ..stmt import BlockRealize
-from ._common import make_pass
+from ._common import TransformError, make_pass
 
 __all__ = ["convert_blocks_to_opaque", "ConvertBlocksToOpaque"]
 
@@ -26,11 +26,16 @@ class _Opaquer(IRMutator):
         block = realize.block
         if block.iter_vars:
             if len(block.iter_vars) != len(realize.iter_values):
-                raise ValueError(
+                raise TransformError(
                     f"block {block.name_hint!r}: expected one iter value per block iterator "
                     f"({len(block.iter_vars)}), got {len(realize.iter_values)}"
                 )
             vmap = {iv.var: value for iv, value in zip(block.iter_vars, realize.iter_values)}
+            own = [v.name for v in collect(realize.predicate, lambda x: x in vmap)]
+            if own:  # the predicate lives outside the block, where its iterators are unbound
+                raise TransformError(
+                    f"block {block.name_hint!r}: its predicate uses the block's own iterators "
+                    f"{own}; write it with the loop variables instead")
             block = substitute(replace(block, iter_vars=()), vmap)
         block = self.visit(block)
         predicate = self.visit(realize.predicate)
