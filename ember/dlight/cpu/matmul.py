@@ -28,14 +28,13 @@ PARALLEL_MACS multiply-adds stay on one thread.  The function may contract a*b+c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ember.target import Target
 from ember.tir import PrimFunc
 from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
+from ..matmul_analysis import MatmulRoles, match_matmul, moves_data
 from .normalize import normalize_for_rules
 from .pad_rows import pad_rows
 
@@ -43,52 +42,6 @@ MR, NR = 4, 64
 WIDE_MR, WIDE_NR_VECTORS = 8, 3
 # below this many multiply-adds a kernel runs on one thread
 PARALLEL_MACS = 1 << 16
-
-
-@dataclass(frozen=True)
-class MatmulRoles:
-    """Block-iterator positions of a matmul-like block, and its operand accesses."""
-
-    batch: tuple
-    i: int | None
-    j: int
-    k: int
-    a: object  # Access
-    b: object  # Access
-
-
-def _match(info: BlockInfo) -> MatmulRoles | str:
-    """The roles of a matmul-like block's iterators, or why it is not one."""
-    if not info.is_reduction() or not info.binds_one_to_one:
-        return "not a reduction block driven one loop per iterator"
-    if len(info.writes) != 1 or len(info.reads) != 2:
-        return f"reads {len(info.reads)} operands and writes {len(info.writes)} buffers (want 2 and 1)"
-    out = info.writes[0]
-    if any(len(d) != 1 for d in out.dims):
-        return "output indices are not one iterator each"
-    s_out = out.iters()
-    reds = {n for n, c in enumerate(info.kinds) if c == "R"}
-    if len(reds) != 1 or s_out != {n for n, c in enumerate(info.kinds) if c == "S"}:
-        return "wants one reduction iterator and every spatial iterator in the output"
-    (k,) = reds
-    x, y = info.reads
-    if k not in x.iters() or k not in y.iters():
-        return "the reduction iterator does not index both operands"
-    if any(len(d) > 1 for d in x.dims + y.dims):
-        return "an operand index mixes iterators (a convolution?)"
-    out_order = [next(iter(d)) for d in out.dims]
-    for a, b in ((x, y), (y, x)):
-        only_b = (b.iters() - a.iters()) & s_out
-        only_a = (a.iters() - b.iters()) & s_out
-        if len(only_b) == 1:
-            # several A-only iterators (x[b, s, k] @ w[k, n]): the innermost is the row, the
-            # others are batch iterators B does not depend on
-            i = max(only_a, key=out_order.index) if only_a else None
-            batch = tuple(sorted((a.iters() & b.iters() & s_out) | (only_a - {i})))
-            if set(batch) | only_a | only_b != s_out:
-                continue
-            return MatmulRoles(batch, i, next(iter(only_b)), k, a, b)
-    return "no operand pair with one row and one column iterator"
 
 
 def _tile_rows(n: int | None, lanes: int) -> int:
@@ -121,7 +74,7 @@ class Matmul(ScheduleRule):
         name = func_name(func)
         sch = Schedule(normalize_for_rules(func))
         blocks = root_blocks(sch)
-        found = [(n, _match(b)) for n, b in enumerate(blocks)]
+        found = [(n, match_matmul(b)) for n, b in enumerate(blocks)]
         hits = [(n, r) for n, r in found if isinstance(r, MatmulRoles)]
         if len(hits) != 1:
             why = "; ".join(f"{blocks[n].name}: {r}" for n, r in found if isinstance(r, str))
@@ -142,8 +95,8 @@ class Matmul(ScheduleRule):
                 continue
             sch = Schedule(func)
             blocks = root_blocks(sch)
-            pos = next(n for n, b in enumerate(blocks) if isinstance(_match(b), MatmulRoles))
-            roles = _match(blocks[pos])
+            pos = next(n for n, b in enumerate(blocks) if isinstance(match_matmul(b), MatmulRoles))
+            roles = match_matmul(blocks[pos])
             padded.add(name_)
         others = [b for n, b in enumerate(blocks) if n != pos]
         if not all(b.is_spatial() for b in others):
@@ -153,7 +106,7 @@ class Matmul(ScheduleRule):
         for b in blocks[:pos]:  # prologue: data movement is inlined into the matmul; math
             if b.name.endswith("_padcopy"):  # (a layer norm feeding it) runs once per element,
                 padcopies.append(b.name)  # before it; padded copies of B are placed per panel
-            elif _moves_data(b):
+            elif moves_data(b):
                 sch.compute_inline(b.rv)
             else:
                 kept.append(b.rv)
@@ -164,7 +117,7 @@ class Matmul(ScheduleRule):
             sch.compute_inline(rv)
         info = root_blocks(sch)
         mm_info = next(b for b in info if b.is_reduction())
-        roles = _match(mm_info)
+        roles = match_matmul(mm_info)
         if isinstance(roles, str):
             self.decline(name, f"after inlining the prologue: {roles}")
             return None
@@ -341,18 +294,3 @@ def _vectorize_inner(sch: Schedule, block, lanes: int) -> None:
     extent = const_int(sch.get(loops[-1]).extent)
     if extent is not None and extent > 1:
         sch.vectorize(loops[-1])
-
-
-def _moves_data(info: BlockInfo) -> bool:
-    """Whether a block only copies (or casts) one element: inlining it into the matmul costs
-    nothing per multiply-add, unlike arithmetic, which would run once per use."""
-    from ember.ir import Cast
-    from ember.tir import BufferLoad, BufferStore
-
-    body = info.block.body
-    if not isinstance(body, BufferStore):
-        return False
-    value = body.value
-    while isinstance(value, Cast):
-        value = value.value
-    return isinstance(value, BufferLoad)

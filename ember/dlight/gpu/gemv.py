@@ -25,7 +25,7 @@ from ..base import ScheduleRule, func_name
 from ..cpu.normalize import normalize_for_rules
 from .common import bind_spatial, gpu_limits, is_gpu, pick_threads, try_inline, try_reverse_inline
 from .matmul import GEMV_ROWS
-from .matmul_analysis import find_matmul, match_matmul, moves_data, rows
+from ..matmul_analysis import find_matmul, match_matmul, moves_data, rows
 
 
 class GEMV(ScheduleRule):

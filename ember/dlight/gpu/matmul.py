@@ -31,7 +31,7 @@ from ..analysis import block_info, const_int, root_blocks
 from ..base import LOG, ScheduleRule, func_name
 from ..cpu.normalize import normalize_for_rules
 from .common import bind_spatial, gpu_limits, is_gpu, try_inline, try_reverse_inline
-from .matmul_analysis import find_matmul, match_matmul, moves_data, rows
+from ..matmul_analysis import find_matmul, match_matmul, moves_data, rows
 from .matmul_tensor_core import TensorCoreConfig, schedule_tensor_core, tensor_core_plan
 
 # matmuls with fewer (static) rows than this are GEMV's

@@ -1,4 +1,4 @@
-"""Recognising matmul-like blocks for the GPU rules (Matmul, GEMV): which block iterator
+"""Recognising matmul-like blocks for the CPU and GPU rules (Matmul, GEMV): which block iterator
 is a batch, the row ``i``, the column ``j`` and the reduction ``k``.
 
 A matmul-like block is a reduction with one reduction iterator ``k`` indexing both
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ember.tir.schedule import Schedule
 
-from ..analysis import BlockInfo, const_int, root_blocks
+from .analysis import BlockInfo, const_int, root_blocks
 
 
 @dataclass(frozen=True)
