@@ -88,7 +88,7 @@ def test_cache_read_layout_blockize_align(mm_data):
     sch.unroll(k)
     sch.storage_align(a_cache, 0, axis=0, factor=128, offset=4)
     text = sch.mod.script()
-    assert "A_global[vk // 16, vi, vk % 16]" in text and "T.unroll" in text
+    assert "A_global[vk_o // 16, vi_o, vk_o % 16]" in text and "T.unroll" in text
     _check_mm(sch.mod, mm_data)
 
 

@@ -20,7 +20,7 @@ from ember.tir.functor import substitute
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType
 
 from . import _arith
-from .analysis import child_blocks, path_to, replace_stmts, unique_name, vars_in
+from .analysis import child_blocks, infer_regions, loops_above, path_to, replace_stmts, unique_name, vars_in
 from .cache import ReplaceBuffer
 from .errors import ScheduleError
 from .tensor_intrin import TensorIntrin
@@ -111,44 +111,82 @@ def blockize(func, loop: For, preserve_unit_iters: bool = True):
             raise ScheduleError(f"blockize: loop {lp.loop_var.name!r} must have a constant range",
                                 func, loop=lp)
         bounds[lp.loop_var] = (lo, hi)
-    outer_ivs, outer_values, inner_values, crosses_reduce = [], [], [], False
-    for iv, e in zip(block.iter_vars, realize.iter_values):
+    values = realize.iter_values
+    if not preserve_unit_iters:  # unit loops are constants in the bindings
+        units = {lp.loop_var: lp.min for lp in loops_above(func, realize)
+                 if _arith.as_int(lp.extent) == 1}
+        values = tuple(_arith.simplify(substitute(e, units)) if units else e for e in values)
+    # Each iterator v = vo * E + vi: vo iterates the outer block (always, extent 1 included),
+    # vi the inner one (dropped when E == 1 and nothing inside moves it).
+    outer_ivs, outer_values, inner_ivs, inner_values = [], [], [], []
+    to_inner = {}
+    for iv, e in zip(block.iter_vars, values):
         outer, inner, extent = _split_binding(func, loop, e, inner_vars, bounds, iv.dom.extent)
-        if outer is None:
-            inner_values.append(inner)
-            continue
+        dtype = iv.var.dtype
         dom = _arith.simplify(iv.dom.extent // extent) if extent != 1 else iv.dom.extent
-        vo = Var(iv.var.name + "_o", iv.var.dtype)
-        outer_ivs.append(IterVar(Range(0, dom), vo, iv.iter_type))
-        outer_values.append(outer)
-        inner_values.append(vo if extent == 1 else _arith.simplify(vo * extent + inner))
-        crosses_reduce |= iv.iter_type == IterVarType.CommReduce
+        vo = Var(iv.var.name + "_o", dtype)
+        outer_ivs.append(IterVar(Range(const(0, dtype), dom), vo, iv.iter_type))
+        outer_values.append(const(0, dtype) if outer is None else outer)
+        outer_part = None if _arith.as_int(dom) == 1 else (vo if extent == 1 else vo * extent)
+        if extent == 1 and _arith.as_int(inner) is not None:
+            to_inner[iv.var] = vo if outer_part is None else outer_part
+        else:
+            vi = Var(iv.var.name + "_i", dtype)
+            inner_ivs.append(IterVar(Range(const(0, dtype), const(extent, dtype)), vi, iv.iter_type))
+            inner_values.append(inner)
+            to_inner[iv.var] = vi if outer_part is None else outer_part + vi
+    to_loops = {iv.var: _loop_form(to_inner[iv.var], inner_ivs, inner_values) for iv in block.iter_vars}
     new_init = None
-    inner_block = block
-    if block.init is not None and crosses_reduce:
-        new_init = _outer_init(block, realize, inner_loops, inner_values)
-        inner_block = replace(block, init=None)
+    inner_block = _substitute_block(block, to_inner, inner_ivs)
+    # every reduction iterator has an outer one, so the outer block is a reduction: it owns the init
+    if block.init is not None and any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
+        new_init = _outer_init(block, inner_ivs, inner_values, to_inner, inner_loops)
+        inner_block = replace(inner_block, init=None)
+        inner_block = replace(inner_block, reads=infer_regions(inner_block)[0])  # now reads its output
     outer_pred, inner_pred = _split_predicate(func, loop, realize.predicate, inner_vars)
     inner_realize = BlockRealize(tuple(inner_values), inner_pred, inner_block)
     body = replace_stmts(loop, {realize: inner_realize})
-    binding = {iv.var: v for iv, v in zip(block.iter_vars, inner_values)}
     relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1)) for lp in inner_loops}
-    outer_block = Block(tuple(outer_ivs), _outer_regions(block.reads, binding, relax),
-                        _outer_regions(block.writes, binding, relax), unique_name(func, block.name_hint + "_o"), body, new_init)
+    outer_block = Block(tuple(outer_ivs), _outer_regions(block.reads, to_loops, relax),
+                        _outer_regions(block.writes, to_loops, relax), unique_name(func, block.name_hint + "_o"), body, new_init)
     new = BlockRealize(tuple(outer_values), outer_pred, outer_block)
     return replace_stmts(func, {loop: new}), outer_block.name_hint
 
 
-def _outer_init(block, realize, inner_loops, inner_values):
-    """The init as loops over the inner loops that feed spatial iterators."""
-    spatial_loops = {v for iv, e in zip(block.iter_vars, inner_values)
-                     if iv.iter_type == IterVarType.DataPar for v in vars_in(e)}
+def _loop_form(expr, inner_ivs, inner_values):
+    """``expr`` over the outer block iterators and the inner loops (inner iterators replaced)."""
+    return substitute(expr, {iv.var: v for iv, v in zip(inner_ivs, inner_values)})
+
+
+def _substitute_block(block, vmap: dict, new_ivs) -> Block:
+    """``block`` over ``new_ivs``, its old iterators replaced by ``vmap``'s expressions."""
+    def region(r):
+        return BufferRegion(r.buffer, tuple(Range(_arith.simplify(substitute(x.min, vmap)),
+                                                  _arith.simplify(substitute(x.extent, vmap)))
+                                            for x in r.region))
+
+    return replace(block, iter_vars=tuple(new_ivs), body=substitute(block.body, vmap),
+                   init=None if block.init is None else substitute(block.init, vmap),
+                   reads=tuple(region(r) for r in block.reads), writes=tuple(region(r) for r in block.writes))
+
+
+def _outer_init(block, inner_ivs, inner_values, to_inner, inner_loops):
+    """The init of a reduction blockized across its reduction loops, as TVM builds it: loops
+    over the inner loops that feed spatial iterators around a block ``<name>_init``."""
+    spatial = [(iv, v) for iv, v in zip(inner_ivs, inner_values) if iv.iter_type == IterVarType.DataPar]
+    used = set().union(*(vars_in(v) for _, v in spatial)) if spatial else set()
     copies = [(Var(lp.loop_var.name + "_init", lp.loop_var.dtype), lp) for lp in inner_loops
-              if lp.loop_var in spatial_loops]
-    vmap = {lp.loop_var: var for var, lp in copies}
-    binding = {iv.var: substitute(e, vmap) for iv, e in zip(block.iter_vars, inner_values)
-               if iv.iter_type == IterVarType.DataPar}
-    body = substitute(block.init, binding)
+              if lp.loop_var in used]
+    lmap = {lp.loop_var: var for var, lp in copies}
+    ivs = [IterVar(iv.dom, Var(iv.var.name.removesuffix("_i") + "_init", iv.var.dtype), iv.iter_type)
+           for iv, _ in spatial]
+    imap = {iv.var: niv.var for (iv, _), niv in zip(spatial, ivs)}
+    vmap = {old: substitute(e, imap) for old, e in to_inner.items()
+            if all(v in imap or v not in {i.var for i in inner_ivs} for v in vars_in(e))}
+    init_block = Block(tuple(ivs), (), (), block.name_hint + "_init", substitute(block.init, vmap))
+    reads, writes = infer_regions(init_block)
+    init_block = replace(init_block, writes=writes)
+    body = BlockRealize(tuple(substitute(v, lmap) for _, v in spatial), const(True), init_block)
     for var, lp in reversed(copies):
         body = For(var, lp.min, lp.extent, ForKind.SERIAL, body)
     return body

@@ -21,12 +21,15 @@ def test_blockize_inner_reduction_loop_moves_init_outward():
     check(sch, matmul(8, 32, 8))
 
 
-def test_blockize_spatial_keeps_init_inside():
+def test_blockize_spatial_loop_of_a_reduction_moves_init_outward():
+    # as in TVM: every reduction iterator gets an outer iterator (extent 1 here), so the
+    # outer block is a reduction and owns the init, as a "C_init" block over the inner loops
     sch = Schedule(matmul(8, 8, 8))
     i, _, _ = sch.get_loops(sch.get_block("C"))
     _, i1 = sch.split(i, [None, 4])
     outer = sch.blockize(i1)
-    assert sch.get(outer).init is None and sch.get(sch.get_block("C")).init is not None
+    assert sch.get(outer).init is not None and sch.get(sch.get_block("C")).init is None
+    assert sch.get(sch.get_block("C_init")).iter_vars
     check(sch, matmul(8, 8, 8))
 
 
@@ -158,10 +161,9 @@ def add_one_blockized(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "f
             T.reads(A[vi_o, vj_o * 4:vj_o * 4 + 4])
             T.writes(B[vi_o, vj_o * 4:vj_o * 4 + 4])
             for j_1 in range(4):
-                with T.block("B"):
-                    vi = T.axis.spatial(16, vi_o)
-                    vj = T.axis.spatial(16, vj_o * 4 + j_1)
-                    B[vi, vj] = A[vi, vj] + T.float32(1)
+                with T.block("B"):  # TVM's form: the inner block iterates only its own part
+                    vj_i = T.axis.spatial(4, j_1)
+                    B[vi_o, vj_o * 4 + vj_i] = A[vi_o, vj_o * 4 + vj_i] + T.float32(1)
 
 
 def test_blockize_expected_ir():
