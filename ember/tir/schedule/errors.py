@@ -4,7 +4,8 @@ A primitive that finds its preconditions violated raises ``ScheduleError(problem
 func=..., block=..., loop=...)``; the message is the problem followed by the
 function's TVMScript with ``# <--- error here`` on the offending block's or loop's
 line (``render_level="detail"``, the default).  ``Schedule(error_render_level=...)``
-may ask for ``"fast"`` (problem only) or ``"none"``.
+may ask for ``"fast"`` (the problem only, or its generic form ``fast=`` when given, as
+TVM's fast error strings name no specifics) or ``"none"`` (``(not rendered)``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ class ScheduleError(TVMError, ValueError):
     """A schedule primitive was applied where it is not legal."""
 
     def __init__(self, problem: str, func=None, block=None, loop=None, func_name: str = "main",
-                 render_level: str = "detail"):
+                 render_level: str = "detail", fast: str | None = None):
         self.problem = problem
+        self.fast = fast
         self.func = func
         self.block_name = getattr(block, "name_hint", block)
         self.loop = loop if hasattr(loop, "loop_var") else None
@@ -30,7 +32,11 @@ class ScheduleError(TVMError, ValueError):
         super().__init__(self.render(render_level))
 
     def render(self, level: str = "detail") -> str:
-        if level != "detail" or self.func is None:
+        if level == "none":
+            return "ScheduleError: (not rendered)"
+        if level == "fast":
+            return f"ScheduleError: {self.fast or self.problem}"
+        if self.func is None:
             return f"ScheduleError: {self.problem}"
         func, loop_name, tag = self.func, self.loop_name, None
         if self.loop is not None and self.block_name is None:

@@ -158,7 +158,7 @@ class Schedule(MorePrimitives, ExtraPrimitives):
 
     def _raise(self, err: ScheduleError):
         if self.error_render_level != "detail":
-            raise ScheduleError(err.problem, render_level=self.error_render_level) from None
+            raise ScheduleError(err.problem, render_level=self.error_render_level, fast=err.fast) from None
         raise err
 
     def get(self, rv):
@@ -187,8 +187,9 @@ class Schedule(MorePrimitives, ExtraPrimitives):
         fname = func_name if func_name is not None else self._fname()
         func = self._func(fname)
         if A.find_block(func, name) is None:
-            self._raise(ScheduleError(f"no block named {name!r} in function {fname!r}; its blocks are: "
-                                      f"{', '.join(repr(n) for n in A.block_names(func))}"))
+            self._raise(ScheduleError(f"Cannot find a block with the name: {name} (in function {fname!r}, "
+                                      f"whose blocks are: {', '.join(repr(n) for n in A.block_names(func))})",
+                                      fast="Cannot find a block with the specified name"))
         rv = self._new(BlockRV, (fname, name))
         self._record("get_block", [], [name, fname], [rv])
         return rv

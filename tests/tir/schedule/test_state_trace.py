@@ -24,9 +24,18 @@ def test_get_block_and_loops():
 
 def test_get_block_error_lists_names():
     sch = Schedule(elementwise())
-    with pytest.raises(ScheduleError, match=r"no block named 'D' in function 'main'; its blocks are: "
-                                            r"'root', 'B', 'C'"):
+    with pytest.raises(ScheduleError, match=r"Cannot find a block with the name: D \(in function 'main', "
+                                            r"whose blocks are: 'root', 'B', 'C'\)"):
         sch.get_block("D")
+
+
+@pytest.mark.parametrize("level, text", [("fast", "Cannot find a block with the specified name"),
+                                         ("none", "(not rendered)")])
+def test_get_block_error_at_each_render_level(level, text):
+    sch = Schedule(elementwise(), error_render_level=level)
+    with pytest.raises(ScheduleError) as info:
+        sch.get_block("D")
+    assert info.value.args[0] == "ScheduleError: " + text
 
 
 def test_child_blocks_producers_consumers():
