@@ -378,7 +378,7 @@ def test_with_forms_of_scoped_statements(check_roundtrip):
     text = f.script()
     assert "with T.decl_buffer((8,), data=data) as X:" in text
     assert 'with T.Assert(n > 0, "positive"):' in text
-    assert 'with T.attr(A.data, "pragma_x", T.int32(1)):' in text
+    assert 'with T.attr(A.data, "pragma_x", 1):' in text
     check_roundtrip(f)
 
 

@@ -33,3 +33,32 @@ def test_header_names_tvm_when_tvm_is_ember(monkeypatch):
 def test_header_ignores_an_unrelated_tvm_module(monkeypatch):
     monkeypatch.setitem(sys.modules, "tvm", type(sys)("tvm"))
     assert _func().script().startswith("# from ember.script import tir as T\n")
+
+
+def test_fragment_with_verbose_expr_declares_free_names_on_top():
+    from ember.script.ir_builder import IRBuilder
+    from ember.script.ir_builder import tir as T
+
+    n = tir.Var("n", "int32")
+    buf = tir.decl_buffer((8,), "float32", name="A")
+    with IRBuilder() as ib:
+        with T.LetStmt(n + 1) as v:
+            ib.name("v", v)
+            T.buffer_store(buf, T.float32(0), [v])
+    stmt = ib.get()
+    assert stmt.script(verbose_expr=True) == (
+        "n = T.int32()\nA = T.Buffer((8,))\nwith T.LetStmt(n + 1) as v:\n    A[v] = T.float32(0.0)")
+    assert stmt.script() == "with T.LetStmt(n + 1) as v:\n    A[v] = T.float32(0.0)"
+
+
+def test_size_var_and_unbound_block_axes_print_as_tvm():
+    from ember.ir.expr import SizeVar
+    from ember.script import tir as T
+
+    assert SizeVar("m", "int32").script(verbose_expr=True) == "m = T.int32(is_size_var=True)\nm"
+    assert isinstance(T.int32(is_size_var=True), SizeVar)
+    iv = tir.IterVar(ember.ir.Range(0, 16), tir.Var("vi", "int32"), tir.IterVarType.DataPar)
+    block = tir.Block([iv], [], [], "b", tir.Evaluate(0))
+    assert block.script() == (
+        'with T.block("b", no_realize=True):\n    vi = T.axis.spatial(16)\n'
+        '    T.reads()\n    T.writes()\n    T.evaluate(0)')

@@ -16,6 +16,7 @@ from ember.ir import (
     GlobalVar, IntImm, Let, Max, Min, Mod, Mul, Node, Not, Op, Or, PrimExpr, Ramp, Range, Select,
     StringImm, Sub, Var, structural_equal,
 )
+from ember.ir.expr import SizeVar
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 from ember.runtime.dtype import DataType
 from ember.te.reduce import CommReducer
@@ -102,6 +103,8 @@ class ExprPrinter:
         if v.dtype.is_handle and ann is not None:
             scope = "" if ann.storage_scope == "global" else f", {py_str(ann.storage_scope)}"
             return f"T.handle({py_str(str(ann.element_dtype))}{scope})"
+        if isinstance(v, SizeVar):
+            return f"T.{v.dtype}(is_size_var=True)"
         return f"T.{v.dtype}()"
 
     def buffer(self, buf: Buffer) -> str:
@@ -110,7 +113,7 @@ class ExprPrinter:
             return name
         if not self.declare_free:
             return self.define(buf, buf.name)
-        decl = self.buffer_call("T.Buffer", buf, with_data=True, dtype_always=True)
+        decl = self.buffer_call("T.Buffer", buf, with_data=True)
         name = self.define(buf, buf.name)
         self.pending.append(f"{name} = {decl}")
         return name
@@ -235,7 +238,7 @@ class ExprPrinter:
         return f"T.Div({self.expr(e.a)}, {self.expr(e.b)})", PREC["atom"]
 
     def _call_style(self, e):
-        if isinstance(e.a, IntImm | FloatImm) and isinstance(e.b, IntImm | FloatImm):
+        if isinstance(e.a, IntImm | FloatImm) and isinstance(e.b, IntImm | FloatImm) and type(e) is not Mod:
             return f"T.{type(e).__name__}({self.expr(e.a)}, {self.expr(e.b)})", PREC["atom"]
         return f"T.{_CALL_STYLE[type(e)]}({self.expr(e.a)}, {self.expr(e.b)})", PREC["atom"]
 

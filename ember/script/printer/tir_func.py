@@ -102,16 +102,28 @@ def print_prim_func(f: PrimFunc, config) -> str:
 
 
 def print_tir_fragment(node, config) -> str:
-    """Expressions, statements and other TIR pieces, without declarations of free names."""
-    printer = PrimFuncPrinter(declare_free=False, module_funcs=config.module_funcs)
+    """Expressions, statements and other TIR pieces. With ``verbose_expr=True`` the free
+    variables and buffers they use are declared first (``n = T.int32()``,
+    ``A = T.Buffer(...)``), as TVM prints them; otherwise they are used by name only."""
+    verbose = bool(config.options.get("verbose_expr"))
+    printer = PrimFuncPrinter(declare_free=verbose, module_funcs=config.module_funcs)
+    if verbose:
+        printer.preamble = []
+    text = _fragment_text(printer, node)
+    return "\n".join(printer.preamble + printer.take_pending() + [text]) if verbose else text
+
+
+def _fragment_text(printer: PrimFuncPrinter, node) -> str:
     if isinstance(node, PrimExpr):
         return printer.expr(node)
     if isinstance(node, Buffer):
+        if printer.declare_free:
+            return printer.buffer(node)
         return printer.buffer_call("T.Buffer", node, dtype_always=True)
     from ember.tir.stmt import IterVar, Stmt
 
-    if isinstance(node, Stmt):
-        printer.body(node)
+    if isinstance(node, Stmt):  # outside a function, scoping statements print as `with`
+        printer.body(node, last=False)
         return "\n".join(printer.lines)
     if isinstance(node, IterVar):
         return printer.iter_var(node)

@@ -10,7 +10,7 @@ as ``T.axis.remap``.
 
 from __future__ import annotations
 
-from ember.ir import IntImm, Var, structural_equal
+from ember.ir import IntImm, PrimExpr, Var, structural_equal
 from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 from ember.tir.functor import post_order_visit, pre_order_visit
 from ember.tir.stmt import (
@@ -74,11 +74,15 @@ class StmtPrinter(ExprPrinter):
         self.lines: list[str] = []
         self.depth = 0
         self.loops: dict[int, For] = {}
+        self.preamble: list[str] | None = None  # a list: declarations go there, not inline
 
     # -- output -----------------------------------------------------------------------
     def emit(self, text: str) -> None:
-        """Add a line, preceded by declarations its expressions made pending."""
+        """Add a line, preceded by declarations its expressions made pending (or collected
+        in ``preamble`` when printing a fragment whose free names are declared on top)."""
         pad = "    " * self.depth
+        if self.preamble is not None:
+            self.preamble.extend(self.take_pending())
         for line in self.take_pending():
             self.lines.append(pad + line)
         self.lines.append(pad + text)
@@ -255,7 +259,8 @@ class StmtPrinter(ExprPrinter):
             self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last)
             return
         node = self.iter_var(s.node) if isinstance(s.node, IterVar) else self.value(s.node)
-        call = f"T.attr({node}, {py_str(s.attr_key)}, {self.value(s.value)})"
+        value = self.expr(s.value) if isinstance(s.value, PrimExpr) else self.value(s.value)
+        call = f"T.attr({node}, {py_str(s.attr_key)}, {value})"
         self.scoped(call, call, s.body, last)
 
     def is_launch(self, s: AttrStmt) -> bool:
@@ -289,7 +294,8 @@ class StmtPrinter(ExprPrinter):
             self.axes(block.iter_vars, values)
         else:
             for iv in block.iter_vars:
-                self.define(iv.var, iv.var.name)
+                kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
+                self.emit(f"{self.define(iv.var, iv.var.name)} = T.axis.{kind}({self.axis_dom(iv)})")
         if predicate is not None and not _is_true(predicate):
             self.emit(f"T.where({self.expr(predicate)})")
         self.block_header(block)
@@ -331,13 +337,16 @@ class StmtPrinter(ExprPrinter):
         for iv, value in zip(iter_vars, values):
             kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
             dom = iv.dom
-            if _is_zero_of(dom.min, dom.extent.dtype):
-                dom_text = self.expr(dom.extent)
-            else:
-                dom_text = f"({self.expr(dom.min)}, {self.expr(range_stop(dom))})"
             extra = "" if iv.var.dtype is dom.extent.dtype else f", dtype={py_str(str(iv.var.dtype))}"
-            line = f"T.axis.{kind}({dom_text}, {self.expr(value)}{extra})"
+            line = f"T.axis.{kind}({self.axis_dom(iv)}, {self.expr(value)}{extra})"
             self.emit(f"{self.define(iv.var, iv.var.name)} = {line}")
+
+    def axis_dom(self, iv: IterVar) -> str:
+        """``extent`` for a domain from zero, else ``(min, stop)``."""
+        dom = iv.dom
+        if _is_zero_of(dom.min, dom.extent.dtype):
+            return self.expr(dom.extent)
+        return f"({self.expr(dom.min)}, {self.expr(range_stop(dom))})"
 
     def remap_kinds(self, iter_vars, values) -> str | None:
         """"SSR"-style kinds when every iterator is bound to a whole enclosing loop."""

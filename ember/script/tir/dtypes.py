@@ -29,8 +29,12 @@ def dtype_function(name: str):
         return fn
     dtype = DataType(name)
 
-    def build(value=None, *, name: str = "v"):
+    def build(value=None, *, name: str = "v", is_size_var: bool = False):
         if value is None:
+            if is_size_var:
+                from ember.ir.expr import SizeVar
+
+                return SizeVar(name, dtype)
             return Var(name, dtype)
         if isinstance(value, PrimExpr):
             return cast(value, dtype)
