@@ -34,6 +34,7 @@ from .decompose_ops import DecomposeOpsForInference  # noqa: E402
 
 # module-level rewrites (TVM's relax.transform utility passes)
 from .topological_sort import TopologicalSort  # noqa: E402
+from .convert_to_dataflow import ConvertToDataflow  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",

@@ -331,21 +331,30 @@ def _canonicalize(func: Function, mod) -> Function:
                and v not in keep_var}
     if targets:
         func = _ToDataflowVars(targets, mod).visit_expr(func)
-    return _refine_return(func) if func is not original else func
+    return _refine_return(func, original) if func is not original else func
 
 
-def _refine_return(func: Function) -> Function:
-    """A return struct info the simplified body now proves more specific is narrowed to it."""
+def _visible_body_sinfo(func: Function):
     from ..analysis.erase_to_well_defined import erase_to_well_defined
-    from ..struct_info import is_base_of
 
     body_sinfo = func.body.struct_info_or_none()
     if body_sinfo is None:
-        return func
+        return None
     defined = {v: v for p in func.params for v in _tir_vars_of(p.struct_info)}
-    sinfo = erase_to_well_defined(body_sinfo, defined)
+    return erase_to_well_defined(body_sinfo, defined)
+
+
+def _refine_return(func: Function, original: Function) -> Function:
+    """A return struct info that was inferred from the body (not written by hand) follows
+    the simplified body when that is now more specific."""
+    from ..struct_info import is_base_of
+
     ret = func.ret_struct_info
-    if structural_equal(ret, sinfo, map_free_vars=False) or not is_base_of(ret, sinfo):
+    before = _visible_body_sinfo(original)
+    if before is None or not structural_equal(ret, before, map_free_vars=False):
+        return func  # an explicit annotation: keep it
+    sinfo = _visible_body_sinfo(func)
+    if sinfo is None or structural_equal(ret, sinfo, map_free_vars=False) or not is_base_of(ret, sinfo):
         return func
     return Function(func.params, func.body, sinfo, func.is_pure, func.attrs)
 
