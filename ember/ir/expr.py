@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ember.error import ConstantRangeError, DivisionByZeroError
+from ember.error import ConstantRangeError, DivisionByZeroError, TVMError
 from ember.runtime.dtype import DataType
 
 from .node import Node, node
@@ -30,6 +30,10 @@ __all__ = [
     "Cast", "Select", "Ramp", "Broadcast", "Let", "Call", "Range",
     "const", "convert", "as_expr", "binary", "promote",
 ]
+
+class DataTypeError(TVMError, TypeError):
+    """Operands whose dtypes the operation cannot take (a float shifted, an int in a logical and)."""
+
 
 BOOL = DataType("bool")
 INT32 = DataType("int32")
@@ -120,21 +124,31 @@ class PrimExpr(Node):
         return _logic_or_bits(Or, "tir.bitwise_or", other, self)
 
     def __xor__(self, other):
-        a, b = promote(self, other)
-        return Call(a.dtype, Op.get("tir.bitwise_xor"), (a, b))
+        return _bits("tir.bitwise_xor", self, other)
+
+    def __rxor__(self, other):
+        return _bits("tir.bitwise_xor", other, self)
 
     def __invert__(self):
         if self.dtype.is_bool:
             return Not(self)
+        if self.dtype.is_float:
+            raise DataTypeError(f"bitwise_not needs an integer operand, got {self.dtype} ({self!r})")
+        if isinstance(self, IntImm):
+            return IntImm(self.dtype, wrap_int(~self.value, self.dtype))
         return Call(self.dtype, Op.get("tir.bitwise_not"), (self,))
 
     def __lshift__(self, other):
-        a, b = promote(self, other)
-        return Call(a.dtype, Op.get("tir.shift_left"), (a, b))
+        return _bits("tir.shift_left", self, other)
+
+    def __rlshift__(self, other):
+        return _bits("tir.shift_left", other, self)
 
     def __rshift__(self, other):
-        a, b = promote(self, other)
-        return Call(a.dtype, Op.get("tir.shift_right"), (a, b))
+        return _bits("tir.shift_right", self, other)
+
+    def __rrshift__(self, other):
+        return _bits("tir.shift_right", other, self)
 
     def __bool__(self):
         raise ValueError(
@@ -144,7 +158,17 @@ class PrimExpr(Node):
 
     def astype(self, dtype) -> PrimExpr:
         dtype = DataType(dtype)
-        return self if self.dtype is dtype else Cast(dtype, self)
+        if self.dtype is dtype:
+            return self
+        if self.dtype.is_handle and not dtype.is_handle:
+            raise DataTypeError(f"Can't cast a handle to other types: {self!r} to {dtype}")
+        if self.dtype.lanes == 1 and dtype.lanes > 1:  # a scalar to a vector: cast, then broadcast
+            return Broadcast(self.astype(dtype.element_of()), dtype.lanes)
+        if isinstance(self, IntImm | FloatImm) and dtype.lanes == 1:
+            folded = _fold_cast(self.value, dtype)
+            if folded is not None:
+                return folded
+        return Cast(dtype, self)
 
     def equal(self, other) -> PrimExpr:
         return binary(EQ, self, other)
@@ -193,6 +217,20 @@ class FloatImm(PrimExpr):
 class StringImm(PrimExpr):
     value: str
 
+    def __eq__(self, other):  # compares with Python strings (and other StringImms) by text, as TVM
+        if isinstance(other, StringImm):
+            return self.value == other.value
+        if isinstance(other, str):
+            return self.value == other
+        return super().__eq__(other)
+
+    def __ne__(self, other):
+        if isinstance(other, StringImm | str):
+            return not self == other
+        return super().__ne__(other)
+
+    __hash__ = PrimExpr.__hash__
+
     @property
     def dtype(self) -> DataType:
         return HANDLE
@@ -204,6 +242,23 @@ class PointerType(Node):
 
     element_dtype: DataType
     storage_scope: str = "global"
+
+    def __post_init__(self):  # PointerType(PrimType("float32"), scope), as TVM spells it
+        dtype = self.element_dtype
+        if not isinstance(dtype, str | DataType) and hasattr(dtype, "dtype"):  # a PrimType
+            dtype = dtype.dtype
+        if not isinstance(dtype, DataType):
+            dtype = DataType(dtype)
+        object.__setattr__(self, "element_dtype", dtype)
+        if not self.storage_scope:
+            object.__setattr__(self, "storage_scope", "global")
+
+    @property
+    def element_type(self):
+        """TVM's view: the pointee as a ``PrimType``."""
+        from .type import PrimType
+
+        return PrimType(self.element_dtype)
 
 
 @node
@@ -218,6 +273,10 @@ class Var(PrimExpr):
     _ignore_fields = ("name",)
 
     def __init__(self, name: str = "v", dtype=INT32, type_annotation: PointerType | None = None):
+        if isinstance(dtype, PointerType):  # Var("p", PointerType(PrimType("float32"))), as TVM
+            dtype, type_annotation = HANDLE, dtype
+        elif not isinstance(dtype, str | DataType) and hasattr(dtype, "dtype"):  # a PrimType
+            dtype = dtype.dtype
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "dtype", DataType(dtype))
         object.__setattr__(self, "type_annotation", type_annotation)
@@ -371,6 +430,12 @@ class Cast(PrimExpr):
     dtype: DataType
     value: PrimExpr
 
+    def __post_init__(self):  # Cast("float32", x) and Cast("int8", 3), as TVM accepts
+        if not isinstance(self.dtype, DataType):
+            object.__setattr__(self, "dtype", DataType(self.dtype))
+        if isinstance(self.value, _PY_SCALARS):
+            object.__setattr__(self, "value", as_expr(self.value))
+
 
 @node
 class Select(PrimExpr):
@@ -436,6 +501,8 @@ class Broadcast(PrimExpr):
 
 @node
 class Let(PrimExpr):
+    _def_fields = ("var",)  # structural equality: where the variable is defined
+
     var: Var
     value: PrimExpr
     body: PrimExpr
@@ -510,6 +577,21 @@ def int_range(dtype: DataType) -> tuple[int, int]:
     return (0, 2**bits - 1) if dtype.is_uint else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
+def _fold_cast(value, dtype: DataType):
+    """A constant cast to ``dtype`` as the hardware converts it (integers wrap, floats to
+    integers truncate); None when that is not a finite value of ``dtype``."""
+    try:
+        if dtype.is_bool:
+            return IntImm(dtype, int(value != 0))
+        if dtype.is_integer:
+            return IntImm(dtype, wrap_int(int(value), dtype))
+        if dtype.is_float:
+            return const(float(value), dtype)
+    except (OverflowError, ValueError, TVMError):
+        return None
+    return None
+
+
 def wrap_int(value: int, dtype: DataType) -> int:
     """``value`` reduced to ``dtype``'s width, two's complement (what C and LLVM compute)."""
     bits = dtype.bits
@@ -522,7 +604,9 @@ def wrap_int(value: int, dtype: DataType) -> int:
 def const(value, dtype=None) -> PrimExpr:
     """A constant of ``dtype`` (inferred from the Python type when omitted)."""
     if dtype is None:
-        if isinstance(value, bool):
+        if hasattr(value, "dtype") and hasattr(value, "item"):  # a numpy scalar keeps its dtype
+            dtype, value = str(value.dtype), value.item()
+        elif isinstance(value, bool):
             dtype = BOOL
         elif isinstance(value, int):
             dtype = INT32 if _INT32_MIN <= value <= _INT32_MAX else INT64
@@ -530,6 +614,8 @@ def const(value, dtype=None) -> PrimExpr:
             dtype = FLOAT32 if not math.isfinite(value) or abs(value) <= _FLOAT32_MAX else DataType("float64")
         else:
             raise TypeError(f"cannot make a constant from {value!r} of type {type(value).__name__}")
+    elif hasattr(value, "dtype") and hasattr(value, "item"):
+        value = value.item()
     dtype = DataType(dtype)
     if dtype.is_vector:
         return Broadcast(const(value, dtype.element_of()), dtype.lanes)
@@ -653,7 +739,7 @@ def binary(cls, a, b) -> PrimExpr:
     a, b = promote(a, b)
     if cls is And or cls is Or:
         if not a.dtype.is_bool or not b.dtype.is_bool:
-            raise TypeError(f"logical {cls.__name__} needs bool operands, got {a.dtype} and {b.dtype}")
+            raise DataTypeError(f"logical {cls.__name__} needs bool operands, got {a.dtype} and {b.dtype}")
     if isinstance(a, IntImm | FloatImm) and isinstance(b, IntImm | FloatImm):
         folded = _fold(cls.__name__, a, b)
         if folded is not None:
@@ -686,4 +772,26 @@ def _logic_or_bits(logic_cls, bit_op: str, a, b):
     a, b = promote(a, b)
     if a.dtype.is_bool and b.dtype.is_bool:
         return binary(logic_cls, a, b)
-    return Call(a.dtype, Op.get(bit_op), (a, b))
+    return _bits(bit_op, a, b)
+
+
+_BIT_FOLD = {
+    "tir.bitwise_and": lambda a, b: a & b,
+    "tir.bitwise_or": lambda a, b: a | b,
+    "tir.bitwise_xor": lambda a, b: a ^ b,
+    "tir.shift_left": lambda a, b: a << b,
+    "tir.shift_right": lambda a, b: a >> b,
+}
+
+
+def _bits(op_name: str, a, b) -> PrimExpr:
+    """A bitwise or shift intrinsic of two integer operands, folded when both are constants;
+    float operands and constant shift amounts outside [0, bits) are refused."""
+    a, b = promote(a, b)
+    if not (a.dtype.is_integer or a.dtype.is_bool):
+        raise DataTypeError(f"{op_name} needs integer operands, got {a.dtype} ({a!r}, {b!r})")
+    if op_name.startswith("tir.shift") and isinstance(b, IntImm) and not 0 <= b.value < a.dtype.bits:
+        raise DataTypeError(f"{op_name}: the shift amount {b.value} is outside [0, {a.dtype.bits}) for {a.dtype}")
+    if isinstance(a, IntImm) and isinstance(b, IntImm):
+        return IntImm(a.dtype, wrap_int(_BIT_FOLD[op_name](a.value, b.value), a.dtype))
+    return Call(a.dtype, Op.get(op_name), (a, b))

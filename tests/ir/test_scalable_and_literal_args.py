@@ -45,3 +45,11 @@ def test_python_numbers_in_constructors():
     buf = tir.decl_buffer([4], "float32")
     load = tir.BufferLoad(buf, [0])
     assert isinstance(load.indices, tuple) and load.dtype == "float32"
+
+
+def test_cast_accepts_dtype_strings_and_numbers():
+    from ember.ir.expr import Cast
+
+    c = Cast("float32", tir.Var("x", "int32"))
+    assert c.dtype is DataType("float32")
+    assert Cast("int8", 3).value.dtype == "int32"
