@@ -15,7 +15,10 @@ from .dispatch import check_decorator_keywords, function_parser
 from .evaluator import Evaluator, Scope
 from .source import Source
 
-__all__ = ["parse_ir_module", "ModuleRef", "decorator_of"]
+__all__ = ["parse_ir_module", "ModuleRef", "decorator_of", "MODULE_FUNCTIONS"]
+
+# scope key under which Relax function parsers find the module's (pre-parsed) functions
+MODULE_FUNCTIONS = "__ember_module_functions__"
 
 
 class ModuleRef:
@@ -55,6 +58,7 @@ def parse_ir_module(source: Source, cdef: ast.ClassDef, outer: dict,
     scope["cls"] = ModuleRef(gvs)
     scope[cdef.name] = scope["cls"]
     ev = Evaluator(source, Scope(scope))
+    scope[MODULE_FUNCTIONS] = _relax_signatures(source, cdef, ev, scope, gvs)
     functions, attrs = {}, {}
     for stmt in cdef.body:
         if isinstance(stmt, ast.FunctionDef):
@@ -76,3 +80,30 @@ def parse_ir_module(source: Source, cdef: ast.ClassDef, outer: dict,
             raise ev.error(stmt, "an @I.ir_module class may only contain decorated functions and "
                                  "I.module_attrs(...)")
     return IRModule(functions, attrs)
+
+
+def _calls_module_function(stmt: ast.FunctionDef, names: set) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+               and n.func.value.id in names for n in ast.walk(stmt))
+
+
+def _relax_signatures(source: Source, cdef: ast.ClassDef, ev: Evaluator, scope: dict, gvs: dict) -> IRModule | None:
+    """A first, forgiving parse of the Relax functions when one calls another through
+    ``cls.f``, so that such calls get the callee's return struct info whatever the order
+    of definition (as TVM declares every signature before parsing bodies)."""
+    defs = [s for s in cdef.body if isinstance(s, ast.FunctionDef)]
+    names = {"cls", cdef.name}
+    if len(defs) < 2 or not any(_calls_module_function(s, names) for s in defs):
+        return None
+    found = {}
+    for stmt in defs:
+        try:
+            decorator, kwargs = decorator_of(ev, stmt)
+            parse = function_parser(decorator)
+            if getattr(parse, "__name__", "") != "parse_relax_function":
+                continue
+            kwargs["check_well_formed"] = False
+            found[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
+        except Exception:  # noqa: BLE001 - the real parse below reports any error
+            continue
+    return IRModule(found) if found else None

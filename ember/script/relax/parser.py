@@ -135,7 +135,7 @@ class _FunctionParser:
     def __init__(self, source: Source, fdef: ast.FunctionDef, outer: dict):
         self.source, self.fdef = source, fdef
         self.ev = _RelaxEvaluator(source, Scope(dict(outer)))
-        self.bb = BlockBuilder()
+        self.bb = BlockBuilder(outer.get("__ember_module_functions__"))  # calls of cls.f know f's signature
         self.blocks: list = []
         self.attrs: dict = {}
         self.outputs: set[str] | None = None  # names R.output(...) exports from the open dataflow block
