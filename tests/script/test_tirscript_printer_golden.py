@@ -193,3 +193,21 @@ def test_fragments_print_without_header():
     loop = tir.For(i, const(0), const(4), tir.ForKind.SERIAL, store)
     assert repr(loop) == "for i in range(4):\n    A[i] = A[i] * T.float32(2.0)"
     assert repr(A) == 'T.Buffer((4,), "float32")'
+
+
+def test_remap_groups_runs_of_whole_loop_bindings():
+    from ember.script import from_source
+
+    text = '''@T.prim_func
+def f():
+    for i0, i1, i2, i3 in T.grid(8, 8, 8, 8):
+        with T.block("b"):
+            v0 = T.axis.spatial(8, i0 + 0 * i1)
+            v1, v2 = T.axis.remap("SR", [i1, i2])
+            v3 = T.axis.spatial(8, i3 - 0 * i0)
+            T.evaluate(0)
+'''
+    printed = from_source(text).script()
+    assert 'v0 = T.axis.spatial(8, i0 + 0 * i1)\n' in printed
+    assert 'v1, v2 = T.axis.remap("SR", [i1, i2])\n' in printed
+    assert "v3 = T.axis.spatial(8, i3 - 0 * i0)\n" in printed

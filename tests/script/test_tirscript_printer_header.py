@@ -62,3 +62,12 @@ def test_size_var_and_unbound_block_axes_print_as_tvm():
     assert block.script() == (
         'with T.block("b", no_realize=True):\n    vi = T.axis.spatial(16)\n'
         '    T.reads()\n    T.writes()\n    T.evaluate(0)')
+
+
+def test_types_print_as_script_words():
+    from ember.ir import PointerType, PrimType, TupleType
+
+    assert PrimType("float32").script() == "T.float32"
+    assert PointerType(PrimType("int32"), "shared").script() == 'T.handle("int32", "shared")'
+    assert TupleType([PrimType("float32"), PrimType("int8")]).script() == "T.Tuple(T.float32, T.int8)"
+    assert TupleType([PrimType("int8")]) == TupleType((PrimType("int8"),))

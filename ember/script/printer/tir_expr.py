@@ -16,7 +16,8 @@ from ember.ir import (
     GlobalVar, IntImm, Let, Max, Min, Mod, Mul, Node, Not, Op, Or, PrimExpr, Ramp, Range, Select,
     StringImm, Sub, Var, structural_equal,
 )
-from ember.ir.expr import SizeVar
+from ember.ir.expr import PointerType, SizeVar
+from ember.ir.type import PrimType, TupleType
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 from ember.runtime.dtype import DataType
 from ember.te.reduce import CommReducer
@@ -311,6 +312,15 @@ class ExprPrinter:
         identity = ", ".join(self.typed(v) for v in e.identity_element)
         return f"T.comm_reducer(lambda {', '.join(params)}: {body}, [{identity}])", PREC["atom"]
 
+    def _prim_type(self, e: PrimType):
+        return f"T.{e.dtype}", PREC["atom"]
+
+    def _pointer_type(self, e: PointerType):
+        return f"T.handle({py_str(str(e.element_dtype))}, {py_str(e.storage_scope)})", PREC["atom"]
+
+    def _tuple_type(self, e: TupleType):
+        return f"T.Tuple({', '.join(self.expr(f) for f in e.fields)})", PREC["atom"]
+
     def _op(self, e: Op):
         return f"T.Op({py_str(e.name)})", PREC["atom"]
 
@@ -328,4 +338,6 @@ _RULES = {
 }
 _RULES.update({cls: ExprPrinter._infix for cls in _INFIX})
 _RULES[CommReducer] = ExprPrinter._comm_reducer
+_RULES.update({PrimType: ExprPrinter._prim_type, PointerType: ExprPrinter._pointer_type,
+               TupleType: ExprPrinter._tuple_type})
 _RULES.update({cls: ExprPrinter._call_style for cls in _CALL_STYLE})

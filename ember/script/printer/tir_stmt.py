@@ -328,18 +328,37 @@ class StmtPrinter(ExprPrinter):
         self.emit(f"{name} = {call}")
 
     def axes(self, iter_vars, values) -> None:
-        remap = self.remap_kinds(iter_vars, values)
-        if remap is not None:
-            vals = ", ".join(self.expr(v) for v in values)
-            names = ", ".join(self.define(iv.var, iv.var.name) for iv in iter_vars)
-            self.emit(f"{names} = T.axis.remap({py_str(remap)}, [{vals}])")
-            return
-        for iv, value in zip(iter_vars, values):
-            kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
-            dom = iv.dom
-            extra = "" if iv.var.dtype is dom.extent.dtype else f", dtype={py_str(str(iv.var.dtype))}"
-            line = f"T.axis.{kind}({self.axis_dom(iv)}, {self.expr(value)}{extra})"
-            self.emit(f"{self.define(iv.var, iv.var.name)} = {line}")
+        """Block iterators: each run of two or more bound one-to-one to whole enclosing loops
+        prints as one ``T.axis.remap``, the others one ``T.axis.<kind>`` line each."""
+        run: list[int] = []
+        seen: set[int] = set()
+
+        def flush():
+            if len(run) >= 2:
+                kinds = "".join(_AXIS_KIND[iter_vars[i].iter_type][1] for i in run)
+                vals = ", ".join(self.expr(values[i]) for i in run)
+                names = ", ".join(self.define(iter_vars[i].var, iter_vars[i].var.name) for i in run)
+                self.emit(f"{names} = T.axis.remap({py_str(kinds)}, [{vals}])")
+            else:
+                for i in run:
+                    self.single_axis(iter_vars[i], values[i])
+            run.clear()
+
+        for i, (iv, value) in enumerate(zip(iter_vars, values)):
+            if self.remappable(iv, value, seen):
+                seen.add(id(value))
+                run.append(i)
+            else:
+                flush()
+                self.single_axis(iv, value)
+        flush()
+
+    def single_axis(self, iv: IterVar, value) -> None:
+        kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
+        dom = iv.dom
+        extra = "" if iv.var.dtype is dom.extent.dtype else f", dtype={py_str(str(iv.var.dtype))}"
+        line = f"T.axis.{kind}({self.axis_dom(iv)}, {self.expr(value)}{extra})"
+        self.emit(f"{self.define(iv.var, iv.var.name)} = {line}")
 
     def axis_dom(self, iv: IterVar) -> str:
         """``extent`` for a domain from zero, else ``(min, stop)``."""
@@ -348,24 +367,16 @@ class StmtPrinter(ExprPrinter):
             return self.expr(dom.extent)
         return f"({self.expr(dom.min)}, {self.expr(range_stop(dom))})"
 
-    def remap_kinds(self, iter_vars, values) -> str | None:
-        """"SSR"-style kinds when every iterator is bound to a whole enclosing loop."""
-        if len(iter_vars) < 2:  # a single iterator prints as T.axis.spatial, like TVM
-            return None
-        kinds, seen = [], set()
-        for iv, value in zip(iter_vars, values):
-            loop = self.loops.get(id(value))
-            letter = _AXIS_KIND.get(iv.iter_type, (None, None))[1]
-            if loop is None or letter is None or id(value) in seen:
-                return None
-            dom = iv.dom
-            if iv.var.dtype is not dom.extent.dtype or iv.var.dtype is not loop.loop_var.dtype:
-                return None
-            if not (structural_equal(dom.min, loop.min) and structural_equal(dom.extent, loop.extent)):
-                return None
-            seen.add(id(value))
-            kinds.append(letter)
-        return "".join(kinds)
+    def remappable(self, iv: IterVar, value, seen: set) -> bool:
+        """Whether ``iv`` is bound to a whole enclosing loop not already used (remap's form)."""
+        loop = self.loops.get(id(value))
+        letter = _AXIS_KIND.get(iv.iter_type, (None, None))[1]
+        if loop is None or letter is None or id(value) in seen:
+            return False
+        dom = iv.dom
+        if iv.var.dtype is not dom.extent.dtype or iv.var.dtype is not loop.loop_var.dtype:
+            return False
+        return structural_equal(dom.min, loop.min) and structural_equal(dom.extent, loop.extent)
 
 
 _STMT_RULES = {
