@@ -9,6 +9,7 @@ from .annotate_device_regions import AnnotateDeviceRegions, annotate_device_regi
 from .combine_context_call import CombineContextCall, combine_context_call
 from .compact_buffer_allocation import CompactBufferAllocation, compact_buffer_allocation
 from .convert_blocks_to_opaque import ConvertBlocksToOpaque, convert_blocks_to_opaque
+from .convert_ssa import ConvertSSA, convert_ssa
 from .convert_for_loops_to_serial import ConvertForLoopsToSerial, convert_for_loops_to_serial
 from .decorate_device_scope import DecorateDeviceScope, decorate_device_scope
 from .flatten_buffer import FlattenBuffer, flatten_buffer
@@ -25,6 +26,7 @@ from .simplify import Simplify, simplify
 from .storage_rewrite import StorageRewrite, storage_rewrite
 from .thread_sync import ThreadSync, thread_sync
 from .unroll_loop import UnrollLoop, unroll_loop
+from .unify_thread_binding import UnifyThreadBinding, unify_thread_binding
 from .vectorize_loop import VectorizeLoop, vectorize_loop
 
 # TVM's pass-infrastructure names, reachable as tvm.tir.transform.prim_func_pass etc.
@@ -50,7 +52,8 @@ __all__ = [
     "ConvertForLoopsToSerial", "convert_for_loops_to_serial", "DecorateDeviceScope",
     "decorate_device_scope", "AnnotateEntryFunc", "Apply", "BindTarget", "Filter",
     "RemoveAssume", "remove_assume", "RemoveStoreUndef", "remove_store_undef",
-    "RewriteUnsafeSelect", "rewrite_unsafe_select",
+    "RewriteUnsafeSelect", "rewrite_unsafe_select", "UnifyThreadBinding", "unify_thread_binding",
+    "ConvertSSA", "convert_ssa",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
