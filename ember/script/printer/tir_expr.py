@@ -17,7 +17,6 @@ from ember.ir import (
     StringImm, Sub, Var, structural_equal,
 )
 from ember.ir.expr import PointerType, SizeVar
-from ember.ir.type import PrimType, TupleType
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 from ember.runtime.dtype import DataType
 from ember.te.reduce import CommReducer
@@ -312,13 +311,13 @@ class ExprPrinter:
         identity = ", ".join(self.typed(v) for v in e.identity_element)
         return f"T.comm_reducer(lambda {', '.join(params)}: {body}, [{identity}])", PREC["atom"]
 
-    def _prim_type(self, e: PrimType):
+    def _prim_type(self, e):
         return f"T.{e.dtype}", PREC["atom"]
 
     def _pointer_type(self, e: PointerType):
         return f"T.handle({py_str(str(e.element_dtype))}, {py_str(e.storage_scope)})", PREC["atom"]
 
-    def _tuple_type(self, e: TupleType):
+    def _tuple_type(self, e):
         return f"T.Tuple({', '.join(self.expr(f) for f in e.fields)})", PREC["atom"]
 
     def _op(self, e: Op):
@@ -338,6 +337,20 @@ _RULES = {
 }
 _RULES.update({cls: ExprPrinter._infix for cls in _INFIX})
 _RULES[CommReducer] = ExprPrinter._comm_reducer
-_RULES.update({PrimType: ExprPrinter._prim_type, PointerType: ExprPrinter._pointer_type,
-               TupleType: ExprPrinter._tuple_type})
+_RULES[PointerType] = ExprPrinter._pointer_type
+
+
+def _register_type_rules() -> None:
+    """PrimType / TupleType live in ``ember.ir.type`` (added to the tree separately)."""
+    try:
+        from ember.ir import type as ir_type
+    except ImportError:
+        return
+    for name, rule in (("PrimType", ExprPrinter._prim_type), ("TupleType", ExprPrinter._tuple_type)):
+        cls = getattr(ir_type, name, None)
+        if cls is not None:
+            _RULES[cls] = rule
+
+
+_register_type_rules()
 _RULES.update({cls: ExprPrinter._call_style for cls in _CALL_STYLE})
