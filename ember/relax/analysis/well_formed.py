@@ -152,6 +152,10 @@ def _errors(obj, mod: IRModule | None) -> list[str]:
         for gv, func in obj.functions.items():
             if isinstance(func, Function):
                 errs.extend(_errors_of_function(func, obj, gv.name_hint))
+                symbol = (func.attrs or {}).get("global_symbol")
+                if symbol is not None and str(symbol) != gv.name_hint:
+                    errs.append(f"function {gv.name_hint!r} has global_symbol {str(symbol)!r}: a public function's "
+                                "name must be its symbol (run NormalizeGlobalVar)")
         return errs
     if isinstance(obj, Function):
         return _errors_of_function(obj, mod, obj.attrs.get("global_symbol", "<anonymous>"))

@@ -35,6 +35,8 @@ from .decompose_ops import DecomposeOpsForInference  # noqa: E402
 # module-level rewrites (TVM's relax.transform utility passes)
 from .topological_sort import TopologicalSort  # noqa: E402
 from .convert_to_dataflow import ConvertToDataflow  # noqa: E402
+from .attach_global_symbol import AttachGlobalSymbol  # noqa: E402
+from .normalize_global_var import NormalizeGlobalVar  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
