@@ -25,3 +25,11 @@ class ExtraPrimitives:
         rvs = [self._new(LoopRV, (fname, v)) for v in new_vars]
         self._record("loop_partition", [loop, factors], [preserve_unit_iters], rvs)
         return rvs
+
+    def rolling_buffer(self, block: BlockRV, write_buffer_index: int) -> None:
+        """Shrink an intermediate buffer to a window rolling along one axis (see rolling_buffer.py)."""
+        from .rolling_buffer import rolling_buffer
+
+        write_buffer_index = self._buffer_index(block, write_buffer_index, "write")
+        self._apply(block, rolling_buffer, self._block(block), write_buffer_index)
+        self._record("rolling_buffer", [block], [write_buffer_index], [])

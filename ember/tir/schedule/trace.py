@@ -101,6 +101,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("sample_compute_location", ("block",), (), has_decision=True),
     K("enter_postproc", (), ()),
     K("loop_partition", ("loop", "factors"), ("preserve_unit_iters",), returns_list=True),
+    K("rolling_buffer", ("block",), ("write_buffer_index",)),
 )
 del K
 _BY_NAME = {k.name: k for k in KINDS.values()}
