@@ -391,9 +391,16 @@ def _call_ret(sinfo: FuncStructInfo, call: Call) -> StructInfo:
 
     from .struct_info import shape_values
 
+    from .struct_info import PrimStructInfo
+
     binding: dict = {}
     for p, a in zip(sinfo.params, call.args):
-        pv, av = shape_values(p), shape_values(a.struct_info_or_none())
+        a_sinfo = a.struct_info_or_none()
+        if isinstance(p, PrimStructInfo) and isinstance(p.value, TirVar) and isinstance(a_sinfo, PrimStructInfo):
+            if a_sinfo.value is not None and p.value not in binding:  # R.Prim(value="n") parameters
+                binding[p.value] = a_sinfo.value
+            continue
+        pv, av = shape_values(p), shape_values(a_sinfo)
         if pv is None or av is None or len(pv) != len(av):
             continue
         for d, v in zip(pv, av):
