@@ -1,7 +1,7 @@
 """Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
 
 "zero" optimises a graph of high-level operators into kernels:
-Normalize → FuseTransposeMatmul → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR →
+Normalize → FuseTransposeMatmul → [BlockedConvLayout] → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR →
 DeduplicatePrimFuncs.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
@@ -36,8 +36,10 @@ LOWERABLE_OPS = frozenset({
 })
 
 
-def zero_pipeline() -> Pass:
-    """High-level graph → fused kernels."""
+def zero_pipeline(target=None, blocked_layout: bool = False) -> Pass:
+    """High-level graph → fused kernels.  ``blocked_layout``: convolutions (and the operators
+    between them) in a channel-blocked layout for ``target``'s vectors (``get_default_pipeline``
+    asks for it on CPUs)."""
     from .transform import (
         AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, FuseTransposeMatmul, LegalizeOps,
         DeduplicatePrimFuncs, Normalize, PackConvWeights,
@@ -47,6 +49,7 @@ def zero_pipeline() -> Pass:
         [
             Normalize(),  # A-normal form with struct info: nested calls become bindings
             FuseTransposeMatmul(),  # matmul(x, permute_dims(w)) → one NT_matmul (no weight copy)
+            *([_blocked_conv_layout(target)] if blocked_layout else []),  # NCHW{lanes}c across layers
             PackConvWeights(),  # conv2d with constant weights reads them packed for channel vectors
             LegalizeOps(),  # high-level ops → call_tir of TE/topi PrimFuncs
             AnnotateTIROpPattern(),  # each PrimFunc's pattern kind, for fusion
@@ -58,6 +61,33 @@ def zero_pipeline() -> Pass:
         ],
         name="zero",
     )
+
+
+def _blocked_conv_layout(target) -> Pass:
+    """ConvertLayout to NCHW{B}c / OIHW{B}o with ``B`` float32 lanes of ``target``'s vector
+    registers (16 with AVX-512, 8 with AVX2), so activations stay channel-blocked from one
+    convolution to the next (the rules ``Conv2DNCHWc`` / ``DepthwiseConv2DNCHWc`` schedule them).
+    Off with PassContext config ``relax.transform.blocked_conv_layout=False`` or
+    ``EMBER_BLOCKED_LAYOUT=0``; CPU (llvm / c) targets only."""
+    import os
+
+    def run(mod: IRModule, ctx) -> IRModule:
+        from ember.target import Target
+        from ember.transform import PassContext
+
+        from .transform import ConvertLayout
+
+        default = os.environ.get("EMBER_BLOCKED_LAYOUT", "1") != "0"
+        if not PassContext.current().config.get("relax.transform.blocked_conv_layout", default):
+            return mod
+        t = target if target is not None else (Target.current() or Target("llvm"))
+        t = Target(t) if isinstance(t, str) else t
+        if t.kind.name not in ("llvm", "c"):
+            return mod
+        lanes = max(4, t.vector_width_bits // 32)
+        return ConvertLayout({"relax.nn.conv2d": [f"NCHW{lanes}c", f"OIHW{lanes}o"]})(mod)
+
+    return module_pass(run, opt_level=0, name="BlockedConvLayout")
 
 
 def _apply_tuned(mod: IRModule, ctx) -> IRModule:
@@ -139,8 +169,7 @@ def get_default_pipeline(target=None) -> Pass:
     default.  For the CPU that is the "zero" pipeline (legalize, fold, fuse); ``relax.build``
     always finishes with "default_build", so ``relax.build(mod, target,
     relax_pipeline=relax.get_default_pipeline(target))`` compiles an un-legalized module."""
-    del target  # one default for every CPU target for now
-    return zero_pipeline()
+    return zero_pipeline(target, blocked_layout=True)
 
 
 def get_pipeline(name: str = "zero", **kwargs) -> Pass:

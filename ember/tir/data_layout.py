@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Layout", "layout", "layout_index_map"]
+__all__ = ["Layout", "layout", "layout_index_map", "relayout_array"]
 
 _TOKEN = re.compile(r"(\d*)([A-Za-z])")
 
@@ -140,3 +140,32 @@ def layout_index_map(src, dst, index_dtype: str = "int32"):
         return tuple(out)
 
     return IndexMap.from_func(mapping, ndim=src.ndim, index_dtype=index_dtype)
+
+
+def relayout_array(array, src, dst):
+    """A numpy ``array`` laid out as ``src`` rewritten in layout ``dst`` (split extents must
+    divide): what ``relax.layout_transform`` with ``layout_index_map(src, dst)`` computes."""
+    import numpy as np
+
+    src, dst = layout(src), layout(dst)
+    names = [a for a, _ in src.axes]
+    # to the logical layout: each split primal axis followed by its sub axis, then merged
+    order = []
+    for a in src.primal:
+        order.append(names.index(a))
+        if src.factor_of(a) != -1:
+            order.append(names.index(a.lower()))
+    logical = src.logical(array.shape)
+    array = np.transpose(array, order).reshape([logical[a] for a in src.primal])
+    # split the dimensions dst splits, then put the axes in dst's order
+    split_shape, split_names = [], []
+    for a in src.primal:
+        f = dst.factor_of(a)
+        if f == -1:
+            split_shape.append(logical[a])
+            split_names.append(a)
+        else:
+            split_shape += [logical[a] // f, f]
+            split_names += [a, a.lower()]
+    array = array.reshape(split_shape)
+    return np.ascontiguousarray(np.transpose(array, [split_names.index(a) for a, _ in dst.axes]))

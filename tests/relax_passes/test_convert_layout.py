@@ -95,12 +95,41 @@ def test_network_converted_and_equal(desired):
     convs = [b.value for blk in out["main"].body.blocks for b in blk.bindings
              if isinstance(b.value, relax.Call) and b.value.op.name == "relax.nn.conv2d"]
     assert all(c.attrs.data_layout == desired["relax.nn.conv2d"][0] for c in convs)
-    # transforms: input, three weights, two constants of the first add/multiply, one back before reshape
+    # only two transforms: the input, and back before the reshape (constants are rewritten at once)
     moves = ops.count("relax.layout_transform") + ops.count("relax.permute_dims")
-    assert moves == 7, ops
+    assert moves == 2, ops
     x = RNG.standard_normal((1, 16, 10, 10)).astype("float32")
     want = np.asarray(relax.reference.run(mod, x))
     np.testing.assert_allclose(_run(out, x), want, rtol=1e-4, atol=1e-4)
+
+
+def test_parameter_weight_transformed_in_graph():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, 16, 6, 6), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((8, 16, 3, 3), "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.op.nn.relu(bb.emit(relax.op.nn.conv2d(x, w, padding=1))))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    out = ConvertLayout(BLOCKED)(mod)
+    assert _ops(out) == ["relax.layout_transform", "relax.layout_transform", "relax.nn.conv2d", "relax.nn.relu",
+                         "relax.layout_transform"]
+    xv = RNG.standard_normal((1, 16, 6, 6)).astype("float32")
+    wv = RNG.standard_normal((8, 16, 3, 3)).astype("float32")
+    ex = relax.build(relax.get_pipeline("zero")(out), "llvm")
+    got = relax.VirtualMachine(ex, ember.cpu())["main"](ember.nd.array(xv), ember.nd.array(wv)).numpy()
+    np.testing.assert_allclose(got, np.asarray(relax.reference.run(mod, xv, wv)), rtol=1e-4, atol=1e-4)
+
+
+def test_default_pipeline_blocks_convolutions():
+    mod = _network()
+    lowered = relax.get_default_pipeline(ember.target.Target("llvm"))(mod)
+    names = [gv.name_hint for gv in lowered.functions]
+    assert any("NCHWc" in n for n in names), names
+    with ember.transform.PassContext(config={"relax.transform.blocked_conv_layout": False}):
+        plain = relax.get_default_pipeline(ember.target.Target("llvm"))(mod)
+    assert not any("NCHWc" in gv.name_hint for gv in plain.functions)
 
 
 def test_channels_not_divisible_left_alone():

@@ -1,6 +1,7 @@
 """Default CPU schedule rules, in the order ``default_rules()`` tries them (first hit wins)."""
 
 from .conv2d import Conv2D
+from .conv2d_nchwc import Conv2DNCHWc, DepthwiseConv2DNCHWc
 from .conv2d_packed import Conv2DPacked
 from .depthwise_conv2d import DepthwiseConv2DPacked
 from .elementwise import Elementwise, Injective
@@ -8,11 +9,11 @@ from .fallback import Fallback
 from .matmul import Matmul
 from .reduction import Reduction
 
-__all__ = ["Matmul", "Conv2D", "Conv2DPacked", "DepthwiseConv2DPacked", "Reduction", "Elementwise", "Injective",
-           "Fallback", "default_rules"]
+__all__ = ["Matmul", "Conv2D", "Conv2DPacked", "DepthwiseConv2DPacked", "Conv2DNCHWc", "DepthwiseConv2DNCHWc",
+           "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
 
 
 def default_rules() -> tuple:
     """The rule list ``relax.build`` applies to unscheduled kernels for CPU targets."""
-    return (Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2D(), Reduction(), Elementwise(),
-            Fallback())
+    return (Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2DNCHWc(), DepthwiseConv2DNCHWc(), Conv2D(),
+            Reduction(), Elementwise(), Fallback())

@@ -17,7 +17,8 @@ that can take it:
 - ``concat`` of tensors that are all in the same layout (along any axis, split ones too);
 - another converted ``conv2d`` (no transform in between).
 
-Any other use gets the tensor transformed back to its original layout, once per tensor per
+Constant operands (weights, a folded batch norm's scale) are transformed at once with numpy,
+as FoldConstant would.  Any other use gets the tensor transformed back to its original layout, once per tensor per
 block.  A dataflow block's output variable is bound to the transform back, so a function's
 results keep their layouts.  Transforms into and back out of a layout are therefore only
 placed where the layout really changes, never between two layers that agree.  The index maps
@@ -33,7 +34,7 @@ import logging
 import numpy as np
 
 from ember.ir import IRModule, Op, replace
-from ember.tir.data_layout import Layout, layout, layout_index_map
+from ember.tir.data_layout import Layout, layout, layout_index_map, relayout_array
 from ember.transform import Pass, module_pass
 
 from ..expr import Call, Constant, DataflowVar, Function, Tuple, Var, VarBinding, const
@@ -97,6 +98,8 @@ class _Converter(ExprMutator):
     def _transform(self, value, src: str | Layout, dst: Layout, key=None):
         if key is not None and (key, dst.name) in self._to:
             return self._to[(key, dst.name)]
+        if isinstance(value, Constant):  # transformed at once, as FoldConstant would
+            return const(relayout_array(value.numpy(), src, dst))
         out = self.builder_.emit(_relayout(value, src, dst))
         if key is not None:
             self._to[(key, dst.name)] = out

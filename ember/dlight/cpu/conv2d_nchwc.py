@@ -1,0 +1,169 @@
+"""Rules for convolutions on channel-blocked activations (``topi.nn.conv2d_nchwc``: data
+``NCHW{b}c``, weight ``OIHW{o}o``, output ``NCHW{o}c``), where the output block is one vector
+register of channels.
+
+``Conv2DNCHWc`` matches a reduction block "SSSSSRRRR" (n, F, y, x, f, C, ky, kx, c) writing
+the 5-D output by its spatial iterators, reading a 5-D weight whose last index is ``f``.  A
+register tile of ``FR`` output blocks × ``XR`` output pixels takes, for every input channel,
+one FMA per pair: ``FR`` contiguous weight vectors, ``XR`` broadcast input scalars (the
+pixel's channel ``c``, contiguous from one ``c`` to the next).  Loop nest::
+
+    n·F_0·y (parallel)  x_0
+      C ky kx c
+        x_1 (unrolled, XR) · F_1 (unrolled, FR) · f (vectorised)
+
+The accumulators are a ``local`` tile ``[F_1][x_1][f]``; its write-back stores every pixel's
+block of channels as one contiguous vector — the layout the next convolution reads — with
+the epilogue (bias, ReLU, residual add) inlined.
+
+``DepthwiseConv2DNCHWc`` matches "SSSSSRR" (n, F, y, x, f, ky, kx) reading the data at
+channel block ``F`` and lane ``f``: every window tap is one contiguous vector load times one
+weight vector, whatever the stride.  Loop nest ``n·F·y (parallel), x_0, ky, kx (unrolled),
+x_1 (unrolled), f (vectorised)``.  Both leave a padding block before them as an elementwise
+loop nest.
+"""
+
+from __future__ import annotations
+
+from ember.target import Target
+from ember.tir import PrimFunc
+from ember.tir.schedule import Schedule
+
+from ..analysis import BlockInfo, const_int, root_blocks
+from ..base import ScheduleRule, func_name
+from .common import lanes_for, schedule_spatial
+from .conv2d_packed import _tile, inline_epilogue
+from .normalize import normalize_for_rules
+
+_OUT = tuple(frozenset({n}) for n in range(5))
+
+
+def _matches(info: BlockInfo, depthwise: bool) -> bool:
+    if info.kinds != ("SSSSSRR" if depthwise else "SSSSSRRRR") or not info.binds_one_to_one:
+        return False
+    if len(info.writes) != 1 or info.writes[0].dims != _OUT:
+        return False
+    if not any(len(r.dims) == 5 and r.dims[0] == frozenset({1}) and r.dims[-1] == frozenset({4})
+               and len(r.dims[2]) == 1 for r in info.reads):
+        return False  # the weight: [F, c, ky, kx, f]
+    lane = frozenset({4} if depthwise else {8})
+    return any(len(r.dims) == 5 and r.dims[-1] == lane and len(r.dims[2]) > 1 for r in info.reads)
+
+
+class _BlockedConvRule(ScheduleRule):
+    depthwise = False
+    contract_fma = True
+
+    def _find(self, sch: Schedule, name: str):
+        blocks = root_blocks(sch)
+        convs = [(n, b) for n, b in enumerate(blocks) if _matches(b, self.depthwise)]
+        if len(convs) != 1:
+            return None
+        pos, info = convs[0]
+        if not all(b.is_spatial() for n, b in enumerate(blocks) if n != pos):
+            self.decline(name, "another reduction shares the function")
+            return None
+        return blocks, pos, info
+
+    def _common(self, name: str, info: BlockInfo, target: Target):
+        extents = [const_int(e) for e in info.loop_extents]
+        if any(e is None for e in extents):
+            self.decline(name, "symbolic extents")
+            return None
+        vec = lanes_for(target, info.writes[0].buffer.dtype.bits)
+        if extents[4] != vec:
+            self.decline(name, f"channel block {extents[4]} is not one register ({vec} lanes)")
+            return None
+        registers = 32 if target.vector_width_bits >= 512 else 16
+        return extents, vec, registers
+
+
+class Conv2DNCHWc(_BlockedConvRule):
+    """Parallel over (n, output block group, row); FMA tile of channel blocks × pixels."""
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        sch = Schedule(normalize_for_rules(func))
+        found = self._find(sch, name)
+        if found is None:
+            return None
+        blocks, pos, info = found
+        common = self._common(name, info, target)
+        if common is None:
+            return None
+        extents, vec, registers = common
+        short = extents[5] * extents[6] * extents[7] * extents[8] < 64
+        fr, xr = _tile(extents[1] * vec, extents[3], vec, registers, ragged=short)
+        n, f, y, x, fi, rco, ry, rx, rci = info.loops
+        f_0, f_1 = sch.split(f, factors=[None, fr])
+        x_0, x_1 = sch.split(x, factors=[None, xr])
+        sch.reorder(n, f_0, y, x_0, rco, ry, rx, rci, x_1, f_1, fi)
+        outer = sch.fuse(n, f_0, y)
+        acc = sch.cache_write(info.rv, 0, "local")
+        sch.reverse_compute_at(acc, x_0)
+        apart = [b.name for b in blocks[:pos]]  # the padding, scheduled as elementwise
+        apart += inline_epilogue(self, sch, name, blocks, pos)
+        init = sch.decompose_reduction(info.rv, rco)
+        sch.unroll(x_1)
+        sch.unroll(f_1)
+        sch.vectorize(fi)
+        i_x, i_f, i_v = sch.get_loops(init)[-3:]
+        sch.unroll(i_x)
+        sch.unroll(i_f)
+        sch.vectorize(i_v)
+        _write_back(sch, acc)
+        sch.parallel(outer)
+        for b in root_blocks(sch):
+            if b.name in apart:
+                schedule_spatial(sch, b, target)
+        return sch
+
+
+class DepthwiseConv2DNCHWc(_BlockedConvRule):
+    """Parallel over (n, channel block, row); a tile of pixels × one channel vector."""
+
+    depthwise = True
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        sch = Schedule(normalize_for_rules(func))
+        found = self._find(sch, name)
+        if found is None:
+            return None
+        blocks, pos, info = found
+        common = self._common(name, info, target)
+        if common is None:
+            return None
+        extents, vec, registers = common
+        _, xr = _tile(vec, extents[3], vec, registers)
+        n, f, y, x, fi, ry, rx = info.loops
+        x_0, x_1 = sch.split(x, factors=[None, xr])
+        sch.reorder(n, f, y, x_0, ry, rx, x_1, fi)
+        outer = sch.fuse(n, f, y)
+        acc = sch.cache_write(info.rv, 0, "local")
+        sch.reverse_compute_at(acc, x_0)
+        apart = [b.name for b in blocks[:pos]]
+        apart += inline_epilogue(self, sch, name, blocks, pos)
+        init = sch.decompose_reduction(info.rv, ry)
+        sch.unroll(ry)
+        sch.unroll(rx)
+        sch.unroll(x_1)
+        sch.vectorize(fi)
+        i_x, i_v = sch.get_loops(init)[-2:]
+        sch.unroll(i_x)
+        sch.vectorize(i_v)
+        _write_back(sch, acc)
+        sch.parallel(outer)
+        for b in root_blocks(sch):
+            if b.name in apart:
+                schedule_spatial(sch, b, target)
+        return sch
+
+
+def _write_back(sch: Schedule, acc) -> None:
+    """The tile's write-back (and epilogue): every pixel's channel block one vector store."""
+    # loops: the fused parallel one, x_0, then the tile's own (unit extents dropped)
+    *tile, lanes = [lp for lp in sch.get_loops(acc)[2:] if const_int(sch.get(lp).extent) != 1]
+    for lp in tile:
+        sch.unroll(lp)
+    sch.vectorize(lanes)

@@ -1,0 +1,89 @@
+"""dlight.cpu.Conv2DNCHWc / DepthwiseConv2DNCHWc: convolutions on channel-blocked data
+(NCHW{b}c in and out, one vector register per block) keep the program's result for random
+shapes, strides and epilogues (bias, residual add, ReLU); results against PyTorch."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember
+from ember import te, topi
+from ember.dlight import cpu
+from ember.dlight.cpu.common import lanes_for
+from ember.target import Target
+
+torch = pytest.importorskip("torch")
+TARGET = Target("llvm")
+B = lanes_for(TARGET, 32)  # the channel block the rules want: one register
+
+
+def _blocked(x, b):
+    n, c, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, c // b, b, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def _weight_blocked(w, b):
+    o, i, kh, kw = w.shape
+    return np.ascontiguousarray(w.reshape(o // b, b, i, kh, kw).transpose(0, 2, 3, 4, 1))
+
+
+def _run(c, f, hw, k, stride, residual, depthwise, seed):
+    pad = k // 2
+    x_t = te.placeholder((1, c // B, hw, hw, B), name="X")
+    w_t = te.placeholder((f // B, 1 if depthwise else c, k, k, B), name="W")
+    b_t = te.placeholder((1, f // B, 1, 1, B), name="Bias")
+    conv = topi.nn.conv2d_nchwc(x_t, w_t, (stride, stride), (pad,) * 4, (1, 1), "float32", depthwise)
+    y_t = topi.add(conv, b_t)
+    ins = [x_t, w_t, b_t]
+    if residual:
+        r_t = te.placeholder(tuple(int(d) for d in y_t.shape), name="R")
+        y_t = topi.add(y_t, r_t)
+        ins.append(r_t)
+    y_t = topi.nn.relu(y_t)
+    rule = cpu.DepthwiseConv2DNCHWc() if depthwise else cpu.Conv2DNCHWc()
+    sch = rule.apply(te.create_prim_func([*ins, y_t]), TARGET, False)
+    assert sch is not None
+    mod = ember.build(sch.mod, target="llvm")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((1, c, hw, hw)).astype("float32")
+    w = rng.standard_normal((f, 1 if depthwise else c, k, k)).astype("float32")
+    b = rng.standard_normal((1, f, 1, 1)).astype("float32")
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=stride, padding=pad,
+                                     groups=c if depthwise else 1).numpy() + b
+    args = [_blocked(x, B), _weight_blocked(w, B), _blocked(b, B)]
+    if residual:
+        r = rng.standard_normal(ref.shape).astype("float32")
+        ref = ref + r
+        args.append(_blocked(r, B))
+    ref = _blocked(np.maximum(ref, 0), B)
+    out = np.zeros(ref.shape, "float32")
+    mod(*args, out)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("c,f,hw,k,stride,residual", [
+    (2 * B, 4 * B, 14, 3, 1, True), (B, 2 * B, 15, 1, 2, False), (2 * B, B, 7, 3, 2, False), (B, 8 * B, 9, 1, 1, True),
+])
+def test_conv_matches_torch(c, f, hw, k, stride, residual):
+    _run(c, f, hw, k, stride, residual, False, seed=c + hw)
+
+
+@pytest.mark.parametrize("c,hw,k,stride", [(2 * B, 14, 3, 1), (B, 15, 3, 2), (3 * B, 7, 5, 2)])
+def test_depthwise_matches_torch(c, hw, k, stride):
+    _run(c, c, hw, k, stride, True, True, seed=c + hw)
+
+
+@settings(max_examples=4, deadline=None)
+@given(cb=st.integers(1, 3), fb=st.integers(1, 5), hw=st.integers(2, 17), k=st.sampled_from([1, 3]),
+       stride=st.integers(1, 2), residual=st.booleans(), depthwise=st.booleans())
+def test_random_shapes(cb, fb, hw, k, stride, residual, depthwise):
+    f = cb * B if depthwise else fb * B
+    _run(cb * B, f, hw, k, stride, residual, depthwise, seed=hw * k + fb)
+
+
+def test_declines_other_blocks():
+    x_t = te.placeholder((1, 2, 8, 8, B // 2), name="X")
+    w_t = te.placeholder((2, B, 3, 3, B // 2), name="W")
+    y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (1, 1, 1, 1), (1, 1), "float32")
+    assert cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False) is None
