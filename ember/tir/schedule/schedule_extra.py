@@ -33,3 +33,19 @@ class ExtraPrimitives:
         write_buffer_index = self._buffer_index(block, write_buffer_index, "write")
         self._apply(block, rolling_buffer, self._block(block), write_buffer_index)
         self._record("rolling_buffer", [block], [write_buffer_index], [])
+
+    def decompose_padding(self, block: BlockRV, loop: LoopRV) -> BlockRV:
+        """Split a padding block into a pad-value fill before ``loop`` and an in-bound copy."""
+        from .decompose_padding import decompose_padding
+
+        fname, name = self._apply(block, decompose_padding, self._block(block), self._loop(loop))
+        rv = self._new(BlockRV, (fname, name))
+        self._record("decompose_padding", [block, loop], [], [rv])
+        return rv
+
+    def can_decompose_padding(self, block: BlockRV, loop: LoopRV) -> bool:
+        """Whether ``decompose_padding(block, loop)`` would succeed (nothing is changed)."""
+        from .decompose_padding import can_decompose_padding
+
+        fname = self._fname(block)
+        return can_decompose_padding(self._func(fname), self._block(block), self._loop(loop))

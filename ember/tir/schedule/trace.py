@@ -102,6 +102,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("enter_postproc", (), ()),
     K("loop_partition", ("loop", "factors"), ("preserve_unit_iters",), returns_list=True),
     K("rolling_buffer", ("block",), ("write_buffer_index",)),
+    K("decompose_padding", ("block", "loop"), ()),
 )
 del K
 _BY_NAME = {k.name: k for k in KINDS.values()}
