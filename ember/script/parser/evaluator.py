@@ -19,7 +19,9 @@ from ember.runtime.dtype import DataType
 from ember.script.errors import ParserError
 from ember.script.tir.exprs import range_from_bounds
 from ember.tir import op as tir_op
-from ember.tir.buffer import Buffer, BufferRegion
+from ember.ir import IntImm as ir_IntImm
+from ember.ir import Ramp as ir_Ramp
+from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 
 from .source import Source
 
@@ -169,7 +171,7 @@ class Evaluator:
         fn = _BINOPS.get(type(node.op))
         if fn is None:
             raise self.error(node, f"operator {type(node.op).__name__} is not supported")
-        left, right = self.eval(node.left), self.eval(node.right)
+        left, right = as_value(self.eval(node.left)), as_value(self.eval(node.right))
         if type(node.op) in _INTEGER_ONLY:
             _check_integer_operands(_INTEGER_ONLY[type(node.op)], left, right)
         if _plain_int(left) and _plain_int(right):
@@ -177,7 +179,7 @@ class Evaluator:
         return fn(left, right)
 
     def eval_UnaryOp(self, node: ast.UnaryOp):
-        x = self.eval(node.operand)
+        x = as_value(self.eval(node.operand))
         if isinstance(node.op, ast.Not):
             return tir_op.logical_not(x) if _symbolic(x) else not x
         if isinstance(node.op, ast.USub):
@@ -201,10 +203,10 @@ class Evaluator:
         return out
 
     def eval_Compare(self, node: ast.Compare):
-        left = self.eval(node.left)
+        left = as_value(self.eval(node.left))
         result = None
         for op, right_node in zip(node.ops, node.comparators):
-            right = self.eval(right_node)
+            right = as_value(self.eval(right_node))
             fn = _CMPOPS[type(op)]
             if isinstance(left, int | float) and isinstance(right, PrimExpr) and fn in _ORDERED:
                 left, right = promote(left, right)  # keep `0 < x` as written, not `x > 0`
@@ -272,6 +274,27 @@ class Evaluator:
         if isinstance(obj, Buffer):
             return buffer_access(obj, key)
         return obj[key]
+
+
+def region_as_load(region: BufferRegion):
+    """A region used as a value, ``A[0:4]``: the vector load of its elements (a stride-1
+    ``Ramp`` over the sliced dimension), as TVMScript reads it."""
+    indices = []
+    for r in region.region:
+        extent = r.extent
+        if isinstance(extent, ir_IntImm) and extent.value == 1:
+            indices.append(r.min)
+        elif isinstance(extent, ir_IntImm):
+            indices.append(ir_Ramp(r.min, const(1, r.min.dtype), extent.value))
+        else:
+            raise TypeError(f"the slice {region} of buffer {region.buffer.name} has a symbolic "
+                            "length; only constant-length slices can be used as vector values")
+    return BufferLoad(region.buffer, tuple(indices))
+
+
+def as_value(x):
+    """``x``, with a buffer region turned into the vector load it stands for."""
+    return region_as_load(x) if isinstance(x, BufferRegion) else x
 
 
 def buffer_access(buf: Buffer, key):

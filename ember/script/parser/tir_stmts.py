@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ember.ir import PrimExpr, StringImm, Var, as_expr, const
 from ember.script.errors import ParserError
-from ember.tir.buffer import Buffer, BufferLoad
+from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 from ember.tir.stmt import (
     AssertStmt, BufferStore, Evaluate, IfThenElse, LetStmt, Stmt, While, seq,
 )
@@ -208,8 +208,20 @@ class TIRParser(Evaluator):
             load = buffer_access(buf, self.eval(target.slice))
         except (TypeError, ValueError) as err:
             raise self.error(target, str(err)) from None
-        if not isinstance(load, BufferLoad):
-            raise self.error(target, "a buffer store needs one index per dimension, not a slice")
+        from .evaluator import as_value, region_as_load
+
+        value = as_value(value)
+        if isinstance(load, BufferRegion):  # B[0:4] = v: a vector store
+
+            try:
+                load = region_as_load(load)
+            except TypeError as err:
+                raise self.error(target, str(err)) from None
+        lanes = max((getattr(i.dtype, "lanes", 1) for i in load.indices), default=1)
+        if lanes > 1 and isinstance(value, PrimExpr) and value.dtype.lanes == 1:
+            from ember.ir import Broadcast
+
+            value = Broadcast(value, lanes)
         if len(load.indices) != len(buf.shape):
             raise self.error(target, f"buffer {buf.name} has {len(buf.shape)} dimensions but the "
                                      f"store gives {len(load.indices)} indices")

@@ -268,7 +268,16 @@ class ExprPrinter:
     def indices(self, indices) -> str:
         if not indices:
             return "[()]"
-        return "[" + ", ".join(self.expr(i) for i in indices) + "]"
+        return "[" + ", ".join(self.index(i) for i in indices) + "]"
+
+    def index(self, i) -> str:
+        """An index; a unit-stride ``Ramp`` prints as the slice it reads (``A[0:4]``)."""
+        if (isinstance(i, Ramp) and isinstance(i.stride, IntImm) and i.stride.value == 1
+                and isinstance(i.lanes, int)):
+            stop = i.base + IntImm(i.base.dtype, i.lanes) if not isinstance(i.base, IntImm) else \
+                IntImm(i.base.dtype, i.base.value + i.lanes)
+            return f"{self.expr(i.base)}:{self.expr(stop)}"
+        return self.expr(i)
 
     def _call(self, e: Call):
         args = [self.expr(a) for a in e.args]

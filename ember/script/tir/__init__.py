@@ -8,6 +8,7 @@ parses the decorated function.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 
 from ember.tir.op import *  # noqa: F403 - exp, log, max, min, if_then_else, call_extern, …
@@ -34,6 +35,13 @@ def _dtype_forward(fn):
     def wrapped(*args, **kwargs):
         if "dtype" in kwargs:
             args = (kwargs.pop("dtype"),) + args
+        if fn.__name__ != "tvm_struct_get":  # a slice argument, B[0:4], is its vector load
+            from ember.tir.buffer import BufferRegion
+
+            if builtins.any(isinstance(a, BufferRegion) for a in args):
+                from ember.script.parser.evaluator import as_value
+
+                args = tuple(as_value(a) for a in args)
         return fn(*args, **kwargs)
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__

@@ -1,0 +1,49 @@
+"""Buffer slices used as values (``A[0:4] + B[0:4]``): vector loads and stores, printed back
+as slices."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember.ir import Broadcast, Ramp, assert_structural_equal
+from ember.script import ParserError, from_source
+
+SLICES = '''@T.prim_func
+def f(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+    B[0:4] = A[0:4] + B[4:8]
+    B[4:8] = -A[0:4]
+    B[8:10] = T.float32(1)
+'''
+
+
+def test_slices_parse_as_ramp_loads_and_stores():
+    f = from_source(SLICES)
+    store = f.body.seq[0]
+    assert isinstance(store.indices[0], Ramp) and store.indices[0].lanes == 4
+    assert isinstance(f.body.seq[2].value, Broadcast)  # a scalar stored to a slice is broadcast
+    text = f.script()
+    assert "B[0:4] = A[0:4] + B[4:8]" in text and "B[8:10] = T.Broadcast(T.float32(1.0), 2)" in text
+    assert_structural_equal(from_source(text), f)
+
+
+def test_slices_compute_what_numpy_does():
+    f = from_source(SLICES)
+    mod = ember.build(f, target="llvm")
+    a = np.arange(10, dtype="float32")
+    b = np.arange(10, 20, dtype="float32")
+    A, B = ember.nd.array(a), ember.nd.array(b)
+    mod(A, B)
+    expected = b.copy()
+    expected[0:4] = a[0:4] + b[4:8]
+    expected[4:8] = -a[0:4]
+    expected[8:10] = 1
+    np.testing.assert_allclose(B.numpy(), expected)
+
+
+def test_symbolic_slice_as_value_is_refused():
+    text = '''@T.prim_func
+def f(A: T.Buffer((10,), "float32"), n: T.int32):
+    A[0] = A[0:n] + A[0]
+'''
+    with pytest.raises(ParserError, match="symbolic length"):
+        from_source(text)
