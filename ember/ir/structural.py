@@ -50,6 +50,15 @@ def _plain_keys(d: dict) -> bool:
     return all(isinstance(k, str | int) for k in d)
 
 
+def _same_global_var(key, rhs: dict):
+    """The GlobalVar of ``rhs`` named like ``key`` (None when ``key`` is no GlobalVar)."""
+    from .module import GlobalVar
+
+    if not isinstance(key, GlobalVar):
+        return None
+    return next((k for k in rhs if isinstance(k, GlobalVar) and k.name_hint == key.name_hint), None)
+
+
 def _ignored(cls) -> tuple:
     return getattr(cls, "_ignore_fields", ())
 
@@ -156,7 +165,9 @@ class _Comparer:
         for pos, (k1, v1) in enumerate(lhs.items()):
             k2 = self.lhs_to_rhs.get(id(k1))
             if k2 is None:
-                k2 = k1 if k1 in rhs else (rhs_keys[pos] if pos < len(rhs_keys) else None)
+                k2 = k1 if k1 in rhs else _same_global_var(k1, rhs)
+            if k2 is None:  # a module's functions pair by name, as TVM's IRModule compares them
+                k2 = rhs_keys[pos] if pos < len(rhs_keys) else None
             if k2 is None or k2 not in rhs:
                 return self.fail(lhs, rhs, (("key", k1), ("missing_entry",)))
             used.add(id(k2))
@@ -305,6 +316,8 @@ class _Hasher:
             return hash(("seq",) + tuple(self.hash(e) for e in x))
         if isinstance(x, dict):
             items = sorted(x.items(), key=lambda kv: str(kv[0])) if _plain_keys(x) else x.items()
+            if items and all(type(k).__name__ == "GlobalVar" for k in x):  # functions: order-free, by name
+                items = sorted(x.items(), key=lambda kv: kv[0].name_hint)
             return hash(("map",) + tuple((self.hash(k), self.hash(v)) for k, v in items))
         if isinstance(x, DataType):
             return hash(str(x))
