@@ -49,3 +49,21 @@ class ExtraPrimitives:
 
         fname = self._fname(block)
         return can_decompose_padding(self._func(fname), self._block(block), self._loop(loop))
+
+    def read_at(self, loop: LoopRV, block: BlockRV, read_buffer_index: int, storage_scope: str) -> BlockRV:
+        """Copy what ``loop``'s body reads of a buffer into ``storage_scope`` inside the loop."""
+        return self._read_write_at("read_at", loop, block, read_buffer_index, storage_scope)
+
+    def write_at(self, loop: LoopRV, block: BlockRV, write_buffer_index: int, storage_scope: str) -> BlockRV:
+        """Write a buffer through ``storage_scope`` inside ``loop``, copied back at its end."""
+        return self._read_write_at("write_at", loop, block, write_buffer_index, storage_scope)
+
+    def _read_write_at(self, what, loop, block, buffer_index, storage_scope):
+        from . import read_write_at
+
+        buffer_index = self._buffer_index(block, buffer_index, "read" if what == "read_at" else "write")
+        fname, name = self._apply(loop, getattr(read_write_at, what), self._loop(loop), self._block(block),
+                                  buffer_index, storage_scope)
+        rv = self._new(BlockRV, (fname, name))
+        self._record(what, [loop, block], [buffer_index, storage_scope], [rv])
+        return rv

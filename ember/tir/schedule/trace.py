@@ -103,6 +103,8 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("loop_partition", ("loop", "factors"), ("preserve_unit_iters",), returns_list=True),
     K("rolling_buffer", ("block",), ("write_buffer_index",)),
     K("decompose_padding", ("block", "loop"), ()),
+    K("read_at", ("loop", "block"), ("read_buffer_index", "storage_scope")),
+    K("write_at", ("loop", "block"), ("write_buffer_index", "storage_scope")),
 )
 del K
 _BY_NAME = {k.name: k for k in KINDS.values()}
