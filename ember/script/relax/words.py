@@ -92,6 +92,10 @@ def as_sinfo(x) -> si.StructInfo:
         return x.bare()
     if isinstance(x, si.StructInfo):
         return x
+    if isinstance(x, type) and callable(getattr(x, "as_struct_info", None)):
+        x = x()  # a proxy class of entry.py (TensorProxy): its word's default struct info
+    if callable(getattr(x, "as_struct_info", None)):
+        return x.as_struct_info()
     raise TypeError(f"expected a struct info such as R.Tensor(...), got {x!r}")
 
 
