@@ -87,9 +87,12 @@ def _outer_regions(regions, binding: dict, relax: dict):
     out = []
     for r in regions:
         rng = []
-        for x in r.region:
+        for x, size in zip(r.region, r.buffer.shape):
             lo, _ = _arith.relax_bound(substitute(x.min, binding), relax)
             _, hi = _arith.relax_bound(substitute(x.min + x.extent - 1, binding), relax)
+            n, h = _arith.as_int(size), _arith.as_int(hi)
+            if n is not None and h is not None and h >= n:  # a predicated tail: clip to the buffer
+                hi = const(n - 1, hi.dtype)
             rng.append(Range(lo, _arith.simplify(hi - lo + 1)))
         out.append(BufferRegion(r.buffer, tuple(rng)))
     return tuple(out)
@@ -123,7 +126,12 @@ def blockize(func, loop: For, preserve_unit_iters: bool = True):
     for iv, e in zip(block.iter_vars, values):
         outer, inner, extent = _split_binding(func, loop, e, inner_vars, bounds, iv.dom.extent)
         dtype = iv.var.dtype
-        dom = _arith.simplify(iv.dom.extent // extent) if extent != 1 else iv.dom.extent
+        if outer is None:  # all inside: the inner iterator covers the domain (a predicate bounds it)
+            full = _arith.as_int(iv.dom.extent)
+            extent = min(extent, full) if full is not None else extent
+            dom = const(1, iv.dom.extent.dtype)
+        else:
+            dom = _arith.simplify(iv.dom.extent // extent) if extent != 1 else iv.dom.extent
         vo = Var(iv.var.name + "_o", dtype)
         outer_ivs.append(IterVar(Range(const(0, dtype), dom), vo, iv.iter_type))
         outer_values.append(const(0, dtype) if outer is None else outer)
@@ -137,13 +145,13 @@ def blockize(func, loop: For, preserve_unit_iters: bool = True):
             to_inner[iv.var] = vi if outer_part is None else outer_part + vi
     to_loops = {iv.var: _loop_form(to_inner[iv.var], inner_ivs, inner_values) for iv in block.iter_vars}
     new_init = None
+    outer_pred, inner_pred = _split_predicate(func, loop, realize.predicate, inner_vars)
     inner_block = _substitute_block(block, to_inner, inner_ivs)
     # every reduction iterator has an outer one, so the outer block is a reduction: it owns the init
     if block.init is not None and any(iv.iter_type == IterVarType.CommReduce for iv in block.iter_vars):
-        new_init = _outer_init(block, inner_ivs, inner_values, to_inner, inner_loops)
+        new_init = _outer_init(func, loop, block, inner_ivs, inner_values, to_inner, inner_loops, inner_pred)
         inner_block = replace(inner_block, init=None)
         inner_block = replace(inner_block, reads=infer_regions(inner_block)[0])  # now reads its output
-    outer_pred, inner_pred = _split_predicate(func, loop, realize.predicate, inner_vars)
     inner_realize = BlockRealize(tuple(inner_values), inner_pred, inner_block)
     body = replace_stmts(loop, {realize: inner_realize})
     relax = {lp.loop_var: (lp.min, _arith.simplify(lp.min + lp.extent - 1)) for lp in inner_loops}
@@ -170,9 +178,10 @@ def _substitute_block(block, vmap: dict, new_ivs) -> Block:
                    reads=tuple(region(r) for r in block.reads), writes=tuple(region(r) for r in block.writes))
 
 
-def _outer_init(block, inner_ivs, inner_values, to_inner, inner_loops):
+def _outer_init(func, loop, block, inner_ivs, inner_values, to_inner, inner_loops, inner_pred):
     """The init of a reduction blockized across its reduction loops, as TVM builds it: loops
-    over the inner loops that feed spatial iterators around a block ``<name>_init``."""
+    over the inner loops that feed spatial iterators around a block ``<name>_init`` (under
+    the inner block's predicate, which must not involve the other inner loops)."""
     spatial = [(iv, v) for iv, v in zip(inner_ivs, inner_values) if iv.iter_type == IterVarType.DataPar]
     used = set().union(*(vars_in(v) for _, v in spatial)) if spatial else set()
     copies = [(Var(lp.loop_var.name + "_init", lp.loop_var.dtype), lp) for lp in inner_loops
@@ -186,7 +195,12 @@ def _outer_init(block, inner_ivs, inner_values, to_inner, inner_loops):
     init_block = Block(tuple(ivs), (), (), block.name_hint + "_init", substitute(block.init, vmap))
     reads, writes = infer_regions(init_block)
     init_block = replace(init_block, writes=writes)
-    body = BlockRealize(tuple(substitute(v, lmap) for _, v in spatial), const(True), init_block)
+    pred_vars = [v for v in vars_in(inner_pred) if v in {lp.loop_var for lp in inner_loops}]
+    if any(v not in lmap for v in pred_vars):
+        raise ScheduleError(f"blockize: the predicate {inner_pred!r} of block {block.name_hint!r} involves "
+                            "inner reduction loops, so the init cannot move to the outer block",
+                            func, loop=loop)
+    body = BlockRealize(tuple(substitute(v, lmap) for _, v in spatial), substitute(inner_pred, lmap), init_block)
     for var, lp in reversed(copies):
         body = For(var, lp.min, lp.extent, ForKind.SERIAL, body)
     return body

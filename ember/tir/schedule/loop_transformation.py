@@ -13,7 +13,7 @@ from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, For, ForKind
 
 from . import _arith
-from .analysis import is_true, path_to, replace_stmts
+from .analysis import is_true, path_to, replace_stmts, vars_in
 from .errors import ScheduleError
 
 __all__ = ["split", "fuse", "reorder", "add_unit_loop"]
@@ -44,6 +44,19 @@ def _add_predicate(stmt, cond):
     return replace_stmts(stmt, mapping)
 
 
+def _check_plain_loop(func, loop: For, what: str) -> None:
+    """split and fuse rebuild loops from scratch: annotations and thread bindings would be lost."""
+    if loop.annotations or loop.thread_binding is not None:
+        which = "is bound to a thread" if loop.thread_binding is not None else \
+            f"has annotations {sorted(loop.annotations)}"
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} {which}; {what} applies only to loops "
+                            "without annotations or thread bindings", func, loop=loop)
+
+
+def is_zero(e) -> bool:
+    return isinstance(e, IntImm) and e.value == 0
+
+
 def _loop_bounds(func, loop: For) -> dict:
     """Constant bounds of the loop vars around and including ``loop``."""
     bounds = {}
@@ -60,6 +73,7 @@ def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
     """Split ``loop`` into ``len(factors)`` nested loops; returns (func, new loop vars)."""
     if len(factors) < 2:
         raise ScheduleError(f"split needs at least 2 factors, got {factors!r}", func, loop=loop)
+    _check_plain_loop(func, loop, "split")
     if sum(f is None for f in factors) > 1:
         raise ScheduleError(f"split factors may contain at most one None, got {factors!r}", func, loop=loop)
     for f in factors:
@@ -91,17 +105,19 @@ def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
             f"extent {n} of loop {loop.loop_var.name!r}", func, loop=loop)
     name, dtype = loop.loop_var.name, loop.loop_var.dtype
     new_vars = [Var(f"{name}_{k}", dtype) for k in range(len(factors))]
+    # Horner form, outermost first: ((v0 * f1 + v1) * f2 + v2) ... as TVM writes it
     expr = None
     stride = 1
-    for v, f in reversed(list(zip(new_vars, factors))):
-        is_unit = _arith.as_int(f) == 1
-        if not (is_unit and not preserve_unit_iters):
-            term = v if stride == 1 else v * stride
-            expr = term if expr is None else term + expr
-        stride = stride * f
+    for v, f in zip(new_vars, factors):
+        keep = not (_arith.as_int(f) == 1 and not preserve_unit_iters)
+        if expr is not None and _arith.as_int(f) != 1:
+            expr = expr * f
+        if keep:
+            expr = v if expr is None else expr + v
+        stride = f if isinstance(stride, int) and stride == 1 else stride * f
     if expr is None:
         expr = const(0, dtype)
-    if not (isinstance(loop.min, IntImm) and loop.min.value == 0):
+    if not is_zero(loop.min):
         expr = loop.min + expr
     body = substitute(loop.body, {loop.loop_var: expr})
     bounds = _loop_bounds(func, loop)
@@ -112,7 +128,8 @@ def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
             bounds[v] = (0, fv - 1)
     covered = _arith.as_int(_arith.simplify(stride)) if not isinstance(stride, int) else stride
     if (n is None or covered is None or covered != n) and not disable_predication:
-        body = _add_predicate(body, expr < loop.min + extent)
+        bound = extent if is_zero(loop.min) else loop.min + extent
+        body = _add_predicate(body, expr < bound)
     body = _simplify_bindings(body, bounds)
     for v, f in reversed(list(zip(new_vars, factors))):
         body = For(v, const(0, dtype), _arith.simplify(const(f, dtype) if isinstance(f, int) else f),
@@ -132,6 +149,15 @@ def fuse(func, loops: list[For], preserve_unit_iters: bool = True):
                 f"fuse expects adjacent loops, each directly inside the previous one, but loop "
                 f"{inner.loop_var.name!r} is not the only statement in the body of loop "
                 f"{outer.loop_var.name!r}", func, loop=inner)
+    fused_vars = {lp.loop_var for lp in loops}
+    for lp in loops:
+        _check_plain_loop(func, lp, "fuse")
+        if not is_zero(lp.min):
+            raise ScheduleError(f"fuse: loop {lp.loop_var.name!r} starts at {lp.min!r}; only loops "
+                                "starting at 0 can be fused", func, loop=lp)
+        if any(v in fused_vars for v in vars_in(lp.extent)):
+            raise ScheduleError(f"fuse: the extent {lp.extent!r} of loop {lp.loop_var.name!r} depends on "
+                                "another of the fused loops", func, loop=lp)
     dtype = loops[0].loop_var.dtype
     fused = Var("_".join(lp.loop_var.name for lp in loops) + "_fused", dtype)
     mapping = {}
@@ -139,16 +165,20 @@ def fuse(func, loops: list[For], preserve_unit_iters: bool = True):
     extents = [lp.extent for lp in loops]
     for k in range(len(loops) - 1, -1, -1):
         lp = loops[k]
-        e = fused if stride == 1 else fused // stride
-        if k > 0:
-            e = e % extents[k]
+        # TVM's normal form of an iterator split: (f % (stride * extent)) // stride
+        span = stride * extents[k] if isinstance(stride, int) and _arith.as_int(extents[k]) is not None \
+            else _arith.simplify(stride * extents[k])
+        if isinstance(span, int):
+            span = const(span, dtype)
+        e = fused if k == 0 else fused % span
+        if not (isinstance(stride, int) and stride == 1):
+            e = e // stride
         if _arith.as_int(extents[k]) == 1 and not preserve_unit_iters:
             e = const(0, dtype)
         if not (isinstance(lp.min, IntImm) and lp.min.value == 0):
             e = lp.min + e
         mapping[lp.loop_var] = e
-        stride = _arith.simplify(extents[k] * stride) if not isinstance(stride, int) or \
-            _arith.as_int(extents[k]) is None else _arith.as_int(extents[k]) * stride
+        stride = _arith.as_int(span) if _arith.as_int(span) is not None else span
     total = stride if not isinstance(stride, int) else const(stride, dtype)
     body = substitute(loops[-1].body, mapping)
     bounds = _loop_bounds(func, loops[0])

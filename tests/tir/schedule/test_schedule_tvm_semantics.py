@@ -89,3 +89,79 @@ def test_blockize_drops_inner_iterators_of_extent_one_and_unit_loops_on_request(
     text = sch.mod.script()
     assert "vi_o = T.axis.spatial(1, 0)" in text and "vi_i = T.axis.spatial(16, i_1)" in text
     assert_same_numerics(scale_16, sch.mod["main"])
+
+
+@T.prim_func
+def matmul_10(A: T.Buffer((10, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffer((10, 8), "float32")):
+    for i, j, k in T.grid(10, 8, 8):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def test_blockize_keeps_the_inner_predicate_on_the_moved_init():
+    sch = tir.Schedule(matmul_10)
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    i0, _ = sch.split(i, [None, 4])  # 12 > 10: predicated
+    sch.blockize(i0)
+    init = sch.get(sch.get_block("C_o")).init
+    assert "T.where" in init.script()
+    assert_same_numerics(matmul_10, sch.mod["main"])
+
+
+@T.prim_func
+def copy_3d(A: T.Buffer((4, 8, 16), "float32"), B: T.Buffer((4, 8, 16), "float32")):
+    for i, j, k in T.grid(4, 8, 16):
+        with T.block("B"):
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            B[vi, vj, vk] = A[vi, vj, vk]
+
+
+def test_fuse_bindings_in_tvm_normal_form_and_split_predicate_in_horner_form():
+    sch = tir.Schedule(copy_3d)
+    sch.fuse(*sch.get_loops(sch.get_block("B")))
+    text = sch.mod.script()
+    assert "T.axis.spatial(4, i_j_k_fused // 128)" in text
+    assert "T.axis.spatial(8, i_j_k_fused % 128 // 16)" in text
+    assert "T.axis.spatial(16, i_j_k_fused % 16)" in text
+    assert_same_numerics(copy_3d, sch.mod["main"])
+    sch = tir.Schedule(copy_3d)
+    _, _, k = sch.get_loops(sch.get_block("B"))
+    sch.split(k, [3, 2, 3])
+    assert "T.where((k_0 * 2 + k_1) * 3 + k_2 < 16)" in sch.mod.script()
+    assert_same_numerics(copy_3d, sch.mod["main"])
+
+
+@T.prim_func
+def copy_annotated(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 16), "float32")):
+    for i in range(8):
+        for j in T.serial(16, annotations={"note": 1}):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+
+@T.prim_func
+def copy_offset(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 16), "float32")):
+    for i in range(8):
+        for j in T.serial(2, 16):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj]
+
+
+def test_split_and_fuse_refuse_annotated_or_offset_loops():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(copy_annotated)
+    i, j = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match=r"fuse: loop 'j' has annotations \['note'\]"):
+        sch.fuse(i, j)
+    with pytest.raises(ScheduleError, match="split: loop 'j' has annotations"):
+        sch.split(j, [None, 4])
+    sch = tir.Schedule(copy_offset)
+    i, j = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="fuse: loop 'j' starts at 2"):
+        sch.fuse(i, j)
