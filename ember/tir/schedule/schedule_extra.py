@@ -67,3 +67,11 @@ class ExtraPrimitives:
         rv = self._new(BlockRV, (fname, name))
         self._record(what, [loop, block], [buffer_index, storage_scope], [rv])
         return rv
+
+    def pad_einsum(self, block: BlockRV, padding) -> None:
+        """Round an einsum block's iteration space up to multiples of ``padding`` (see pad_einsum.py)."""
+        from .pad_einsum import pad_einsum
+
+        padding = [int(self._int(p)) for p in padding]
+        self._apply(block, pad_einsum, self._block(block), padding)
+        self._record("pad_einsum", [block], [padding], [])

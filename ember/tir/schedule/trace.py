@@ -104,6 +104,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("rolling_buffer", ("block",), ("write_buffer_index",)),
     K("decompose_padding", ("block", "loop"), ()),
     K("read_at", ("loop", "block"), ("read_buffer_index", "storage_scope")),
+    K("pad_einsum", ("block",), ("padding",)),
     K("write_at", ("loop", "block"), ("write_buffer_index", "storage_scope")),
 )
 del K
