@@ -16,7 +16,7 @@ from .base import as_operand, make_call, register, tensor_arg
 
 __all__ = [
     "call_tir", "call_tir_inplace", "call_dps_packed", "call_pure_packed", "shape_of", "null_value",
-    "print", "assert_op", "invoke_closure", "call_builtin_with_ctx", "make_closure",
+    "print", "assert_op", "invoke_closure", "invoke_pure_closure", "call_builtin_with_ctx", "make_closure",
 ]
 
 
@@ -121,6 +121,14 @@ def invoke_closure(closure, args, sinfo_args) -> Call:
 
     infos = sinfo_args if isinstance(sinfo_args, list | tuple) else [sinfo_args]
     return Call(Op.get("relax.invoke_closure"), [closure, _args_tuple(args)], None, infos)
+
+
+def invoke_pure_closure(closure, args, sinfo_args) -> Call:
+    """Call a closure (made by ``make_closure``) known to have no side effect."""
+    from ember.ir import Op
+
+    infos = sinfo_args if isinstance(sinfo_args, list | tuple) else [sinfo_args]
+    return Call(Op.get("relax.invoke_pure_closure"), [closure, _args_tuple(args)], None, infos)
 
 
 def make_closure(func, args) -> Call:

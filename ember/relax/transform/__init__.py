@@ -39,6 +39,7 @@ from .attach_global_symbol import AttachGlobalSymbol  # noqa: E402
 from .normalize_global_var import NormalizeGlobalVar  # noqa: E402
 from .remove_unused_parameters import RemoveUnusedParameters  # noqa: E402
 from .remove_unused_outputs import RemoveUnusedOutputs  # noqa: E402
+from .lambda_lift import LambdaLift  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
