@@ -13,6 +13,9 @@ from .convert_ssa import ConvertSSA, convert_ssa
 from .convert_for_loops_to_serial import ConvertForLoopsToSerial, convert_for_loops_to_serial
 from .decorate_device_scope import DecorateDeviceScope, decorate_device_scope
 from .flatten_buffer import FlattenBuffer, flatten_buffer
+from .hoist_expression import (
+    HoistedConditionals, HoistedLetBindings, HoistExpression, HoistIfThenElse, hoist_expression,
+)
 from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
 from .lower_opaque_block import LowerOpaqueBlock, lower_opaque_block
@@ -53,7 +56,8 @@ __all__ = [
     "decorate_device_scope", "AnnotateEntryFunc", "Apply", "BindTarget", "Filter",
     "RemoveAssume", "remove_assume", "RemoveStoreUndef", "remove_store_undef",
     "RewriteUnsafeSelect", "rewrite_unsafe_select", "UnifyThreadBinding", "unify_thread_binding",
-    "ConvertSSA", "convert_ssa",
+    "ConvertSSA", "convert_ssa", "HoistedConditionals", "HoistedLetBindings", "HoistExpression",
+    "HoistIfThenElse", "hoist_expression",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
