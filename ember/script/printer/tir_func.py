@@ -30,8 +30,26 @@ def is_implicit_root(body) -> bool:
     return (
         b.name_hint == "root" and not b.iter_vars and not body.iter_values and not b.reads
         and not b.writes and b.init is None and not b.match_buffers and not b.annotations
-        and isinstance(pred, IntImm) and pred.value == 1
+        and isinstance(pred, IntImm) and pred.value == 1 and _has_block(b.body)
     )
+
+
+def _has_block(stmt) -> bool:
+    """Whether ``stmt`` holds a block (else the parser would not add the root back)."""
+    from ember.tir.functor import pre_order_visit
+
+    found = []
+
+    def visit(n):
+        if found:
+            return False
+        if isinstance(n, BlockRealize | Block):
+            found.append(n)
+            return False
+        return True
+
+    pre_order_visit(stmt, visit)
+    return bool(found)
 
 
 class PrimFuncPrinter(StmtPrinter):

@@ -35,13 +35,12 @@ def _dtype_forward(fn):
     def wrapped(*args, **kwargs):
         if "dtype" in kwargs:
             args = (kwargs.pop("dtype"),) + args
-        if fn.__name__ != "tvm_struct_get":  # a slice argument, B[0:4], is its vector load
-            from ember.tir.buffer import BufferRegion
+        from ember.tir.buffer import BufferRegion
 
-            if builtins.any(isinstance(a, BufferRegion) for a in args):
-                from ember.script.parser.evaluator import as_value
+        if builtins.any(isinstance(a, BufferRegion) for a in args):  # B[0:4]: its vector load
+            from ember.script.parser.evaluator import as_value
 
-                args = tuple(as_value(a) for a in args)
+            args = tuple(as_value(a) for a in args)
         return fn(*args, **kwargs)
 
     wrapped.__name__ = wrapped.__qualname__ = fn.__name__
@@ -50,18 +49,19 @@ def _dtype_forward(fn):
 
 
 for _name in ("call_extern", "call_pure_extern", "call_intrin", "reinterpret", "call_llvm_intrin",
-              "call_llvm_pure_intrin", "tvm_struct_get"):
+              "call_llvm_pure_intrin"):  # tvm_struct_get takes its dtype last or as dtype= itself
     if _name in globals():
         globals()[_name] = _dtype_forward(globals()[_name])
 globals().update(NODE_BUILDERS)
 Var = var  # TVM spells the fresh-variable constructor both ways
+boolean = globals()["bool"]  # T.boolean: TVM's other spelling of T.bool
 
 __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "prim_func", "handle", "var", "Var", "Cast", "Select", "Ramp", "Broadcast", "Let", "Range",
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer", "boolean",
 ]
 
 

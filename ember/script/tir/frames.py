@@ -50,6 +50,8 @@ def _shape(shape) -> tuple:
 
 def _make(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
           axis_separators, name) -> _Buffer:
+    if strides is not None:  # strides=("A_s0",): a stride variable of that name, as TVM makes
+        strides = [Var(s, "int32") if isinstance(s, str) else s for s in strides]
     return _decl_buffer(_shape(shape), dtype, name, data, strides, elem_offset, scope,
                         align, offset_factor, axis_separators)
 
