@@ -40,6 +40,8 @@ from .normalize_global_var import NormalizeGlobalVar  # noqa: E402
 from .remove_unused_parameters import RemoveUnusedParameters  # noqa: E402
 from .remove_unused_outputs import RemoveUnusedOutputs  # noqa: E402
 from .lambda_lift import LambdaLift  # noqa: E402
+from .inline_private_functions import InlinePrivateFunctions  # noqa: E402
+from .expand_tuple_arguments import ExpandTupleArguments  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",

@@ -323,7 +323,7 @@ def _canonicalize(func: Function, mod) -> Function:
     planner.visit_expr(func)
     plan = planner.plan()
     replace_usage, replace_binding, remove, keep_var = plan
-    if replace_usage or replace_binding or remove:
+    if replace_usage or replace_binding or remove or planner.tuple_of:  # t[i] of a known tuple folds too
         func = _Rewriter(plan, mod).visit_expr(func)
     uses = _Uses()
     uses.visit_expr(func)
