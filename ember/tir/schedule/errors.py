@@ -14,7 +14,7 @@ from ember.error import TVMError
 
 from .printing import func_script, mark_line
 
-__all__ = ["ScheduleError", "UnknownHandleError"]
+__all__ = ["ScheduleError", "UnknownHandleError", "BufferIndexError"]
 
 
 class ScheduleError(TVMError, ValueError):
@@ -69,3 +69,8 @@ def _tag_loop(func, loop):
 class UnknownHandleError(ScheduleError, IndexError):
     """A handle (BlockRV, LoopRV, ExprRV) that this schedule does not know: made by another
     schedule or removed with ``remove_rv`` (an IndexError, as TVM raises)."""
+
+
+class BufferIndexError(ScheduleError, AssertionError):
+    """A ``("read" | "write", index)`` buffer argument out of the block's range (an
+    AssertionError too, as TVM's argument normalisation raises)."""

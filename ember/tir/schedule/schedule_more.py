@@ -255,6 +255,8 @@ class MorePrimitives:
                 self._raise(err)
             index_map, separators = IndexMap.from_func_with_separators(index_map, ndim=len(buf.shape))
         buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        if hasattr(buffer, "shape") and hasattr(buffer, "data"):  # a Buffer: traced as (kind, index), as TVM
+            buffer = self._buffer_arg(block, buffer)
         spec = self._buffer_arg(block, buffer) if separators else None  # before the buffer changes
         self._apply(block, transform_layout, realize, buffer, index_map, pad_value,
                     assume_injective_transform)
@@ -262,10 +264,23 @@ class MorePrimitives:
         if separators:  # IndexMap.AXIS_SEPARATOR in the mapping: then set_axis_separator
             self.set_axis_separator(block, spec, separators)
 
+    def _check_buffer_index(self, block: BlockRV, buffer, what: str) -> None:
+        from .errors import BufferIndexError
+
+        if isinstance(buffer, tuple) and len(buffer) == 2 and buffer[0] in ("read", "write"):
+            node = self._block(block).block
+            regions = node.reads if buffer[0] == "read" else node.writes
+            if not isinstance(buffer[1], int) or not 0 <= buffer[1] < len(regions):
+                self._raise(BufferIndexError(f"{what}: block {node.name_hint!r} has no {buffer[0]} buffer "
+                                             f"{buffer[1]} (it has {len(regions)})"))
+
     def set_axis_separator(self, block: BlockRV, buffer, axis_separators) -> None:
         from .layout import set_axis_separator
 
         buffer = tuple(buffer) if isinstance(buffer, list) else buffer
+        if hasattr(buffer, "shape") and hasattr(buffer, "data"):  # a Buffer: traced as (kind, index), as TVM
+            buffer = self._buffer_arg(block, buffer)
+        self._check_buffer_index(block, buffer, "set_axis_separator")
         self._apply(block, set_axis_separator, self._block(block), buffer, list(axis_separators or []))
         self._record("set_axis_separator", [block], [buffer, list(axis_separators or [])], [])
 

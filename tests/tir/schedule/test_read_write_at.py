@@ -52,3 +52,4 @@ def test_read_at_bad_index_is_refused():
     k0 = sch.get_loops(block)[2]
     with pytest.raises(ScheduleError, match="has no read buffer 7"):
         sch.read_at(k0, block, 7, "local")
+
