@@ -20,6 +20,7 @@ from .stmt import (
 
 from . import analysis, transform  # noqa: E402 - lowering passes and analyses (tvm.tir.transform.X)
 from . import expr, stmt_functor  # noqa: E402 - TVM's module paths tvm.tir.expr / tvm.tir.stmt_functor
+from . import ir_builder  # noqa: E402 - tvm.tir.ir_builder (imperative TIR construction)
 from .schedule import IndexMap, Schedule, ScheduleError, ScheduleState, TensorIntrin  # noqa: E402 - tvm.tir.Schedule & co
 from .schedule.block_scope import BlockDependenceInfo, BlockScope, DepKind  # noqa: E402
 from .schedule.state import StmtSRef  # noqa: E402
