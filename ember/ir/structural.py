@@ -76,6 +76,27 @@ def _defining(cls, name: str, current: bool) -> bool:
     return current if defs is None else name in defs
 
 
+def _zero_none(cls, name: str, value):
+    """A field a class declares ``_zero_when_none`` (Buffer.elem_offset: None means 0, TVM's
+    default) compares a None with any integer 0; returns the value to compare or hash."""
+    if name in getattr(cls, "_zero_when_none", ()):
+        if value is None:
+            return _ZERO
+        if getattr(value, "value", None) == 0 and type(value).__name__ == "IntImm":
+            return _ZERO
+    return value
+
+
+class _Zero:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "0"
+
+
+_ZERO = _Zero()
+
+
 def _is_ndarray(x) -> bool:
     return type(x).__name__ == "NDArray" and hasattr(x, "numpy")
 
@@ -203,7 +224,10 @@ class _Comparer:
                 continue
             self.path.append(("attr", name))
             self.defining = _defining(cls, name, outer)
-            ok = self.eq(getattr(lhs, name), getattr(rhs, name))
+            a, b = getattr(lhs, name), getattr(rhs, name)
+            if (a is None) != (b is None) and _zero_none(cls, name, a) is _zero_none(cls, name, b):
+                a = b = None
+            ok = self.eq(a, b)
             self.defining = outer
             self.path.pop()
             if not ok:
@@ -309,7 +333,8 @@ class _Hasher:
             for name in _order(cls):
                 if name not in ignored:
                     self.defining = _defining(cls, name, outer)
-                    parts.append(self.hash(getattr(x, name)))
+                    value = _zero_none(cls, name, getattr(x, name))
+                    parts.append(hash("zero") if value is _ZERO else self.hash(value))
             self.defining = outer
             return hash(tuple(parts))
         if isinstance(x, _SEQUENCES):

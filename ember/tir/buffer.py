@@ -27,6 +27,7 @@ class Buffer(Node):
 
     _binding = True
     _ignore_fields = ("name",)
+    _zero_when_none = ("elem_offset",)  # None means offset 0: structurally equal to an IntImm 0
 
     READ = 1  # access masks of access_ptr
     WRITE = 2
