@@ -192,13 +192,13 @@ def rfactor(func, loop: For, factor_axis: int):
     ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
     out_idx = tuple(substitute(i, ivmap) for i in store.indices)
     wb_block = replace(
-        block, iter_vars=tuple(new_ivs) + (IterVar(Range(0, loop.extent), wrf, IterVarType.CommReduce),),
+        block, iter_vars=(IterVar(Range(0, loop.extent), wrf, IterVarType.CommReduce),) + tuple(new_ivs),
         body=BufferStore(out, op(BufferLoad(out, out_idx), BufferLoad(rf_buf, rf_index(out_idx, wrf))),
                          out_idx),
         init=substitute(block.init, ivmap), alloc_buffers=(), match_buffers=())
     reads, writes = infer_regions(wb_block)
     wb_block = replace(wb_block, reads=reads, writes=writes)
-    values = tuple(substitute(v, vmap) for _, v in spatial) + (substitute(binding, vmap),)
+    values = (substitute(binding, vmap),) + tuple(substitute(v, vmap) for _, v in spatial)  # TVM's order
     pred = _predicate_for(realize.predicate, set(vmap), vmap)
     for cond in _rf_reached(func, realize, loop, loops, keep):  # skip partials never initialised
         cond = substitute(cond, vmap)

@@ -44,7 +44,7 @@ def row_sum_rfactor(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32"
             B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * 4 + vk_1]
     for i, k_1 in T.grid(8, 4):
         with T.block("B"):
-            vi, vk_1 = T.axis.remap("SR", [i, k_1])
+            vk_1, vi = T.axis.remap("RS", [k_1, i])  # TVM: the rfactor iterator first
             with T.init():
                 B[vi] = T.float32(0)
             B[vi] = B[vi] + B_rf[vk_1, vi]

@@ -165,3 +165,27 @@ def test_split_and_fuse_refuse_annotated_or_offset_loops():
     i, j = sch.get_loops(sch.get_block("B"))
     with pytest.raises(ScheduleError, match="fuse: loop 'j' starts at 2"):
         sch.fuse(i, j)
+
+
+@T.prim_func
+def zero_fill_implicit_offset(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = T.float32(0)
+
+
+@T.prim_func
+def zero_fill_explicit_offset(a: T.handle):
+    A = T.match_buffer(a, (4,), elem_offset=0)
+    for i in range(4):
+        A[i] = T.float32(0)
+
+
+def test_buffer_without_elem_offset_equals_one_with_offset_zero():
+    from ember.ir import structural_equal, structural_hash
+
+    f = zero_fill_implicit_offset.without_attr("global_symbol")
+    g = zero_fill_explicit_offset.without_attr("global_symbol")
+    assert structural_equal(f, g) and structural_hash(f) == structural_hash(g)
+    h = tir.PrimFunc(g.params, g.body, buffer_map={
+        p: tir.decl_buffer((4,), "float32", "A", elem_offset=1) for p in g.params})
+    assert not structural_equal(g, h)
