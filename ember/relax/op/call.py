@@ -101,11 +101,17 @@ def call_dps_packed(func, args, out_sinfo) -> Call:
     return Call(Op.get("relax.call_dps_packed"), [_callee(func), _args_tuple(args)], None, [_out_sinfo(out_sinfo)])
 
 
+def _sinfo_list(sinfo_args) -> list:
+    """A list of struct infos; TVMScript's bare words (``R.Tuple``, ``R.Object``) are accepted."""
+    infos = sinfo_args if isinstance(sinfo_args, list | tuple) else [sinfo_args]
+    return [s.as_struct_info() if hasattr(s, "as_struct_info") else s for s in infos]
+
+
 def call_pure_packed(func, *args, sinfo_args) -> Call:
     """Call the packed function ``func`` and treat the call as pure."""
     from ember.ir import Op
 
-    infos = sinfo_args if isinstance(sinfo_args, list | tuple) else [sinfo_args]
+    infos = _sinfo_list(sinfo_args)
     return Call(Op.get("relax.call_pure_packed"), [_callee(func)] + [as_operand(a) for a in args], None, infos)
 
 

@@ -20,10 +20,11 @@ __all__ = ["BundleModelParams"]
 
 
 class _Bundler(ExprMutator):
-    def __init__(self, mod, model_params: list, tuple_param: Var):
+    def __init__(self, mod, model_params: list, tuple_param: Var, consume: bool = False):
         super().__init__(mod)
         self.index = {p: i for i, p in enumerate(model_params)}
         self.tuple_param = tuple_param
+        self.consume = consume  # release each item from the tuple once read (LiftTransformParams)
         self.ready: dict = {}  # model param -> the variable holding it here
 
     def visit_var_(self, op: Var):
@@ -36,7 +37,19 @@ class _Bundler(ExprMutator):
             var = (DataflowVar if self.builder_._is_dataflow else Var)(op.name_hint, value.struct_info)
             self.builder_.emit_normalized(VarBinding(var, value))
             self.ready[op] = var
+            if self.consume:
+                self._release(k)
         return var
+
+    def _release(self, k: int) -> None:
+        from ember.ir import IntImm
+
+        from ..expr import PrimValue
+        from ..op.call import call_pure_packed
+
+        reset = call_pure_packed("vm.builtin.tuple_reset_item", self.tuple_param, PrimValue(IntImm("int32", k)),
+                                 sinfo_args=[TupleStructInfo([])])
+        self.builder_.emit(reset, "_")
 
     def _rebuild_block(self, block, dataflow: bool):
         out = super()._rebuild_block(block, dataflow)
