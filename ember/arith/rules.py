@@ -17,6 +17,7 @@ from ember.runtime.dtype import DataType
 from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_select
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
+from .rules_call import fold_int_intrinsic
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
 from .vector import vector_rules
@@ -148,6 +149,12 @@ AND_RULES = [
     Rule("!x && x", And(Not(x), x), F),
     Rule("(x && y) && x", And(And(x, y), x), And(x, y)),
     Rule("(x && y) && y", And(And(x, y), y), And(x, y)),
+    Rule("x == y && x != y", And(EQ(x, y), NE(x, y)), F),
+    Rule("x != y && x == y", And(NE(x, y), EQ(x, y)), F),
+    Rule("x == c1 && x != c2", And(EQ(x, c1), NE(x, c2)), EQ(x, c1), lambda m, s: m.c1 != m.c2),
+    Rule("x != c2 && x == c1", And(NE(x, c2), EQ(x, c1)), EQ(x, c1), lambda m, s: m.c1 != m.c2),
+    Rule("x == c1 && x == c2", And(EQ(x, c1), EQ(x, c2)), F, lambda m, s: m.c1 != m.c2),
+    Rule("x && (y && z)", And(x, And(y, z)), And(And(x, y), z)),
 ]
 OR_RULES = [
     Rule("x || false", Or(x, F), x),
@@ -159,6 +166,12 @@ OR_RULES = [
     Rule("!x || x", Or(Not(x), x), T),
     Rule("(x || y) || x", Or(Or(x, y), x), Or(x, y)),
     Rule("(x || y) || y", Or(Or(x, y), y), Or(x, y)),
+    Rule("x == y || x != y", Or(EQ(x, y), NE(x, y)), T),
+    Rule("x != y || x == y", Or(NE(x, y), EQ(x, y)), T),
+    Rule("x != c1 || x == c2", Or(NE(x, c1), EQ(x, c2)), NE(x, c1), lambda m, s: m.c1 != m.c2),
+    Rule("x == c2 || x != c1", Or(EQ(x, c2), NE(x, c1)), NE(x, c1), lambda m, s: m.c1 != m.c2),
+    Rule("x != c1 || x != c2", Or(NE(x, c1), NE(x, c2)), T, lambda m, s: m.c1 != m.c2),
+    Rule("x || (y || z)", Or(x, Or(y, z)), Or(Or(x, y), z)),
 ]
 NOT_RULES = [
     Rule("!!x", Not(Not(x)), x),
@@ -198,7 +211,7 @@ RULES: dict[type, list] = {
     Not: [fold_not, *_apply(NOT_RULES)],
     Select: [fold_select, *_apply(SELECT_RULES)],
     Cast: [fold_cast, cast_linear],
-    Call: [fold_if_then_else],
+    Call: [fold_if_then_else, fold_int_intrinsic],
     Ramp: vector_rules(Ramp),
     Broadcast: [],
 }

@@ -64,20 +64,108 @@ def compare_linear(s, e) -> PrimExpr | None:
             r = compare_linear(s, EQ(e.a, e.b))
             if type(r) is IntImm:
                 return IntImm(_BOOL, 1 - r.value)
+            if type(r) is EQ:
+                return NE(r.a, r.b)
         return None
     verdict = _decide(s, forms)
     if verdict is not None:
         return _TRUE if verdict else _FALSE
-    d = forms[0]
-    if type(e) is EQ:
+    cls = type(e)
+    dtype = e.a.dtype
+    if cls is EQ:
+        d = forms[0]
         g = _gcd(d)
         if g and d.const % g:
             return _FALSE  # x*2 == 1 has no integer solution
-    else:
-        dropped = _drop_bounded_remainder(s, d)
-        if dropped is not None:
-            return _emit_le0(dropped, e.a.dtype)
-    return _normalise(s, e, d)
+        zero_product = _product_is_zero(d)
+        return zero_product if zero_product is not None else _emit_eq(d, g, dtype)
+    # every ordered comparison is ``d <= 0``; written back as LT when it was ``<`` or ``>``
+    strict = cls in (LT, GT)
+    d = _recombine(s, forms[0], dtype)
+    dropped = _drop_bounded_remainder(s, d)
+    if dropped is not None:
+        d = dropped
+    divided = _div_bound(s, d)
+    if divided is not None:
+        d = divided
+    at_bound = _mod_at_its_bound(s, d, strict)
+    if at_bound is not None:
+        return at_bound
+    return _emit_ordered(d, strict, dtype)
+
+
+def _recombine(s, d: Linear, dtype) -> Linear:
+    """``(x // c) * c - x`` → ``-(x % c)`` inside the compared difference, whenever that
+    does not make it longer (``(x + 2) // 4 * 4 >= x`` → ``(x + 2) % 4 <= 2``)."""
+    from ember.ir import Div, FloorDiv, FloorMod, Mod
+
+    for key, (atom, coeff) in d.terms.items():
+        if type(atom) not in (FloorDiv, Div) or type(atom.b) is not IntImm or atom.b.value <= 0:
+            continue
+        c = atom.b.value
+        if coeff % c:
+            continue
+        k = -coeff // c  # the term is -k*c*q, and k*n - k*c*q == k*(n mod c)
+        mod = s.visit((FloorMod if type(atom) is FloorDiv else Mod)(atom.a, atom.b))
+        terms = {}
+        for other, t in d.terms.items():
+            if other == key:
+                terms[s.keys.key(mod)] = (mod, k)
+            else:
+                terms[other] = t
+        trial = Linear(terms, d.const).plus(s.linear(atom.a), -k)
+        if trial.size() <= d.size():
+            return _recombine(s, trial, dtype)
+    return d
+
+
+def _mod_at_its_bound(s, d: Linear, strict: bool) -> PrimExpr | None:
+    """``x % c <= 0`` is ``x % c == 0``: a floor-mod compared with its least value."""
+    from ember.ir import FloorMod
+
+    if strict or len(d.terms) != 1:
+        return None
+    (atom, coeff), = d.terms.values()
+    if type(atom) is not FloorMod or coeff != 1 or d.const != 0 or s.bound(atom)[0] != 0:
+        return None
+    return EQ(atom, IntImm(atom.dtype, 0))
+
+
+def _product_is_zero(d: Linear) -> PrimExpr | None:
+    """``x * y == 0`` is ``x == 0 || y == 0``."""
+    from ember.ir import Mul
+
+    if len(d.terms) != 1 or d.const != 0:
+        return None
+    (atom, _), = d.terms.values()
+    if type(atom) is not Mul:
+        return None
+    zero = IntImm(atom.dtype, 0)
+    return Or(EQ(atom.a, zero), EQ(atom.b, zero))
+
+
+def _div_bound(s, d: Linear) -> Linear | None:
+    """``x // c <= k`` (and truncating ``x / c``) as a bound on ``x`` itself: the form
+    ``±(n / c) + k <= 0`` with one division atom by a positive constant c."""
+    from ember.ir import Div, FloorDiv
+
+    if len(d.terms) != 1:
+        return None
+    (atom, coeff), = d.terms.values()
+    if type(atom) not in (FloorDiv, Div) or type(atom.b) is not IntImm or atom.b.value <= 0:
+        return None
+    if coeff not in (1, -1) or not is_int_scalar(atom.a.dtype):
+        return None
+    c, k = atom.b.value, -d.const * coeff  # coeff=1: q <= k;  coeff=-1: q >= k
+    num = s.linear(atom.a)
+    if type(atom) is FloorDiv:
+        if coeff == 1:  # q <= k  ⇔  n <= k*c + c - 1
+            return num.plus(Linear({}, -(k * c + c - 1)))
+        return num.scaled(-1).plus(Linear({}, k * c))  # q >= k  ⇔  n >= k*c
+    if coeff == 1:  # trunc: q <= k  ⇔  n <= k*c + c - 1 (k >= 0), n <= k*c (k < 0)
+        return num.plus(Linear({}, -(k * c + c - 1 if k >= 0 else k * c)))
+    # q >= k  ⇔  n >= k*c (k > 0), n >= (k - 1)*c + 1 (k <= 0)
+    return num.scaled(-1).plus(Linear({}, k * c if k > 0 else (k - 1) * c + 1))
 
 
 def _drop_bounded_remainder(s, d: Linear) -> Linear | None:
@@ -104,13 +192,6 @@ def _drop_bounded_remainder(s, d: Linear) -> Linear | None:
     return None
 
 
-def _emit_le0(d: Linear, dtype) -> PrimExpr:
-    """``d <= 0`` with the terms' common factor divided out."""
-    g = _gcd(d) or 1
-    terms = Linear({k: (a, c // g) for k, (a, c) in d.terms.items()}, 0)
-    return _emit(LE, terms.plus(Linear({}, -((-d.const) // g))), DataType(dtype))
-
-
 def _gcd(lin: Linear) -> int:
     g = 0
     for _, c in lin.terms.values():
@@ -118,42 +199,44 @@ def _gcd(lin: Linear) -> int:
     return g
 
 
-def _normalise(s, e, d: Linear) -> PrimExpr | None:
-    """Rewrite ``e`` as ``P op N + k`` with common factors divided out, if that is smaller."""
-    la, lb = s.linear(e.a), s.linear(e.b)
-    g = _gcd(d)
-    if g == 0:
-        return None
-    before = la.size() + lb.size()
-    if type(e) in (EQ,):
-        if d.const % g:
-            return _FALSE
-        body = Linear({k: (a, c // g) for k, (a, c) in d.terms.items()}, d.const // g)
-        op = EQ
-    else:
-        # every ordered comparison is now ``d <= 0``; divide: d/g <= 0 ⇔ terms/g <= floor(-k/g)
-        terms = Linear({k: (a, c // g) for k, (a, c) in d.terms.items()}, 0)
-        bound = (-d.const) // g
-        body = terms.plus(Linear({}, -bound))
-        op = LE
-    after = body.size()
-    if g == 1 and after >= before:
-        return None
-    return _emit(op, body, e.a.dtype)
+def _emit_ordered(d: Linear, strict: bool, dtype) -> PrimExpr:
+    """``d <= 0`` with the terms' common factor divided out, written as TVM's rewrite
+    simplifier writes comparisons: ``<`` when ``strict`` else ``<=``, never ``>``/``>=``."""
+    g = _gcd(d) or 1
+    k = -((-d.const) // g)  # g*T + c <= 0  ⇔  T + ceil(c/g) <= 0
+    if strict:
+        k -= 1  # T + k <= 0  ⇔  T + k - 1 < 0
+    body = Linear({key: (a, c // g) for key, (a, c) in d.terms.items()}, k)
+    return _emit_sides(LT if strict else LE, body, DataType(dtype))
 
 
-def _emit(op, body: Linear, dtype) -> PrimExpr:
-    """``body op 0`` written with positive terms on the left, the rest on the right."""
+def _emit_eq(d: Linear, g: int, dtype) -> PrimExpr:
+    """``d == 0`` divided by the common factor, with a positive leading term."""
+    g = g or 1
+    if d.terms and all(c < 0 for _, c in d.terms.values()):
+        g = -g
+    body = Linear({key: (a, c // g) for key, (a, c) in d.terms.items()}, d.const // g)
+    return _emit_sides(EQ, body, DataType(dtype))
+
+
+def _emit_sides(op, body: Linear, dtype) -> PrimExpr:
+    """``body op 0`` as ``P op N``: terms with positive coefficients on the left, the
+    others on the right; the constant goes alone to an empty side, else to the side
+    where it is positive (``x + 5 < y``, ``x < y + 5``, ``99 < x``, ``x <= 1``)."""
     pos = Linear({k: t for k, t in body.terms.items() if t[1] > 0}, 0)
     neg = Linear({k: (a, -c) for k, (a, c) in body.terms.items() if c < 0}, 0)
-    k = -body.const  # pos - neg op k  ⇔  pos op neg + k
+    k = body.const  # pos + k op neg
+    if pos.terms and neg.terms and ((op is LT and k == -1) or (op is LE and k == 1)):
+        op, k = (LE, 0) if op is LT else (LT, 0)  # x < y + 1 is x <= y; x + 1 <= y is x < y
     if not pos.terms:
-        # 0 op neg + k  ⇔  neg op' -k  with the comparison flipped
-        flipped = {LE: GE, LT: GT, EQ: EQ}[op]
-        return flipped(to_expr(neg, dtype), IntImm(dtype, -k))
-    if op is LE and (not neg.terms or k == -1):
-        op, k = LT, k + 1  # x <= 3 reads better as x < 4, x <= y - 1 as x < y
-    return op(to_expr(pos, dtype), to_expr(neg.plus(Linear({}, k)), dtype))
+        left, right = IntImm(dtype, k), to_expr(neg, dtype)
+    elif not neg.terms:
+        left, right = to_expr(pos, dtype), IntImm(dtype, -k)
+    elif k >= 0:
+        left, right = to_expr(pos.plus(Linear({}, k)), dtype), to_expr(neg, dtype)
+    else:
+        left, right = to_expr(pos, dtype), to_expr(neg.plus(Linear({}, -k)), dtype)
+    return op(left, right)
 
 
 def as_facts(s, cond: PrimExpr) -> tuple[list[Linear], list[PrimExpr]]:

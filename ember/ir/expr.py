@@ -507,6 +507,10 @@ class Let(PrimExpr):
     value: PrimExpr
     body: PrimExpr
 
+    def __post_init__(self):  # Let(x, 1, x + 1): a Python number takes the variable's dtype
+        if isinstance(self.value, _PY_SCALARS):
+            object.__setattr__(self, "value", as_expr(self.value, self.var.dtype))
+
     @property
     def dtype(self) -> DataType:
         return self.body.dtype

@@ -76,7 +76,7 @@ def main(X: T.Buffer((1, 2, 5, 5), "float32"), W: T.Buffer((4, 2, 3, 3), "float3
             v_n, v_c, v_h, v_w = T.axis.remap("SSSS", [n, c, h, w])
             T.reads(X[0, v_c, v_h - 1, v_w - 1])
             T.writes(P[v_n, v_c, v_h, v_w])
-            P[v_n, v_c, v_h, v_w] = T.if_then_else(v_h >= 1 and v_h < 6 and v_w >= 1 and v_w < 6, X[0, v_c, v_h - 1, v_w - 1], T.float32(0.0))
+            P[v_n, v_c, v_h, v_w] = T.if_then_else(1 <= v_h and v_h < 6 and 1 <= v_w and v_w < 6, X[0, v_c, v_h - 1, v_w - 1], T.float32(0.0))
     for n_1, f, h_1, w_1, rc, rh, rw in T.grid(1, 4, 5, 5, 2, 3, 3):
         with T.block("Y"):
             v_n_1, v_f, v_h_1, v_w_1, v_rc, v_rh, v_rw = T.axis.remap("SSSSRRR", [n_1, f, h_1, w_1, rc, rh, rw])
