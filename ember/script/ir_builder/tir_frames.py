@@ -194,6 +194,17 @@ class AttrFrame(TIRFrame):
         return AttrStmt(self.node, self.key, self.value, self.body())
 
 
+class RealizeFrame(TIRFrame):
+    def __init__(self, region, scope: str, condition) -> None:
+        super().__init__()
+        self.region, self.scope, self.condition = region, scope, condition
+
+    def finish(self):
+        from ember.script.tir.frames import realize_stmt
+
+        return realize_stmt(self.region, self.scope, self.condition, self.body())
+
+
 class LaunchThreadFrame(AttrFrame):
     """A ``thread_extent`` attribute; ``as`` binds the thread variable."""
 

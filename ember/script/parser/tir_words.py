@@ -87,6 +87,11 @@ def _assert(p: TIRParser, call, args):
     return Scoped(lambda body: AssertStmt(cond, msg, body))
 
 
+def _realize(p: TIRParser, call, args):
+    region, scope, cond = as_region(args["buffer_slice"]), args["scope"], args["condition"]
+    return Scoped(lambda body: W.realize_stmt(region, scope, cond, body))
+
+
 def _needs_assignment(word: str):
     def handler(p: TIRParser, call, args):
         raise p.error(call, f"the result of T.{word} must be assigned to a name")
@@ -96,7 +101,7 @@ def _needs_assignment(word: str):
 
 EXPR_WORDS = {
     W.reads: _reads, W.writes: _writes, W.where: _where, W.block_attr: _block_attr,
-    W.func_attr: _func_attr, W.attr: _attr, W.Assert: _assert,
+    W.func_attr: _func_attr, W.attr: _attr, W.Assert: _assert, W.realize: _realize,
     W.alloc_buffer: _needs_assignment("alloc_buffer"),
     W.match_buffer: _needs_assignment("match_buffer"),
     W.allocate: _needs_assignment("allocate"),
@@ -412,4 +417,5 @@ WITH_WORDS = {
     W.block: _block, W.init: _init, W.LetStmt: _let_with, W.allocate: _allocate_with,
     W.decl_buffer: _decl_buffer_with, W.attr: _scoped_with(W.attr),
     W.Assert: _scoped_with(W.Assert), W.launch_thread: _launch_thread_with,
+    W.realize: _scoped_with(W.realize),
 }

@@ -238,7 +238,7 @@ class ExprPrinter:
         return f"T.Div({self.expr(e.a)}, {self.expr(e.b)})", PREC["atom"]
 
     def _call_style(self, e):
-        if isinstance(e.a, IntImm | FloatImm) and isinstance(e.b, IntImm | FloatImm) and type(e) is not Mod:
+        if isinstance(e.a, IntImm | FloatImm) and isinstance(e.b, IntImm | FloatImm):
             return f"T.{type(e).__name__}({self.expr(e.a)}, {self.expr(e.b)})", PREC["atom"]
         return f"T.{_CALL_STYLE[type(e)]}({self.expr(e.a)}, {self.expr(e.b)})", PREC["atom"]
 

@@ -258,10 +258,26 @@ class StmtPrinter(ExprPrinter):
             name = self.define(iv.var, iv.var.name)
             self.scoped(f"{name} = {call}", f"{call} as {name}", s.body, last)
             return
+        if self.is_realize(s):
+            r = s.body
+            args = [f"{self.buffer(r.buffer)}[{self.region(r.bounds)}]", self.expr(s.value)]
+            if not _is_true(r.condition):
+                args.append(self.expr(r.condition))
+            call = f"T.realize({', '.join(args)})"
+            self.scoped(call, call, r.body, last)
+            return
         node = self.iter_var(s.node) if isinstance(s.node, IterVar) else self.value(s.node)
         value = self.expr(s.value) if isinstance(s.value, PrimExpr) else self.value(s.value)
         call = f"T.attr({node}, {py_str(s.attr_key)}, {value})"
         self.scoped(call, call, s.body, last)
+
+    @staticmethod
+    def is_realize(s: AttrStmt) -> bool:
+        """The ``realize_scope`` attribute over a BufferRealize that ``T.realize`` makes."""
+        from ember.ir import StringImm
+
+        return (s.attr_key == "realize_scope" and type(s.body).__name__ == "BufferRealize"
+                and s.body.buffer is s.node and isinstance(s.value, StringImm))
 
     def is_launch(self, s: AttrStmt) -> bool:
         """A thread_extent attribute that ``T.launch_thread`` would make again."""

@@ -198,6 +198,22 @@ def attr(node, attr_key: str, value):
 
 
 @_parser_only
+def realize(buffer_slice, scope: str = "", condition=True):
+    """``T.realize(A[0:n, 0:m], "scope")``: the pre-schedule marker that the region is realized
+    in ``scope`` over the statements after it (or the ``with`` body)."""
+
+
+def realize_stmt(region: BufferRegion, scope, condition, body):
+    """What ``T.realize`` builds: a ``realize_scope`` attribute over a BufferRealize."""
+    from ember.ir import StringImm
+    from ember.tir.stmt import AttrStmt, BufferRealize
+
+    scope = scope if isinstance(scope, StringImm) else StringImm(str(scope))
+    return AttrStmt(region.buffer, "realize_scope", scope,
+                    BufferRealize(region.buffer, region.region, as_expr(condition), body))
+
+
+@_parser_only
 def LetStmt(value, var=None):  # noqa: N802 - TVM's name
     """``with T.LetStmt(value) as x:`` binds ``x`` in the body."""
 
