@@ -61,7 +61,10 @@ def _layout_transform(bb, call):
 
     def f(x):
         def body(*o):
-            src = [tir.Cast("int64", e) if e.dtype != "int64" else e for e in inverse.map_indices(o)]
+            # the map is evaluated in its own index dtype (TVM's ConvertLayout writes int32 maps)
+            dt = str(inverse.initial_indices[0].dtype) if inverse.initial_indices else "int64"
+            o = [i if str(i.dtype) == dt else tir.op.cast(i, dt) for i in o]
+            src = [tir.op.cast(e, "int64") if str(e.dtype) != "int64" else e for e in inverse.map_indices(o)]
             value = x(*src)
             in_bounds = None
             for s, n in zip(src, in_shape):
