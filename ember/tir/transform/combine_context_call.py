@@ -33,7 +33,7 @@ class _ContextCombiner(IRMutator):
             return self.generic_visit(call)
         ctx = self.visit(call.args[0])
         for expr, var in self.cached:
-            if structural_equal(expr, ctx):
+            if structural_equal(expr, ctx, map_free_vars=False):
                 return var
         var = Var("ctx_cache_", ctx.dtype)
         self.cached.append((ctx, var))

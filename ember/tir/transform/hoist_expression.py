@@ -16,7 +16,8 @@ enclosing loop, so an item rises to just inside the innermost loop it depends on
 ``thread_extent`` attributes count as loops over their thread variable.  Which items
 may move is configured under ``PassContext(config={"tir.HoistExpression":
 {"hoisted_conditionals": HoistedConditionals…, "hoisted_let_bindings": …}})``.
-HoistIfThenElse is the same rewrite restricted to ``if`` statements.
+HoistIfThenElse is the same rewrite restricted to ``if`` statements that are, through
+nested loops, a loop's whole body (TVM's older pass).
 """
 
 from __future__ import annotations
@@ -79,8 +80,9 @@ def _free_vars(expr) -> set:
 class _Candidates:
     """Finds, in program order, the items of a loop body that may move out of the loop."""
 
-    def __init__(self, conditionals, lets, blocked: set, block_vars: set):
+    def __init__(self, conditionals, lets, blocked: set, block_vars: set, nest_only: bool = False):
         self.conditionals, self.lets = conditionals, lets
+        self.nest_only = nest_only  # only ifs reached through nested loops (HoistIfThenElse)
         self.blocked = blocked  # ids of Vars the item must not use (loop var + inner definitions)
         self.block_vars = block_vars  # ids of thread Vars (excluded without UsingBlockVar)
 
@@ -111,9 +113,13 @@ class _Candidates:
     def in_stmt(self, stmt, inner: frozenset) -> Iterator:
         if stmt is None or isinstance(stmt, BlockRealize):
             return  # blocks keep their own bodies
+        if self.nest_only and not isinstance(stmt, IfThenElse | For | AttrStmt):
+            return
         if isinstance(stmt, IfThenElse):
             if self.conditionals & HoistedConditionals.IfElseStmt:
                 yield from self.conditions(stmt.condition, inner)
+            if self.nest_only:
+                return
             yield from self.in_expr(stmt.condition, inner)
             yield from self.in_stmt(stmt.then_case, inner)
             yield from self.in_stmt(stmt.else_case, inner)
@@ -126,7 +132,8 @@ class _Candidates:
             yield from self.in_stmt(stmt.body, inner | {id(stmt.loop_var)})
         elif isinstance(stmt, AttrStmt) and stmt.attr_key == "thread_extent" \
                 and isinstance(stmt.node, IterVar):
-            yield from self.in_stmt(stmt.body, inner | {id(stmt.node.var)})
+            if self.conditionals & HoistedConditionals.UsingBlockVar:  # else: never across a launch
+                yield from self.in_stmt(stmt.body, inner | {id(stmt.node.var)})
         else:
             defined = {id(getattr(stmt, "buffer_var", None))} if hasattr(stmt, "buffer_var") else set()
             for name in ("value", "indices", "condition", "message"):
@@ -168,7 +175,7 @@ class _Resolver(IRMutator):
         self.known, self.value = known, value  # the hoisted condition and its value here
 
     def prove(self, term) -> bool | None:
-        if structural_equal(term, self.known):
+        if structural_equal(term, self.known, map_free_vars=False):
             return self.value
         if self.analyzer.can_prove(term):
             return True
@@ -231,9 +238,9 @@ class _Unbinder(IRMutator):
 
 
 class _Hoister(IRMutator):
-    def __init__(self, conditionals, lets):
+    def __init__(self, conditionals, lets, nest_only: bool = False):
         super().__init__()
-        self.conditionals, self.lets = conditionals, lets
+        self.conditionals, self.lets, self.nest_only = conditionals, lets, nest_only
         self.analyzer = Analyzer()
         self.block_vars: set[int] = set()
 
@@ -243,15 +250,18 @@ class _Hoister(IRMutator):
         return self.hoist_from(self.generic_visit(loop), loop.loop_var)
 
     def visit_AttrStmt(self, stmt: AttrStmt):
-        stmt = self.generic_visit(stmt)
-        if stmt.attr_key == "thread_extent" and isinstance(stmt.node, IterVar):
+        launch = stmt.attr_key == "thread_extent" and isinstance(stmt.node, IterVar)
+        if launch:
             self.block_vars.add(id(stmt.node.var))
+        stmt = self.generic_visit(stmt)
+        if launch:
             if self.conditionals & HoistedConditionals.UsingBlockVar:
                 return self.hoist_from(stmt, stmt.node.var)
         return stmt
 
     def hoist_from(self, scope, var: Var):
-        finder = _Candidates(self.conditionals, self.lets, {id(var)}, self.block_vars)
+        finder = _Candidates(self.conditionals, self.lets, {id(var)}, self.block_vars,
+                             self.nest_only)
         item = next(finder.in_stmt(scope.body, frozenset()), None)
         if item is None:
             return scope
@@ -283,13 +293,13 @@ def _config() -> tuple:
             HoistedLetBindings(int(get("hoisted_let_bindings", _DEFAULT_LETS))))
 
 
-def hoist_expression(func: PrimFunc, conditionals=None, lets=None) -> PrimFunc:
+def hoist_expression(func: PrimFunc, conditionals=None, lets=None, nest_only: bool = False) -> PrimFunc:
     """``func`` with loop-invariant conditions and bindings moved out of its loops."""
     if conditionals is None or lets is None:
         cfg_conditionals, cfg_lets = _config()
         conditionals = cfg_conditionals if conditionals is None else conditionals
         lets = cfg_lets if lets is None else lets
-    body = _Hoister(HoistedConditionals(conditionals), HoistedLetBindings(lets)).visit(func.body)
+    body = _Hoister(HoistedConditionals(conditionals), HoistedLetBindings(lets), nest_only).visit(func.body)
     if body is func.body:
         return func
     return _SSAConverter().convert(func.with_body(body))  # the two copies of a loop share its Var
@@ -307,11 +317,12 @@ def _hoist_if_then_else(func: PrimFunc) -> PrimFunc:
     conditionals = HoistedConditionals.IfElseStmt
     if across_threads:
         conditionals |= HoistedConditionals.UsingBlockVar
-    return hoist_expression(func, conditionals, HoistedLetBindings.Never)
+    return hoist_expression(func, conditionals, HoistedLetBindings.Never, nest_only=True)
 
 
 def HoistIfThenElse() -> Pass:  # noqa: N802 - TVM's name
-    """Hoist loop-invariant ``if`` statements only (whole conditions, no let bindings);
+    """Hoist loop-invariant ``if`` statements only (whole conditions, no let bindings), and only
+    out of perfect loop nests (an ``if`` that is, through nested loops, a loop's whole body);
     ``PassContext(config={"tir.HoistIfThenElse": {"support_block_scope_hosting": True}})``
     also hoists across thread launches."""
     return make_pass(_hoist_if_then_else, "tir.HoistIfThenElse")

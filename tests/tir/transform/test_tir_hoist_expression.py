@@ -80,3 +80,32 @@ def test_condition_reading_memory_stays():
 def test_hoist_if_then_else_pass():
     after = tvm.tir.transform.HoistIfThenElse()(tvm.IRModule({"main": if_else_in_inner_loop}))
     assert isinstance(after["main"].body.body, tvm.tir.IfThenElse)
+
+
+def test_hoist_if_then_else_needs_a_perfect_nest():
+    @T.prim_func
+    def with_sibling(A: T.Buffer((4, 4), "float32"), n: T.int32):
+        for i, j in T.grid(4, 4):
+            A[i, j] = T.float32(1)
+            for k in range(4):
+                if n > 0:
+                    A[i, k] = T.float32(2)
+
+    after = tvm.tir.transform.HoistIfThenElse()(tvm.IRModule({"main": with_sibling}))["main"]
+    text = after.script()
+    # out of the k loop (its whole body), but not past the j loop's sibling store
+    assert text.index("T.grid(4, 4)") < text.index("if n > 0") < text.index("for k")
+
+
+def test_no_hoisting_across_thread_launch_without_block_var_flag():
+    @T.prim_func
+    def launched(A: T.Buffer((128, 16), "float32"), n: T.int32):
+        tx = T.launch_thread("threadIdx.x", 128)
+        for j in range(16):
+            if n == 0:
+                A[tx, j] = T.float32(0)
+
+    plain = _hoist(launched, HoistedConditionals.All & ~HoistedConditionals.UsingBlockVar)
+    assert isinstance(plain.body, tvm.tir.AttrStmt)  # the launch stays outermost
+    across = _hoist(launched)
+    assert isinstance(across.body, tvm.tir.IfThenElse)
