@@ -693,7 +693,7 @@ def promote(a, b) -> tuple[PrimExpr, PrimExpr]:
             return a, b
     target = ta if _rank(ta) >= _rank(tb) else tb
     if ta.is_uint != tb.is_uint and ta.bits == tb.bits and not target.is_float:
-        target = ta if ta.is_int else tb  # int32 with uint32 → the signed one, like TVM
+        target = ta if ta.is_uint else tb  # int32 with uint32 → uint32, as in C and TVM
     return _cast_to(a, target), _cast_to(b, target)
 
 

@@ -191,8 +191,10 @@ def _parse(spec: str) -> tuple[int, int, int]:
         nbits = int(bits)
     else:
         raise ValueError(f"unknown data type {spec!r}: {name} needs a bit width, e.g. '{name}32'")
-    if code in (INT, UINT) and nbits not in (1, 8, 16, 32, 64):
-        raise ValueError(f"unknown data type {spec!r}: integer widths are 8, 16, 32 or 64")
+    if code in (INT, UINT) and nbits not in (1, 4, 8, 16, 32, 64):
+        raise ValueError(f"unknown data type {spec!r}: integer widths are 4, 8, 16, 32 or 64")
+    if code == UINT and nbits == 1:
+        code = BOOL  # uint1 is bool, as in TVM
     if code == FLOAT and nbits not in (16, 32, 64):
         raise ValueError(f"unknown data type {spec!r}: float widths are 16, 32 or 64")
     if code == BFLOAT and nbits != 16:

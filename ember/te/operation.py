@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 
-from ember.ir import DataType, IntImm, PrimExpr, Range, SizeVar, Var, as_expr, promote
+from ember.ir import DataType, IntImm, PointerType, PrimExpr, Range, SizeVar, Var, as_expr, promote
 from ember.tir import IterVarType, Stmt, decl_buffer
 from ember.tir.stmt import Evaluate
 
@@ -29,8 +29,8 @@ class ReduceAxisVar(Var):
 
 
 def var(name: str = "tindex", dtype="int32", span=None) -> Var:
-    """A new symbolic scalar variable."""
-    return Var(name, DataType(dtype))
+    """A new symbolic scalar variable (``dtype`` may be a PointerType: a typed handle)."""
+    return Var(name, dtype if isinstance(dtype, PointerType) else DataType(dtype))
 
 
 def size_var(name: str = "size", dtype="int32", span=None) -> SizeVar:
@@ -165,7 +165,8 @@ def reduce_axis(dom, name: str = "rv", thread_tag: str = "", span=None) -> TeIte
             raise ValueError(f"reduce_axis {name!r}: dom must be (begin, end), got {dom!r}")
         begin, end = as_expr(dom[0]), as_expr(dom[1])
         begin, end = promote(begin, end)
-        rng = Range(begin, end - begin)
+        zero = isinstance(begin, IntImm) and begin.value == 0
+        rng = Range(begin, end if zero else end - begin)  # (0, n) has extent n, as TVM builds it
     else:
         extent = as_expr(dom)
         rng = Range(IntImm(extent.dtype, 0), extent)

@@ -14,7 +14,7 @@ from ember.tir import IterVar
 
 __all__ = [
     "Tensor", "ProducerLoad", "TensorLoad", "Operation", "PlaceholderOp", "ComputeOp",
-    "ExternOp", "TeIterVar", "tensor_name", "walk_expr",
+    "ExternOp", "TeIterVar", "TensorSlice", "tensor_name", "walk_expr",
 ]
 
 
@@ -228,6 +228,8 @@ class Tensor(Node):
     def __getitem__(self, indices) -> ProducerLoad:
         if not isinstance(indices, tuple):
             indices = (indices,)
+        if 0 < len(indices) < self.ndim and not any(isinstance(i, slice) for i in indices):
+            return TensorSlice(self, indices)  # A[i][j]: the rest of the indices come next
         return self(*indices)
 
     def __call__(self, *indices) -> ProducerLoad:
@@ -311,3 +313,26 @@ def tensor_name(tensor: Tensor) -> str:
 
 def _shape_text(shape) -> str:
     return "(" + ", ".join(str(s.value) if hasattr(s, "value") else str(s) for s in shape) + ")"
+
+
+class TensorSlice:
+    """``A[i]`` of a tensor with more dimensions: indexing it again adds indices, and the
+    load is made once every dimension has one (``A[0][i]`` is ``A[0, i]``)."""
+
+    __slots__ = ("tensor", "indices")
+
+    def __init__(self, tensor: Tensor, indices: tuple):
+        self.tensor, self.indices = tensor, tuple(indices)
+
+    def __getitem__(self, indices):
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        return self.tensor[self.indices + indices]
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    def asobject(self):
+        """The load itself (every index given)."""
+        return self.tensor(*self.indices)

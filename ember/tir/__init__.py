@@ -14,7 +14,7 @@ from .functor import (
 )
 from .op import *  # noqa: F403 - the intrinsic builders (exp, log, if_then_else, …)
 from .stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate,
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRealize, BufferStore, DeclBuffer, Evaluate,
     For, ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, Stmt, While, seq,
 )
 

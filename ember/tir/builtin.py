@@ -35,6 +35,9 @@ BUILTINS: dict[str, str] = {
     "undef": "int32", "q_multiply_shift": "arg0", "q_multiply_shift_per_axis": "arg0", "isnullptr": "bool", "texture2d_load": "handle",
     "texture2d_store": "handle", "dp4a": "int32", "vscale": "int32", "get_active_lane_mask": "handle",
     "anylist_getitem": "handle", "anylist_resetitem": "handle", "anylist_setitem_call_packed": "int32",
+    "create_barriers": "handle",
+    # workspace memory of the device API (lowered Allocate on the host)
+    "TVMBackendAllocWorkspace": "handle", "TVMBackendFreeWorkspace": "int32",
 }
 
 for _name in BUILTINS:
@@ -47,7 +50,7 @@ for _name in BUILTINS:
 def _builder(name: str, rule: str):
     def build(*args, dtype=None, span=None):
         args = tuple(as_expr(a) if not isinstance(a, str) else _string(a) for a in args)
-        if rule == "last":  # tvm_struct_get(handle, index, field, dtype)
+        if rule == "last" and dtype is None:  # tvm_struct_get(handle, index, field, dtype)
             dtype, args = args[-1].value, args[:-1]
         if dtype is not None:
             result = DataType(dtype)

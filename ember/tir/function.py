@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ember.ir import BaseFunc, node
+from ember.ir import BaseFunc, Var, node
 
+from .buffer import Buffer
 from .stmt import Stmt
 
 __all__ = ["PrimFunc"]
@@ -25,6 +26,17 @@ class PrimFunc(BaseFunc):
     def __post_init__(self):
         if self.buffer_map is None:
             object.__setattr__(self, "buffer_map", {})
+        if any(isinstance(p, Buffer) for p in self.params):  # PrimFunc([x, buf]), as TVM takes it
+            params, buffer_map = [], dict(self.buffer_map)
+            for p in self.params:
+                if isinstance(p, Buffer):
+                    handle = Var(p.name, "handle")
+                    buffer_map[handle] = p
+                    p = handle
+                params.append(p)
+            object.__setattr__(self, "params", tuple(params))
+            object.__setattr__(self, "buffer_map", buffer_map)
+
         if self.attrs is None:
             object.__setattr__(self, "attrs", {})
 

@@ -6,10 +6,14 @@ the ``tir.exp`` intrinsic with ``x``'s dtype.
 
 from __future__ import annotations
 
+import builtins
+import math
+
 from ember.ir import (
     And, Call, Cast, DataType, Div, FloatImm, FloorDiv, FloorMod, IntImm,
     Max, Min, Mod, Not, Op, Or, PrimExpr, Select, StringImm, as_expr, binary, const, promote,
 )
+from ember.ir.expr import DataTypeError
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 
 __all__ = [
@@ -20,6 +24,7 @@ __all__ = [
     "round", "logical_and", "logical_or", "logical_not", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_not", "shift_left", "shift_right", "Select", "ret", "erf", "exp",
     "log", "sqrt", "rsqrt", "tanh", "sigmoid", "pow", "fmod", "floor", "ceil", "trunc",
+    "assume", "vectorlow", "vectorhigh", "vectorcombine", "call_packed", "call_cpacked",
 ]
 
 
@@ -51,13 +56,35 @@ def _float_arg(x) -> PrimExpr:
     return x
 
 
+def _round_half_even(v: float) -> float:
+    """``nearbyint`` under the default rounding mode: halves go to the even neighbour."""
+    return float(builtins.round(v)) if math.isfinite(v) else v
+
+
+def _finite(fn):
+    return lambda v: float(fn(v)) if math.isfinite(v) else v
+
+
+_CONST_FOLD = {  # rounding intrinsics fold on constants, as in TVM
+    "floor": _finite(math.floor),
+    "ceil": _finite(math.ceil),
+    "trunc": _finite(math.trunc),
+    "round": _round_half_even,
+    "nearbyint": _round_half_even,
+}
+
+
 def _unary(name):
     needs_float = name not in ("fabs", "popcount", "clz", "bitwise_not", "isnan", "isinf", "isfinite")
     returns_bool = name in ("isnan", "isinf", "isfinite")
 
+    fold = _CONST_FOLD.get(name)
+
     def build(x, *rest, dtype=None, span=None):  # dtype: accepted as TVMScript does; the result follows x
         x = _float_arg(x) if needs_float else as_expr(x)
         dtype = DataType("bool").with_lanes(x.dtype.lanes) if returns_bool else x.dtype
+        if fold is not None and isinstance(x, FloatImm):  # ceil(3.5) is the constant 4.0
+            return FloatImm(dtype, fold(x.value))
         return Call(dtype, Op.get("tir." + name), (x,))
 
     build.__name__ = name
@@ -96,6 +123,8 @@ def abs(x) -> PrimExpr:  # noqa: A001 - TVM's name
 
 def round(x, span=None, dtype=None) -> PrimExpr:  # noqa: A001 - TVM's name; dtype as TVMScript prints it
     x = _float_arg(x)
+    if isinstance(x, FloatImm):
+        return FloatImm(x.dtype, _round_half_even(x.value))
     return Call(x.dtype, Op.get("tir.round"), (x,))
 
 
@@ -103,9 +132,13 @@ def if_then_else(cond, t, f, span=None, dtype=None) -> PrimExpr:
     """``t if cond else f``, evaluating only the taken side (unlike ``Select``); ``dtype``
     (as TVMScript prints it) casts both sides first."""
     cond = as_expr(cond)
+    if not cond.dtype.is_bool:
+        raise DataTypeError(f"if_then_else needs a bool condition, got {cond.dtype} ({cond!r})")
     if dtype is not None:
         t, f = cast(as_expr(t), dtype), cast(as_expr(f), dtype)
     t, f = promote(t, f)
+    if isinstance(cond, IntImm):  # a constant condition picks its side
+        return t if cond.value else f
     return Call(t.dtype, Op.get("tir.if_then_else"), (cond, t, f))
 
 
@@ -118,9 +151,50 @@ def reinterpret(dtype, value) -> PrimExpr:
     return Call(DataType(dtype), Op.get("tir.reinterpret"), (as_expr(value),))
 
 
-def ret(value) -> PrimExpr:
-    value = as_expr(value)
+def ret(value, dtype=None, span=None) -> PrimExpr:  # dtype: as TVMScript prints it
+    value = as_expr(value) if dtype is None else as_expr(value, dtype)
     return Call(value.dtype, Op.get("tir.ret"), (value,))
+
+
+def _packed(op_name: str, args) -> Call:
+    if not args or not isinstance(args[0], str | StringImm):
+        raise TypeError(f"{op_name}: the first argument must be the function's name")
+    name = args[0] if isinstance(args[0], StringImm) else StringImm(args[0])
+    rest = tuple(a.asobject() if hasattr(a, "asobject") and not isinstance(a, PrimExpr) else a for a in args[1:])
+    return Call(DataType("int32"), Op.get(op_name), (name,) + tuple(
+        a.data if hasattr(a, "data") and hasattr(a, "shape") and not isinstance(a, PrimExpr) else as_expr(a)
+        for a in rest))
+
+
+def call_packed(*args, span=None) -> Call:
+    """A call of the packed function named ``args[0]`` with the other arguments (buffers
+    pass their data handles)."""
+    return _packed("tir.tvm_call_packed", args)
+
+
+def call_cpacked(*args, span=None) -> Call:
+    """``call_packed`` of a function linked into the same module (called directly)."""
+    return _packed("tir.tvm_call_cpacked", args)
+
+
+def assume(cond=None) -> PrimExpr:
+    """``tir.assume(cond)``: lets the simplifier take ``cond`` as true where it is evaluated."""
+    return Call(DataType("bool"), Op.get("tir.assume"), (as_expr(cond),))
+
+
+def vectorlow(dtype, vec) -> PrimExpr:
+    """The low half of the vector ``vec`` as a ``dtype`` vector."""
+    return Call(DataType(dtype), Op.get("tir.vectorlow"), (as_expr(vec),))
+
+
+def vectorhigh(dtype, vec) -> PrimExpr:
+    """The high half of the vector ``vec`` as a ``dtype`` vector."""
+    return Call(DataType(dtype), Op.get("tir.vectorhigh"), (as_expr(vec),))
+
+
+def vectorcombine(dtype, vec1, vec2) -> PrimExpr:
+    """The vectors ``vec1`` and ``vec2`` concatenated into one ``dtype`` vector."""
+    return Call(DataType(dtype), Op.get("tir.vectorcombine"), (as_expr(vec1), as_expr(vec2)))
 
 
 def cast(value, dtype) -> PrimExpr:
@@ -147,24 +221,38 @@ def max(a, b, *rest) -> PrimExpr:  # noqa: A001
     return out
 
 
-def all(*conds) -> PrimExpr:  # noqa: A001
-    """Logical AND of the conditions (True for none)."""
+def _fold_logic(cls, unit: bool, what: str, conds) -> PrimExpr:
+    """``cond_0 op cond_1 op …`` for And (unit True) or Or (unit False): bool operands only; a
+    constant equal to the unit drops out, the other constant decides the result."""
     if len(conds) == 1 and isinstance(conds[0], list | tuple):
         conds = conds[0]
-    out = const(True)
+    if not conds:
+        raise ValueError(f"tir.{what} needs at least one condition")
+    conds = [as_expr(c) for c in conds]
     for c in conds:
-        out = binary(And, out, as_expr(c)) if not (isinstance(out, IntImm) and out.value) else as_expr(c)
+        if not c.dtype.is_bool:
+            raise DataTypeError(f"tir.{what} needs bool conditions, got {c.dtype} ({c!r})")
+    out = None
+    for c in conds:
+        if isinstance(c, IntImm) and bool(c.value) != unit:
+            return c  # absorbing: all(…, False) is False, any(…, True) is True
+        if isinstance(c, IntImm) and out is not None:
+            continue
+        if isinstance(out, IntImm):
+            out = c
+            continue
+        out = c if out is None else cls(out, c)
     return out
+
+
+def all(*conds) -> PrimExpr:  # noqa: A001
+    """Logical AND of one or more bool conditions (constants fold)."""
+    return _fold_logic(And, True, "all", conds)
 
 
 def any(*conds) -> PrimExpr:  # noqa: A001
-    """Logical OR of the conditions (False for none)."""
-    if len(conds) == 1 and isinstance(conds[0], list | tuple):
-        conds = conds[0]
-    out = const(False)
-    for c in conds:
-        out = binary(Or, out, as_expr(c)) if not (isinstance(out, IntImm) and not out.value) else as_expr(c)
-    return out
+    """Logical OR of one or more bool conditions (constants fold)."""
+    return _fold_logic(Or, False, "any", conds)
 
 
 def logical_and(a, b) -> PrimExpr:

@@ -11,7 +11,7 @@ from .buffer import Buffer
 __all__ = [
     "Stmt", "ForKind", "IterVarType", "IterVar", "BufferStore", "For", "While", "Block",
     "BlockRealize", "SeqStmt", "IfThenElse", "LetStmt", "Allocate", "DeclBuffer", "Evaluate",
-    "AssertStmt", "AttrStmt", "seq",
+    "AssertStmt", "AttrStmt", "BufferRealize", "seq",
 ]
 
 
@@ -252,6 +252,20 @@ class DeclBuffer(Stmt):
 
     buffer: Buffer
     body: Stmt
+
+
+@node
+class BufferRealize(Stmt):
+    """TVM's pre-schedule marker that ``buffer`` is realized over ``bounds`` (one Range per
+    dimension) around ``body`` when ``condition`` holds; lowered away before codegen."""
+
+    buffer: Buffer
+    bounds: tuple
+    condition: PrimExpr
+    body: Stmt
+
+    def __post_init__(self):
+        _coerce(self, exprs=("condition",), seqs=("bounds",))
 
 
 @node

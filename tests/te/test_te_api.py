@@ -29,7 +29,7 @@ def test_indexing_builds_producer_load():
 def test_wrong_number_of_indices():
     A = te.placeholder((3, 4), name="A")
     with pytest.raises(IndexError, match=r"tensor 'A' has 2 dimension\(s\) \(3, 4\) but was indexed with 1"):
-        A[0]
+        A(0)  # A[0] is a TensorSlice (TVM's A[i][j]); a call needs every index
 
 
 def test_float_index_rejected():

@@ -9,7 +9,12 @@ Checks, for a PrimFunc (or every PrimFunc of an IRModule):
   iterator is only used inside its block);
 * every buffer accessed has a defined ``data`` Var and gets one index per dimension;
 * a ``BufferStore``'s value has the buffer's dtype (times the index lanes);
-* loop bounds are integers.
+* loop bounds are integers;
+* a Var is not defined again inside its own scope, a LetStmt's Var is bound once, and a
+  PrimFunc of a module does not define a Var another one defines (each kernel has its own
+  thread Vars, which a kernel may bind at several ``thread_extent`` sites);
+* a block with iterators does not use the loop Vars around it (it sees them only through
+  its iterators' bindings); an opaque block (no iterators) may.
 
 Errors name the problem and the path of nodes leading to it.
 """
@@ -46,16 +51,31 @@ def _label(node: Node) -> str:
 
 
 class _Checker(IRVisitor):
-    def __init__(self, block_iters: dict[int, str]):
+    def __init__(self, block_iters: dict[int, str], other_funcs: dict | None = None):
         self.scope: dict[int, int] = {}
         self.keep: list = []
         self.block_iters = block_iters
         self.path: list[str] = []
         self.errors: list[tuple[str, str]] = []
+        self.ever: set[int] = set()  # every Var defined so far in this function
+        self.let_bound: set[int] = set()
+        self.other_funcs = other_funcs if other_funcs is not None else {}  # id(var) -> function name
+        self.loop_vars: list = []  # loop Vars in scope, innermost last
+        self.hidden: dict[int, str] = {}  # loop Vars a block with iterators may not use -> block name
 
     # -- scoping -----------------------------------------------------------------
-    def define(self, var) -> None:
+    def define(self, var, kind: str = "") -> None:
         if isinstance(var, Var):
+            if self.scope.get(id(var)) and kind != "thread":
+                self.error(f"ill-formed, due to multiple nested definitions of variable {var.name}")
+            elif kind == "let" and id(var) in self.let_bound:
+                self.error(f"ill-formed, due to multiple definitions of variable {var.name}")
+            elif id(var) in self.other_funcs and id(var) not in self.ever:
+                self.error(f"ill-formed, due to multiple definitions of variable {var.name} "
+                           f"(also defined in {self.other_funcs[id(var)]!r})")
+            if kind == "let":
+                self.let_bound.add(id(var))
+            self.ever.add(id(var))
             self.scope[id(var)] = self.scope.get(id(var), 0) + 1
             self.keep.append(var)
 
@@ -83,14 +103,23 @@ class _Checker(IRVisitor):
     # -- expressions ---------------------------------------------------------------
     def visit_Var(self, var: Var) -> None:
         if self.scope.get(id(var)):
+            owner = self.hidden.get(id(var))
+            if owner is not None:
+                self.error(f"loop variable {var.name} is used inside block {owner!r}, which has "
+                           "iterators of its own (use a block iterator bound to it)")
             return
         block = self.block_iters.get(id(var))
         if block is not None:
             self.error(f"block iterator {var.name!r} of block {block!r} is used outside its block")
+        elif id(var) in self.ever:
+            where = " > ".join(self.path) or "<root>"
+            self.error(f"Invalid use of undefined variable {var.name} at {where}: Var {var.name!r} "
+                       f"({var.dtype}) is used but not defined in this scope (it was defined earlier, "
+                       "but is no longer in-scope.)")
         else:
             self.error(f"Var {var.name!r} ({var.dtype}) is used but not defined in this scope")
 
-    def visit_Let(self, let) -> None:
+    def visit_Let(self, let) -> None:  # a Let expression may appear more than once (shared)
         self.visit(let.value)
         self.define(let.var)
         self.visit(let.body)
@@ -143,7 +172,9 @@ class _Checker(IRVisitor):
             self.visit(loop.min)
             self.visit(loop.extent)
             self.define(loop.loop_var)
+            self.loop_vars.append(loop.loop_var)
             self.visit(loop.body)
+            self.loop_vars.pop()
             self.undefine(loop.loop_var)
 
         self.within(loop, check)
@@ -151,7 +182,7 @@ class _Checker(IRVisitor):
     def visit_LetStmt(self, let) -> None:
         def check():
             self.visit(let.value)
-            self.define(let.var)
+            self.define(let.var, "let")
             self.visit(let.body)
             self.undefine(let.var)
 
@@ -182,8 +213,15 @@ class _Checker(IRVisitor):
             self.visit(attr.value)
             iv = attr.node if isinstance(attr.node, IterVar) else None
             if iv is not None:
-                self.define(iv.var)
+                self.define(iv.var, "thread")
+            bound = []  # buffer_bind_scope: the view buffer (and its symbols) exist in the body
+            if attr.attr_key == "buffer_bind_scope" and isinstance(attr.node, list | tuple) and attr.node:
+                if isinstance(attr.node[0], Buffer):
+                    bound = self.define_buffer_symbols(attr.node[0])
+                self.visit(attr.node[1:])
             self.visit(attr.body)
+            for v in bound:
+                self.undefine(v)
             if iv is not None:
                 self.undefine(iv.var)
 
@@ -206,6 +244,10 @@ class _Checker(IRVisitor):
                 self.visit(iv.dom)
             for iv in block.iter_vars:
                 self.define(iv.var)
+            hidden_before = dict(self.hidden)
+            if block.iter_vars:  # the loops around are seen only through the bindings
+                for v in self.loop_vars:
+                    self.hidden.setdefault(id(v), block.name_hint)
             defined = []
             for buf in block.alloc_buffers:
                 defined += self.define_buffer_symbols(buf)
@@ -221,6 +263,7 @@ class _Checker(IRVisitor):
                 self.undefine(v)
             for iv in block.iter_vars:
                 self.undefine(iv.var)
+            self.hidden = hidden_before
 
         self.within(block, check)
 
@@ -263,9 +306,12 @@ def verify_well_formed(func_or_mod, assert_mode: bool = True) -> bool:
             f"verify_well_formed: expected a PrimFunc or an IRModule for func_or_mod, "
             f"got {type(func_or_mod).__name__}"
         )
+    defined_by: dict[int, str] = {}  # Vars each function defines, to refuse sharing them
     for name, func in funcs:
-        checker = _Checker(_block_iterators(func))
+        checker = _Checker(_block_iterators(func), defined_by)
         checker.check_func(func)
+        for var in checker.keep:
+            defined_by.setdefault(id(var), name)
         if checker.errors:
             if not assert_mode:
                 return False

@@ -5,6 +5,8 @@ applies to indices (``map_indices``) and shapes (``map_shape``: each output's bo
 over the input box); ``inverse(shape)`` inverts the common tiling/permutation forms
 (each output depends on one input as ``x``, ``x // c``, ``x % c`` or ``x // a % b``).
 ``to_python`` prints the lambda back (used by the trace), ``from_python`` parses it.
+``non_surjective_inverse`` also inverts padded maps and gives the padding predicate;
+``is_equivalent_to`` compares two maps symbolically; ``map_ndarray`` relayouts an array.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
+from ember.error import TVMError
 from ember.ir import Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var, as_expr, const
 
 from . import _arith
@@ -139,16 +142,71 @@ class IndexMap:
             if n is None:
                 raise ValueError(f"IndexMap.map_shape needs constant shapes, got {s!r}")
             bounds[v] = (0, n - 1)
+        dtype = next((s.dtype for s in shape if isinstance(s, PrimExpr)), None)
         out = []
         for e in self.final_indices:
             lo, hi = _arith.const_bound(e, bounds)
             if lo is None or hi is None or lo < 0:
                 raise ValueError(f"IndexMap.map_shape cannot bound the output {e!r}")
-            out.append(const(hi + 1, "int32"))
+            out.append(const(hi + 1, dtype or e.dtype))  # the shape's index type (int64 shapes stay int64)
         return out
 
     def inverse(self, shape) -> IndexMap:
-        """The inverse map (outputs → inputs) over ``shape``; only for bijective maps."""
+        """The inverse map (outputs → inputs) over ``shape``; only for maps that are
+        bijective on it (``non_surjective_inverse`` also inverts padded maps)."""
+        if self.inverse_index_map is None and not self.is_bijective_on(shape):
+            raise IndexMapError(f"IndexMap.inverse: cannot invert {self.to_python()}: it is not bijective "
+                                f"on the shape {[_arith.as_int(s) for s in shape]} (a map that pads has "
+                                "non_surjective_inverse)")
+        return self._inverse(shape)
+
+    def non_surjective_inverse(self, shape) -> tuple:
+        """``(inverse, padding_predicate)``: the inverse over the mapped shape, and the
+        condition (over the inverse's indices) under which an output index is padding, i.e.
+        maps back outside ``shape``."""
+        from ember.ir import Or
+
+        inverse = self._inverse(shape)
+        new_shape = self.map_shape(shape)
+        bounds = {v: (0, _arith.as_int(n) - 1) for v, n in zip(inverse.initial_indices, new_shape)}
+        predicate = None
+        for e, extent in zip(inverse.final_indices, shape):
+            lo, hi = _arith.const_bound(e, bounds)
+            n = _arith.as_int(extent)
+            for cond, never in ((e < 0, lo is not None and lo >= 0), (e >= extent, hi is not None and n is not None and hi < n)):
+                if never:
+                    continue
+                cond = _arith.simplify(cond, bounds)
+                predicate = cond if predicate is None else Or(predicate, cond)
+        return inverse, (predicate if predicate is not None else const(False))
+
+    def is_equivalent_to(self, other: IndexMap) -> bool:
+        """Whether both maps send every index to the same place (proved symbolically)."""
+        if len(self.initial_indices) != len(other.initial_indices) or len(self.final_indices) != len(other.final_indices):
+            return False
+        from ember.arith import Analyzer
+
+        mine = self.map_indices(other.initial_indices)
+        analyzer = Analyzer()
+        return all(analyzer.can_prove_equal(a, b) for a, b in zip(mine, other.final_indices))
+
+    def map_ndarray(self, arr):
+        """The array ``arr`` laid out by this map: element ``x[i]`` lands at ``out[map(i)]``
+        (outputs a padded map leaves unwritten are zero)."""
+        import numpy as np
+
+        import ember
+
+        data = arr.numpy() if hasattr(arr, "numpy") else np.asarray(arr)
+        new_shape = [int(_arith.as_int(s)) for s in self.map_shape(list(data.shape))]
+        grids = np.indices(data.shape, dtype=np.int64)
+        env = {id(v): g for v, g in zip(self.initial_indices, grids)}
+        targets = [np.broadcast_to(_eval_numpy(e, env), data.shape) for e in self.final_indices]
+        out = np.zeros(new_shape, dtype=data.dtype)
+        out[tuple(targets)] = data
+        return ember.nd.array(out) if hasattr(arr, "numpy") else out
+
+    def _inverse(self, shape) -> IndexMap:
         if self.inverse_index_map is not None:
             inv = self.inverse_index_map
             return inv if isinstance(inv, IndexMap) else IndexMap.from_func(inv)
@@ -173,6 +231,8 @@ class IndexMap:
         finals = []
         for v in self.initial_indices:
             parts = terms[id(v)]
+            if not parts and extent_of[id(v)] == 1:
+                parts = [const(0, v.dtype)]  # an input of extent 1 is always 0
             if not parts:
                 raise ValueError(f"IndexMap.inverse: input {v.name} does not appear in any output")
             e = parts[0]
@@ -183,16 +243,38 @@ class IndexMap:
         return IndexMap(tuple(outs), tuple(finals))
 
     def is_bijective_on(self, shape) -> bool:
+        new_shape = self.map_shape(shape)  # refuses symbolic shapes first
         total_in = total_out = 1
         for s in shape:
             total_in *= _arith.as_int(s)
-        for s in self.map_shape(shape):
+        for s in new_shape:
             total_out *= _arith.as_int(s)
         return total_in == total_out
 
 
+class IndexMapError(TVMError, ValueError):
+    """An index map that cannot do what was asked (invert a map that pads, …)."""
+
+
+def _eval_numpy(e, env: dict):
+    """``e`` evaluated with its Vars bound to numpy integer arrays (``env`` keyed by id)."""
+    import numpy as np
+
+    if isinstance(e, Var):
+        return env[id(e)]
+    if isinstance(e, IntImm):
+        return np.int64(e.value)
+    ops = {Add: np.add, Sub: np.subtract, Mul: np.multiply, FloorDiv: np.floor_divide,
+           FloorMod: np.mod, Min: np.minimum, Max: np.maximum}
+    fn = ops.get(type(e))
+    if fn is None:
+        raise ValueError(f"IndexMap.map_ndarray cannot evaluate {type(e).__name__} expressions")
+    return fn(_eval_numpy(e.a, env), _eval_numpy(e.b, env))
+
+
 def _decompose(e: PrimExpr):
-    """(input var, stride) of ``x``, ``x // c``, ``x % c``, ``x // a % b``; (None, 0) otherwise."""
+    """(input var, stride) of ``x``, ``x // c``, ``x % c``, ``x // a % b``, ``x % a // b``;
+    (None, 0) otherwise."""
     if isinstance(e, Var):
         return e, 1
     if isinstance(e, FloorMod) and _arith.as_int(e.b):
@@ -203,6 +285,9 @@ def _decompose(e: PrimExpr):
             return inner.a, _arith.as_int(inner.b)
     if isinstance(e, FloorDiv) and isinstance(e.a, Var) and _arith.as_int(e.b):
         return e.a, _arith.as_int(e.b)
+    if (isinstance(e, FloorDiv) and isinstance(e.a, FloorMod) and isinstance(e.a.a, Var)
+            and _arith.as_int(e.b) and _arith.as_int(e.a.b) and _arith.as_int(e.a.b) % _arith.as_int(e.b) == 0):
+        return e.a.a, _arith.as_int(e.b)  # x % a // b: the digit x // b % (a / b)
     return None, 0
 
 

@@ -161,7 +161,7 @@ def _has_left_inverse(imap: IndexMap, shape) -> bool:
     """Whether ``imap``'s inverse, applied after ``imap``, gives every index back (padded
     splits such as ``(j // 16, k, j % 16)`` on a non-multiple of 16)."""
     try:
-        inverse = imap.inverse(shape)
+        inverse = imap.non_surjective_inverse(shape)[0]
     except Exception:  # noqa: BLE001 - no inverse found: not proven this way
         return False
     if len(inverse.initial_indices) != len(imap.final_indices):

@@ -57,7 +57,7 @@ def _layout_transform(bb, call):
         raise ValueError(f"LegalizeOps: relax.layout_transform needs data of known shape, got "
                          f"{call.args[0].struct_info}")
     new_shape = out_shape(call)
-    inverse = imap.inverse(tuple(in_shape))
+    inverse = imap.non_surjective_inverse(tuple(in_shape))[0]  # padded layouts too
 
     def f(x):
         def body(*o):
