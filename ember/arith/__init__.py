@@ -9,6 +9,7 @@ affine fused/split iterator patterns.  Names follow ``tvm.arith``.
 from .analyzer import Analyzer
 from .clip_bound import detect_clip_bound
 from .const_int_bound import ConstIntBound
+from .deduce_bound import deduce_bound
 from .evaluate import evaluate
 from .extension import Extension
 from .int_set import IntervalSet, IntSet, eval_set, intersect, neg_inf, pos_inf, union
@@ -27,6 +28,6 @@ __all__ = [
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",
     "detect_linear_equation", "ProofStrength", "subspace_divide", "narrow_predicate_expression",
-    "detect_clip_bound",
+    "detect_clip_bound", "deduce_bound",
 ]
 from . import _ffi_api  # noqa: E402,F401 - TVM-named entry points (tvm.arith._ffi_api.X)
