@@ -46,6 +46,7 @@ from .bundle_model_params import BundleModelParams  # noqa: E402
 from .update_param_struct_info import UpdateParamStructInfo  # noqa: E402
 from .lift_transform_params import LiftTransformParams  # noqa: E402
 from .expand_matmul_of_sum import ExpandMatmulOfSum  # noqa: E402
+from .rewrite_dataflow_reshape import RewriteDataflowReshape  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
