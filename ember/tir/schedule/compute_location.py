@@ -17,7 +17,7 @@ from ember.tir.stmt import BlockRealize, For, ForKind, IterVarType, SeqStmt, seq
 
 from . import _arith
 from .analysis import (
-    blocks_under, child_blocks, path_to, replace_stmts, scope_of,
+    blocks_under, child_blocks, path_to, replace_stmts, scope_of, vars_in,
 )
 from .compute_inline import subtree_root
 from .errors import ScheduleError
@@ -117,12 +117,16 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
     block = realize.block
     loops, values, conds = [], [], []
     bounds = dict(bounds)
+    # a loop of one iteration is its start in the new bindings (TVM's analyzer folds them)
+    units = {v: const(lo, v.dtype) for v, (lo, hi) in bounds.items() if lo == hi}
     for iv in block.iter_vars:
         d = dims.get(id(iv.var))
         if d is not None:
             lo, extent = region[d]
         else:
             lo, extent = iv.dom.min, iv.dom.extent
+        if units and any(v in units for v in vars_in(lo)):
+            lo = _arith.simplify(substitute(lo, units), bounds)
         if _arith.as_int(extent) == 1 and not preserve_unit_loops:
             value = lo
         else:

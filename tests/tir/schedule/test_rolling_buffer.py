@@ -72,3 +72,37 @@ def pointwise(A: T.Buffer((4, 8), "int32"), C: T.Buffer((4, 8), "int32")):
         with T.block("C"):
             cc, vi = T.axis.remap("SS", [c, i])
             C[cc, vi] = B[cc, vi] * 2
+
+
+@T.prim_func
+def box_sum_2d(A: T.Buffer((1, 12), "int32"), C: T.Buffer((1, 8), "int32")):
+    B = T.alloc_buffer((1, 10), "int32")
+    for c, i, k in T.grid(1, 10, 3):
+        with T.block("B"):
+            cc, vi, vk = T.axis.remap("SSR", [c, i, k])
+            with T.init():
+                B[cc, vi] = 0
+            B[cc, vi] = B[cc, vi] + A[cc, vi + vk]
+    for c, i, k in T.grid(1, 8, 3):
+        with T.block("C"):
+            cc, vi, vk = T.axis.remap("SSR", [c, i, k])
+            with T.init():
+                C[cc, vi] = 0
+            C[cc, vi] = C[cc, vi] + B[cc, vi + vk]
+
+
+def test_compute_at_folds_one_iteration_loops_in_bindings():
+    sch = Schedule(box_sum_2d)
+    c, i, _ = sch.get_loops(sch.get_block("C"))
+    io, _ = sch.split(i, [2, 4])
+    sch.compute_at(sch.get_block("B"), io)
+    block = A_find(sch, "B")
+    assert block.iter_values[0].value == 0  # the loop c runs once: its variable is 0
+    sch.rolling_buffer(sch.get_block("B"), 0)
+    check(sch, box_sum_2d)
+
+
+def A_find(sch, name):  # noqa: N802
+    from ember.tir.schedule import analysis
+
+    return analysis.find_block(sch.mod["main"], name)
