@@ -27,7 +27,7 @@ __all__ = [
     "PrimExpr", "IntImm", "FloatImm", "StringImm", "Var", "SizeVar", "PointerType",
     "BinaryOp", "Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max",
     "CmpOp", "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or", "Not",
-    "Cast", "Select", "Ramp", "Broadcast", "Let", "Call", "Range",
+    "Cast", "Select", "Ramp", "Broadcast", "Shuffle", "Let", "Call", "Range",
     "const", "convert", "as_expr", "binary", "promote",
 ]
 
@@ -208,6 +208,8 @@ class FloatImm(PrimExpr):
     def __post_init__(self):
         if not isinstance(self.dtype, DataType):
             object.__setattr__(self, "dtype", DataType(self.dtype))
+        if not self.dtype.is_float:
+            raise DataTypeError(f"FloatImm needs a float dtype, got {self.dtype} (value {self.value!r})")
 
     def __float__(self):
         return float(self.value)
@@ -497,6 +499,22 @@ class Broadcast(PrimExpr):
     @property
     def dtype(self) -> DataType:
         return self.value.dtype.with_lanes(self.lanes)
+
+
+@node
+class Shuffle(PrimExpr):
+    """The lanes ``indices`` picks from the concatenation of ``vectors`` (TVM's Shuffle)."""
+
+    vectors: tuple
+    indices: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "vectors", tuple(as_expr(v) for v in self.vectors))
+        object.__setattr__(self, "indices", tuple(as_expr(i) for i in self.indices))
+
+    @property
+    def dtype(self) -> DataType:
+        return self.vectors[0].dtype.element_of().with_lanes(len(self.indices))
 
 
 @node

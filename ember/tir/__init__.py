@@ -5,6 +5,7 @@ from ember.ir import (
     IntImm, Let, Max, Min, Mod, Mul, Not, Op, Or, PointerType, PrimExpr, Ramp, Range, Select,
     SizeVar, StringImm, Sub, Var, const,
 )
+from ember.ir.expr import Shuffle
 
 from . import op
 from .buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion, decl_buffer
@@ -14,7 +15,7 @@ from .functor import (
 )
 from .op import *  # noqa: F403 - the intrinsic builders (exp, log, if_then_else, …)
 from .stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRealize, BufferStore, DeclBuffer, Evaluate,
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRealize, BufferStore, DeclBuffer, Evaluate, Prefetch,
     For, ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, Stmt, While, seq,
 )
 

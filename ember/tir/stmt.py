@@ -11,7 +11,7 @@ from .buffer import Buffer
 __all__ = [
     "Stmt", "ForKind", "IterVarType", "IterVar", "BufferStore", "For", "While", "Block",
     "BlockRealize", "SeqStmt", "IfThenElse", "LetStmt", "Allocate", "DeclBuffer", "Evaluate",
-    "AssertStmt", "AttrStmt", "BufferRealize", "seq",
+    "AssertStmt", "AttrStmt", "BufferRealize", "Prefetch", "seq",
 ]
 
 
@@ -266,6 +266,17 @@ class BufferRealize(Stmt):
 
     def __post_init__(self):
         _coerce(self, exprs=("condition",), seqs=("bounds",))
+
+
+@node
+class Prefetch(Stmt):
+    """A hint that the region ``bounds`` of ``buffer`` will be read soon."""
+
+    buffer: Buffer
+    bounds: tuple
+
+    def __post_init__(self):
+        _coerce(self, seqs=("bounds",))
 
 
 @node

@@ -119,3 +119,13 @@ def test_buffer_realize_and_builtins():
     assert tir.TVMBackendAllocWorkspace(0, 1, 2, 3, 4).dtype == "handle"
     assert tir.TVMBackendFreeWorkspace(0, 1, h).dtype == "int32"
     assert tir.ret(tir.const(1, "int8"), dtype="int8").dtype == "int8"
+
+
+def test_float_imm_needs_a_float_dtype_and_shuffle_prefetch_nodes():
+    with pytest.raises(TVMError, match="float dtype"):
+        tir.FloatImm("int32", 1.0)
+    a = tir.const(1.0, "float32")
+    s = tir.Shuffle([a], [0])
+    assert s.dtype == "float32" and s.indices[0].value == 0 and s.vectors[0] is a
+    b = tir.decl_buffer((1, 2))
+    assert tir.Prefetch(b, []).bounds == ()

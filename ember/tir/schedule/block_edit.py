@@ -25,7 +25,8 @@ from ember.tir.stmt import BlockRealize, BufferStore
 from .analysis import replace_stmts
 from .errors import ScheduleError
 
-__all__ = ["reorder_block_iter_var", "unsafe_set_dtype", "annotate_buffer_access", "range_pairs"]
+__all__ = ["reorder_block_iter_var", "unsafe_set_dtype", "annotate_buffer_access", "range_pairs",
+           "unsafe_hide_buffer_access"]
 
 
 def reorder_block_iter_var(func, realize: BlockRealize, new_order):
@@ -151,3 +152,21 @@ def annotate_buffer_access(func, realize: BlockRealize, buffer_index: int, buf_t
     new_block = replace(block, **{buf_type + "s": regions},
                         annotations={**block.annotations, key: marked})
     return replace_stmts(func, {block: new_block})
+
+
+def unsafe_hide_buffer_access(func, realize: BlockRealize, buf_type: str, buf_index_array):
+    """Drop the ``buf_index_array``-th regions from the block's reads (``buf_type`` "read") or
+    writes ("write"): dependence analysis stops seeing them (an index buffer read to address
+    another, say). Unsafe by design: nothing checks that hiding them keeps the schedule valid."""
+    block = realize.block
+    if buf_type not in ("read", "write"):
+        raise ScheduleError(f"unsafe_hide_buffer_access: buf_type must be 'read' or 'write', got {buf_type!r}",
+                            func, block=block)
+    regions = block.reads if buf_type == "read" else block.writes
+    hidden = {int(i) for i in buf_index_array}
+    bad = sorted(i for i in hidden if not 0 <= i < len(regions))
+    if bad:
+        raise ScheduleError(f"unsafe_hide_buffer_access: block {block.name_hint!r} has {len(regions)} "
+                            f"{buf_type} regions, so index {bad[0]} is out of range", func, block=block)
+    kept = tuple(r for i, r in enumerate(regions) if i not in hidden)
+    return replace_stmts(func, {block: replace(block, **{buf_type + "s": kept})})

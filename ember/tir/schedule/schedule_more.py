@@ -216,6 +216,14 @@ class MorePrimitives:
         self._apply(block, unsafe_set_dtype, self._block(block), buffer_index, dtype)
         self._record("unsafe_set_dtype", [block], [buffer_index, str(dtype)], [])
 
+    def unsafe_hide_buffer_access(self, block: BlockRV, buf_type: str, buf_index_array) -> None:
+        """Hide some read or write regions of a block from dependence analysis (see block_edit)."""
+        from .block_edit import unsafe_hide_buffer_access
+
+        indices = [int(i) for i in buf_index_array]
+        self._apply(block, unsafe_hide_buffer_access, self._block(block), buf_type, indices)
+        self._record("unsafe_hide_buffer_access", [block], [buf_type, indices], [])
+
     def annotate_buffer_access(self, block: BlockRV, buffer_index: int, buf_type: str,
                                gen_new_ranges) -> None:
         """Declare the region of a read/write buffer from the block iterators (see block_edit)."""

@@ -87,6 +87,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("set_scope", ("block",), ("buffer_index", "storage_scope")),
     K("storage_align", ("block",), ("buffer_index", "axis", "factor", "offset")),
     K("unsafe_set_dtype", ("block",), ("buffer_index", "dtype")),
+    K("unsafe_hide_buffer_access", ("block",), ("buf_type", "buf_index_array")),
     K("reorder_block_iter_var", ("block",), ("new_order",)),
     K("annotate_buffer_access", ("block",), ("buffer_index", "buf_type", "gen_new_ranges")),
     K("transform_layout", ("block",), ("buffer", "index_map", "pad_value", "assume_injective_transform")),
