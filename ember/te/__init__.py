@@ -6,6 +6,7 @@ from ember.ir import Range, const
 from ember.tir.op import *  # noqa: F403 - te.exp, te.max_value, te.if_then_else, …
 
 from .create_prim_func import create_prim_func
+from .extern_primfunc import extern_primfunc
 from .operation import compute, extern, placeholder, reduce_axis, size_var, thread_axis, var
 from .schedule import Schedule, Stage, create_schedule
 from .tag import tag_scope
@@ -21,5 +22,5 @@ __all__ = [
     "Range", "const", "create_prim_func", "compute", "extern", "placeholder", "reduce_axis",
     "size_var", "thread_axis", "var", "CommReducer", "Reduce", "comm_reducer", "max", "min",
     "sum", "ComputeOp", "ExternOp", "Operation", "PlaceholderOp", "ProducerLoad", "Tensor",
-    "TensorLoad", "TeIterVar", "IterVar", "Schedule", "Stage", "create_schedule",
+    "TensorLoad", "TeIterVar", "IterVar", "Schedule", "Stage", "create_schedule", "extern_primfunc",
 ]
