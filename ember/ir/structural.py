@@ -120,6 +120,7 @@ class _Comparer:
         self.rhs_to_lhs: dict[int, object] = {}
         self.keep: list = []  # keep mapped objects alive so ids stay unique
         self.path: list[tuple] = []  # steps: ("attr", name) | ("index", i) | ("key", k)
+        self.key_pairs: dict[int, object] = {}  # id(lhs map key) -> the rhs key it was paired with
         self.where: tuple | None = None
         self.map_free_vars = map_free_vars
         self.defining = False  # inside a field that defines the variables it holds
@@ -192,6 +193,7 @@ class _Comparer:
             if k2 is None or k2 not in rhs:
                 return self.fail(lhs, rhs, (("key", k1), ("missing_entry",)))
             used.add(id(k2))
+            self.key_pairs[id(k1)] = k2
             self.path.append(("key", k1))
             ok = self.eq(k1, k2) and self.eq(v1, rhs[k2])
             self.path.pop()
@@ -251,10 +253,15 @@ def assert_structural_equal(lhs, rhs, map_free_vars: bool = True) -> None:
     path, a, b = cmp.where
     from ember.runtime.object_path import ObjectPath
 
+    lhs_path = _object_path(ObjectPath.root(), cmp.where_steps)
+    rhs_steps = [(kind, *(cmp.key_pairs.get(id(x), x) if kind == "key" else x for x in args))
+                 for kind, *args in cmp.where_steps]  # a map key of the rhs is the rhs's own object
+    rhs_path = _object_path(ObjectPath.root(), rhs_steps)
     message = (
-        f"IR is not structurally equal; first difference at {_object_path(ObjectPath.root(), cmp.where_steps)}:\n"
+        f"IR is not structurally equal; first difference at {lhs_path}:\n"
         f"  lhs: {_short(a)}\n  rhs: {_short(b)}\n"
-        f"---- lhs ----\n{_full(lhs)}\n---- rhs ----\n{_full(rhs)}"
+        f"ValueError: StructuralEqual check failed, caused by lhs at {lhs_path}:\n"
+        f"{_full(lhs, lhs_path)}\nand rhs at {rhs_path}:\n{_full(rhs, rhs_path)}"
     )
     raise StructuralMismatch(message, path)
 
@@ -300,8 +307,11 @@ def _short(x) -> str:
     return text if len(text) < 400 else text[:400] + " …"
 
 
-def _full(x) -> str:
+def _full(x, underline=None) -> str:
+    """The script of ``x``, the object at the path ``underline`` marked with ``^``."""
     try:
+        if isinstance(x, Node) and underline is not None:
+            return x.script(path_to_underline=[underline])
         return x.script() if isinstance(x, Node) else repr(x)
     except Exception:  # noqa: BLE001 - the report must not fail
         return repr(x)
