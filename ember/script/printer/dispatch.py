@@ -76,14 +76,33 @@ def to_script(node, **kwargs) -> str:
     entry = find_printer(node)
     if entry is None:
         return repr(node) if not hasattr(node, "__slots__") else f"{type(node).__name__}(...)"
-    config = PrintConfig(name=kwargs.get("name"), options=kwargs)
-    text = entry.fn(node, config)
+    from .marks import collect_marks, finish
+
+    marks = collect_marks(node, kwargs) if any(kwargs.get(k) for k in _MARK_OPTIONS) else None
+    options = dict(kwargs, _marks=marks) if marks else kwargs
+    config = PrintConfig(name=kwargs.get("name"), options=options)
+    text = mark_whole(node, entry.fn(node, config), marks)
     namespaces = set(entry.namespaces)
     if namespaces:  # a module needs its functions' namespaces too (R for Relax functions)
         for func in getattr(node, "functions", {}).values():
             inner = find_printer(func)
             namespaces.update(inner.namespaces if inner is not None else ())
-    return header(namespaces) + text if namespaces else text
+    text = header(namespaces) + text if namespaces else text
+    return finish(text) if marks else text
+
+
+_MARK_OPTIONS = ("path_to_underline", "obj_to_underline", "path_to_annotate", "obj_to_annotate")
+
+
+def mark_whole(node, text: str, marks) -> str:
+    """``text`` with every line marked when ``node`` itself is to be underlined."""
+    if not marks or id(node) not in marks.underline:
+        return text
+    from .marks import wrap_lines
+
+    lines = text.split("\n")
+    wrap_lines(lines, 0)
+    return "\n".join(lines)
 
 
 _registered = False

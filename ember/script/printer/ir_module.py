@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ember.ir import IRModule
 
-from .dispatch import PrintConfig, find_printer
+from .dispatch import PrintConfig, find_printer, mark_whole
 
 __all__ = ["print_ir_module"]
 
@@ -20,6 +20,7 @@ def print_ir_module(mod: IRModule, config: PrintConfig) -> str:
         entry = find_printer(func)
         sub = PrintConfig(name=gv.name_hint, in_module=True, module_funcs=names, options=config.options)
         text = entry.fn(func, sub) if entry is not None else f"# unprintable {type(func).__name__}"
+        text = mark_whole(func, text, config.options.get("_marks"))
         if i or mod.attrs:
             lines.append("")
         lines.extend(("    " + line) if line else "" for line in text.split("\n"))

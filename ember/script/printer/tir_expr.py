@@ -74,7 +74,8 @@ def py_str(text: str) -> str:
 class ExprPrinter:
     """Expression rendering plus the per-function naming and declaration state."""
 
-    def __init__(self, declare_free: bool = True, module_funcs: frozenset = frozenset()):
+    def __init__(self, declare_free: bool = True, module_funcs: frozenset = frozenset(), marks=None):
+        self.marks = marks  # marks.Marks: objects to underline or annotate, or None
         self.namer = Namer()
         self.defined: set[int] = set()
         self.pending: list[str] = []
@@ -161,7 +162,12 @@ class ExprPrinter:
         if not isinstance(e, Node):
             return self.value(e)
         text, prec = self.render(e)
-        return f"({text})" if prec < min_prec else text
+        text = f"({text})" if prec < min_prec else text
+        if self.marks is not None and id(e) in self.marks.underline:
+            from .marks import CLOSE, OPEN
+
+            text = OPEN + text + CLOSE
+        return text
 
     def render(self, e) -> tuple[str, int]:
         for klass in type(e).__mro__:

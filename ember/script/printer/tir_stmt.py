@@ -102,6 +102,27 @@ class StmtPrinter(ExprPrinter):
         self.depth -= 1
 
     def stmt(self, s, last: bool = True) -> None:
+        marks = self.marks
+        if marks is None or (id(s) not in marks.underline and id(s) not in marks.annotate):
+            self._stmt(s, last)
+            return
+        note = marks.annotate.get(id(s))
+        if note is not None and isinstance(s, _SCOPED):
+            last = False  # an annotated scope prints as `with`, its comment above it
+        start = len(self.lines)
+        self._stmt(s, last)
+        pad = "    " * self.depth
+        if id(s) in marks.underline:
+            from .marks import wrap_lines
+
+            wrap_lines(self.lines, start)
+        if note is not None:
+            if len(self.lines) - start == 1 and not isinstance(s, _SCOPED):
+                self.lines[start] += f"  # {note}"
+            else:
+                self.lines.insert(start, f"{pad}# {note}")
+
+    def _stmt(self, s, last: bool) -> None:
         for klass in type(s).__mro__:
             method = _STMT_RULES.get(klass)
             if method is not None:
@@ -394,6 +415,8 @@ class StmtPrinter(ExprPrinter):
             return False
         return structural_equal(dom.min, loop.min) and structural_equal(dom.extent, loop.extent)
 
+
+_SCOPED = (LetStmt, Allocate, DeclBuffer, AssertStmt, AttrStmt)
 
 _STMT_RULES = {
     BufferStore: StmtPrinter._store, Evaluate: StmtPrinter._evaluate, For: StmtPrinter._for,
