@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ember.runtime.dtype import DataType
+
 __all__ = ["Layout", "layout", "layout_index_map", "relayout_array"]
 
 _TOKEN = re.compile(r"(\d*)([A-Za-z])")
@@ -39,6 +41,10 @@ class Layout:
 
     def __contains__(self, letter: str) -> bool:
         return any(a == letter for a, _ in self.axes)
+
+    def __getitem__(self, i: int) -> str:
+        """The letter of axis ``i`` (TVM's ``layout[i]``)."""
+        return self.axes[i][0]
 
     def index_of(self, letter: str) -> int:
         """Position of the axis ``letter`` (upper case: primal, lower case: sub), -1 if absent."""
@@ -85,9 +91,12 @@ class Layout:
         return self.name
 
 
-def layout(name: str) -> Layout:
+def layout(name: str, dtype: str = "int32") -> Layout:
     """Parse ``name`` (``"NCHW"``, ``"NCHW16c"``, ``"OIHW16i4o"``); raises ValueError on a
-    malformed layout (a repeated axis, a sub axis without a factor or without its primal axis)."""
+    malformed layout (a repeated axis, a sub axis without a factor or without its primal axis).
+    ``dtype`` (TVM's argument) is the index type and must be an integer type."""
+    if not isinstance(dtype, str) or not DataType(dtype).is_integer:
+        raise TypeError(f"layout {name!r}: dtype must be an integer type such as 'int32', got {dtype!r}")
     if isinstance(name, Layout):
         return name
     pos, axes = 0, []
