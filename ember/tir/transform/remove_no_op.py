@@ -1,22 +1,25 @@
 """RemoveNoOp: delete statements that do nothing.
 
-Removed: ``Evaluate`` of a constant, loops with a constant extent ≤ 0 or an empty
-body, ``if`` with a constant condition (replaced by the taken branch) or empty
-branches, ``LetStmt`` / ``Allocate`` / ``AttrStmt`` around an empty body, stores of
-a buffer element into itself (``A[i] = A[i]``), and empty entries of sequences.
+Removed: ``Evaluate`` of an expression without side effects (a constant, arithmetic,
+loads, pure intrinsics), loops with an extent provably ≤ 0 or an empty body, ``if``
+whose then-branch is empty (the condition is negated), ``if`` with a constant
+condition (replaced by the taken branch) or empty branches, ``LetStmt`` /
+``Allocate`` / ``AttrStmt`` around an empty body, stores of a buffer element into
+itself (``A[i] = A[i]``), and empty entries of sequences.
 An entirely empty function body becomes ``Evaluate(0)``.
 """
 
 from __future__ import annotations
 
-from ember.ir import IntImm, replace, structural_equal
+from ember.arith import Analyzer
+from ember.ir import IntImm, Not, Range, replace, structural_equal
 from ember.transform import Pass
 
 from ..buffer import BufferLoad
 from ..function import PrimFunc
-from ..functor import IRMutator
+from ..functor import IRMutator, collect
 from ..stmt import IfThenElse, SeqStmt, seq
-from ._common import as_const_int, is_no_op, make_pass, no_op
+from ._common import as_const_int, call_op_name, is_no_op, make_pass, no_op
 
 __all__ = ["remove_no_op", "RemoveNoOp"]
 
@@ -28,12 +31,26 @@ class _NoOpRemover(IRMutator):
             return stmt
         return seq(*kept) or no_op()
 
+    def __init__(self):
+        super().__init__()
+        self.analyzer = Analyzer()
+
     def visit_For(self, loop):
         extent = as_const_int(loop.extent)
         if extent is not None and extent <= 0:
             return no_op()
+        if extent is None and self.analyzer.can_prove(loop.extent <= 0):
+            return no_op()  # e.g. T.serial(i - 20) inside a loop where i < 16
+        try:
+            self.analyzer.bind(loop.loop_var, Range(loop.min, loop.extent))
+        except ValueError:  # a Var naming two loops: its range is not recorded
+            pass
         loop = self.generic_visit(loop)
         return no_op() if is_no_op(loop.body) else loop
+
+    def visit_Evaluate(self, stmt):
+        # an expression with no side effect computes nothing anyone sees
+        return no_op() if not _has_side_effect(stmt.value) else stmt
 
     def visit_IfThenElse(self, stmt: IfThenElse):
         stmt = self.generic_visit(stmt)
@@ -44,6 +61,8 @@ class _NoOpRemover(IRMutator):
         else_empty = is_no_op(stmt.else_case)
         if is_no_op(stmt.then_case) and else_empty:
             return no_op()
+        if is_no_op(stmt.then_case):  # only the else branch does something
+            return IfThenElse(Not(cond), stmt.else_case, None)
         if else_empty and stmt.else_case is not None:
             return replace(stmt, else_case=None)
         return stmt
@@ -64,6 +83,25 @@ class _NoOpRemover(IRMutator):
         ):
             return no_op()
         return store
+
+
+_PURE_CALLS = {"tir.likely", "tir.if_then_else", "tir.reinterpret", "tir.bitwise_not",
+               "tir.bitwise_and", "tir.bitwise_or", "tir.bitwise_xor", "tir.shift_left",
+               "tir.shift_right"}
+
+
+def _has_side_effect(expr) -> bool:
+    """True unless ``expr`` only computes a value (arithmetic, loads, pure intrinsics)."""
+    from ember.tir.op import BINARY_MATH, UNARY_MATH
+
+    def impure(x) -> bool:
+        name = call_op_name(x)
+        if name is None:
+            return False
+        return name not in _PURE_CALLS and not (
+            name.startswith("tir.") and name[4:] in (*UNARY_MATH, *BINARY_MATH))
+
+    return bool(collect(expr, impure))
 
 
 def remove_no_op(func: PrimFunc) -> PrimFunc:

@@ -106,3 +106,22 @@ def test_convert_blocks_to_opaque_refuses_predicate_on_block_iterators():
 
     with pytest.raises(TransformError, match="predicate uses the block's own iterators"):
         _run(tvm.tir.transform.ConvertBlocksToOpaque(), before)
+
+
+def test_remove_no_op_pure_evaluate_negative_extent_and_empty_then():
+    @T.prim_func
+    def before(A: T.Buffer((16,), "int32"), n: T.int32):
+        for i in range(16):
+            for j in range(i - 20):  # never runs: i < 16
+                A[i] = j
+            T.evaluate(n * 2 + A[i])  # computes a value nobody uses
+            T.evaluate(T.call_extern("int32", "keep_me", i))
+            if i < 8:
+                T.evaluate(0)
+            else:
+                A[i] = 42
+
+    after = _run(tvm.tir.transform.RemoveNoOp(), before)
+    text = after.script()
+    assert "range(i - 20)" not in text and "n * 2" not in text
+    assert "keep_me" in text and "if not i < 8" in text.replace("(", "").replace(")", "")
