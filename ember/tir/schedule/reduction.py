@@ -11,9 +11,9 @@ dimension into the original output.
 
 from __future__ import annotations
 
-from ember.ir import Add, And, Max, Min, Mul, Range, Var, const, replace
+from ember.ir import Add, And, FloorDiv, FloorMod, Max, Min, Mul, Range, Var, const, replace, structural_equal
 from ember.tir.buffer import BufferLoad, decl_buffer
-from ember.tir.functor import substitute
+from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
 from .analysis import (
@@ -116,7 +116,39 @@ def _reducer(func, block):
         raise ScheduleError(
             f"rfactor: block {block.name_hint!r} must be a reduction of the form "
             "`C[...] = C[...] op value` (op one of +, *, min, max) with an init", func, block=block)
-    return type(body.value), body.value.b
+    init = block.init
+    if init.buffer is not body.buffer or len(init.indices) != len(body.indices) or not all(
+            structural_equal(a, b, map_free_vars=False) for a, b in zip(init.indices, body.indices)):
+        raise ScheduleError(f"rfactor: the init and the update of block {block.name_hint!r} must write the "
+                            "same element of the same buffer", func, block=block)
+    op = type(body.value)
+    if not _is_identity(op, init.value):
+        raise ScheduleError(f"rfactor: the init value {init.value!r} of block {block.name_hint!r} is not the "
+                            f"identity of its reduction ({op.__name__})", func, block=block)
+    reduce_vars = {iv.var for iv in block.iter_vars if iv.iter_type == IterVarType.CommReduce}
+    if any(v in reduce_vars for i in body.indices for v in vars_in(i)):
+        raise ScheduleError(f"rfactor: block {block.name_hint!r} writes an element chosen by a reduction "
+                            "iterator; its output must be indexed by spatial iterators only", func, block=block)
+    return op, body.value.b
+
+
+def _is_identity(op, value) -> bool:
+    """Whether ``value`` is the identity of the reduction ``op`` (TVM's reducer patterns)."""
+    v = getattr(value, "value", None)
+    if v is None:
+        return False
+    if op is Add:
+        return v == 0
+    if op is Mul:
+        return v == 1
+    dtype = value.dtype
+    if dtype.is_float:
+        lowest, highest = float("-inf"), float("inf")
+        limit = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}.get(dtype.bits)
+        return v in ((highest, limit) if op is Min else (lowest, -limit if limit else lowest))
+    bits, signed = dtype.bits, not str(dtype).startswith("uint")
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return v == (hi if op is Min else lo)
 
 
 def rfactor(func, loop: For, factor_axis: int):
@@ -132,6 +164,7 @@ def rfactor(func, loop: For, factor_axis: int):
     if not kinds or any(k != IterVarType.CommReduce for k in kinds):
         raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
                             f"block {block.name_hint!r}", func, loop=loop)
+    _check_rfactor_loops(func, realize, loops_above(func, realize))
     store = block.body
     out = store.buffer
     ndim = len(out.shape)
@@ -169,12 +202,16 @@ def rfactor(func, loop: For, factor_axis: int):
     spatial_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
                      if iv.iter_type != IterVarType.CommReduce]
     red_map = {iv.var: substitute(v, rvars) for iv, v in reduce_pairs}
+    if new_reduce:
+        rf_body, rf_init = BufferStore(rf_buf, op(BufferLoad(rf_buf, idx), substitute(rhs, red_map)), idx), \
+            BufferStore(rf_buf, block.init.value, idx)
+    else:  # nothing left to reduce: the rf block is spatial, a plain store (TVM)
+        rf_body, rf_init = BufferStore(rf_buf, substitute(rhs, red_map), idx), None
     rf_block = replace(
         block, name_hint=rf_name,
         iter_vars=(IterVar(Range(0, loop.extent), vrf, IterVarType.DataPar),)
         + tuple(iv for iv, _ in spatial_pairs) + tuple(new_reduce),
-        body=BufferStore(rf_buf, op(BufferLoad(rf_buf, idx), substitute(rhs, red_map)), idx),
-        init=BufferStore(rf_buf, block.init.value, idx))
+        body=rf_body, init=rf_init)
     reads, writes = infer_regions(rf_block)
     rf_block = replace(rf_block, reads=reads, writes=writes)
     binding = lv if is_true(loop.min == 0) else lv - loop.min
@@ -182,11 +219,11 @@ def rfactor(func, loop: For, factor_axis: int):
         lp.loop_var for lp in loops if lp.loop_var in rvars and lp is not loop)
     rf_realize = BlockRealize(rf_values, realize.predicate, rf_block)
 
-    # the write-back block: reduce the rf dimension into the original buffer
+    # the write-back block: reduce the rf dimension into the original buffer.  As in TVM it
+    # takes the original block's place (the other reduction loops dropped), and the rf block
+    # runs first under fresh copies of all the loops, before the outermost one.
     spatial = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
                if iv.iter_type == IterVarType.DataPar]
-    keep = {x for _, v in spatial for x in vars_in(v)} | {lv}
-    copies, vmap = _copy_loops(loops, keep, "")
     new_ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), iv.iter_type) for iv, _ in spatial]
     wrf = Var("v" + lv.name, lv.dtype)
     ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
@@ -198,24 +235,62 @@ def rfactor(func, loop: For, factor_axis: int):
         init=substitute(block.init, ivmap), alloc_buffers=(), match_buffers=())
     reads, writes = infer_regions(wb_block)
     wb_block = replace(wb_block, reads=reads, writes=writes)
-    values = (substitute(binding, vmap),) + tuple(substitute(v, vmap) for _, v in spatial)  # TVM's order
-    pred = _predicate_for(realize.predicate, set(vmap), vmap)
+    values = (binding,) + tuple(v for _, v in spatial)  # TVM's order
+    dropped = [lp for lp in loops if lp.loop_var in reduce_loops and lp.loop_var is not lv]
+    keep = {lp.loop_var for lp in loops} - {lp.loop_var for lp in dropped}
+    loop_vars = {lp.loop_var for lp in loops}
+    available = keep | {v for v in vars_in(realize.predicate) if v not in loop_vars}
+    pred = _predicate_for(realize.predicate, available, {})
     for cond in _rf_reached(func, realize, loop, loops, keep):  # skip partials never initialised
-        cond = substitute(cond, vmap)
         pred = cond if is_true(pred) else And(pred, cond)
-    wb_nest = _wrap(copies, vmap, BlockRealize(values, pred, wb_block))
-
-    root = subtree_root(func, realize)
-    parent = (path_to(func.body, root) or [None])[-1]
-    if isinstance(parent, For):
-        raise ScheduleError(f"rfactor: the loops of block {block.name_hint!r} must contain only that block",
-                            func, block=block)
+    for lp in dropped:
+        if len(blocks_under(lp)) != 1:
+            raise ScheduleError(f"rfactor: loop {lp.loop_var.name!r} feeds a reduction iterator of block "
+                                f"{block.name_hint!r} and holds other blocks too", func, loop=lp)
+    top = loops[0]
+    rf_copies, rf_vmap = _copy_loops(loops, loop_vars, "")
+    rf_realize = replace(rf_realize, iter_values=tuple(substitute(v, rf_vmap) for v in rf_realize.iter_values),
+                         predicate=substitute(rf_realize.predicate, rf_vmap))
+    rf_nest = rf_realize
+    for var, lp in reversed(rf_copies):  # full copies: kind, thread binding, annotations kept
+        rf_nest = replace(lp, loop_var=var, min=substitute(lp.min, rf_vmap),
+                          extent=substitute(lp.extent, rf_vmap), body=rf_nest)
+    drop = {lp.loop_var for lp in dropped}
+    new_top = replace_stmts(top, {realize: BlockRealize(values, pred, wb_block)})
+    new_top = ir_transform(new_top, None, lambda n: n.body if n.loop_var in drop else None, only_enable=["For"])
     scope = scope_of(func, realize)
-    new_root = replace_stmts(root, {realize: rf_realize})
-    func = replace_stmts(func, {root: seq(new_root, wb_nest)})
+    func = replace_stmts(func, {top: seq(rf_nest, new_top)})
     sb = _find_scope_block(func, scope.block.name_hint)
     func = replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + (rf_buf,))})
     return func, rf_block.name_hint
+
+
+def _check_rfactor_loops(func, realize, loops) -> None:
+    """The bindings must be affine in the loops, and loops feeding reduction iterators serial."""
+    from . import _arith
+
+    block = realize.block
+
+    def quasi_affine(e) -> bool:  # sums of loop vars, and // or % of such sums by constants
+        for atom, _ in _arith.linear(e).terms.values():
+            if isinstance(atom, FloorDiv | FloorMod):
+                if _arith.as_int(atom.b) is None or not quasi_affine(atom.a):
+                    return False
+            elif not isinstance(atom, Var):
+                return False
+        return True
+
+    for iv, v in zip(block.iter_vars, realize.iter_values):
+        if not quasi_affine(v):
+            raise ScheduleError(f"rfactor: the binding {v!r} of iterator {iv.var.name!r} of block "
+                                f"{block.name_hint!r} is not affine in the loops", func, block=block)
+    reduce_loops = {x for iv, v in zip(block.iter_vars, realize.iter_values)
+                    if iv.iter_type == IterVarType.CommReduce for x in vars_in(v)}
+    for lp in loops:
+        if lp.loop_var in reduce_loops and (lp.kind != ForKind.SERIAL or lp.thread_binding is not None):
+            raise ScheduleError(f"rfactor: loop {lp.loop_var.name!r} feeds a reduction iterator of block "
+                                f"{block.name_hint!r} but is {lp.kind.name.lower()}, not serial",
+                                func, loop=lp)
 
 
 def _rf_reached(func, realize, loop, loops, kept: set) -> list:

@@ -189,3 +189,59 @@ def test_buffer_without_elem_offset_equals_one_with_offset_zero():
     h = tir.PrimFunc(g.params, g.body, buffer_map={
         p: tir.decl_buffer((4,), "float32", "A", elem_offset=1) for p in g.params})
     assert not structural_equal(g, h)
+
+
+@T.prim_func
+def two_row_sums(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+    for i in range(8):
+        for k in range(16):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+        for k in range(16):
+            with T.block("C"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    C[vi] = T.float32(0)
+                C[vi] = C[vi] + A[vi, vk] * T.float32(2)
+
+
+def test_rfactor_runs_the_rf_block_first_under_copied_loops_and_writes_back_in_place():
+    sch = tir.Schedule(two_row_sums)
+    _, k = sch.get_loops(sch.get_block("B"))
+    k0, _ = sch.split(k, [4, 4])
+    sch.rfactor(k0, 0)
+    body = sch.mod["main"].body.block.body
+    # the rf nest precedes the original loop, which keeps both the write-back and block C
+    assert [type(s).__name__ for s in body.seq] == ["For", "For"]
+    assert "B_rf" in body.seq[0].script() and '"C"' in body.seq[1].script()
+    assert_same_numerics(two_row_sums, sch.mod["main"])
+
+
+def test_rfactor_over_the_only_reduction_loop_makes_a_spatial_rf_block():
+    sch = tir.Schedule(row_sum_128)
+    k, _ = sch.get_loops(sch.get_block("B"))
+    rf = sch.rfactor(k, 0)
+    assert sch.get(rf).init is None
+    assert_same_numerics(row_sum_128, sch.mod["main"])
+
+
+@T.prim_func
+def row_sum_init_one(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 8):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(1)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+def test_rfactor_refuses_an_init_that_is_not_the_identity():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(row_sum_init_one)
+    _, k = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="is not the identity of its reduction"):
+        sch.rfactor(k, 0)
