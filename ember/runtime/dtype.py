@@ -15,7 +15,7 @@ INT, UINT, FLOAT, HANDLE, BFLOAT, BOOL = 0, 1, 2, 3, 4, 6
 _CODE_NAMES = {INT: "int", UINT: "uint", FLOAT: "float", HANDLE: "handle", BFLOAT: "bfloat", BOOL: "bool"}
 _NAME_CODES = {name: code for code, name in _CODE_NAMES.items()}
 _PATTERN = re.compile(r"^(int|uint|float|bfloat|bool|handle)(\d*)(?:x(\d+))?$")
-_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "void": "handle"}
+_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "void": "handle", "": "handle"}  # "" is TVM's void
 _NUMPY_NAMES = {"bool": "bool", "bfloat16": "bfloat16"}
 
 

@@ -129,3 +129,7 @@ def test_float_imm_needs_a_float_dtype_and_shuffle_prefetch_nodes():
     assert s.dtype == "float32" and s.indices[0].value == 0 and s.vectors[0] is a
     b = tir.decl_buffer((1, 2))
     assert tir.Prefetch(b, []).bounds == ()
+
+
+def test_empty_dtype_is_void():
+    assert DataType("") is DataType("handle")  # TVM scripts write dtype="" for void calls
