@@ -19,6 +19,8 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
    allocation point (relaxing the loops inside it), and indices are shifted by the
    range's start.  A dimension whose span is not a constant (or bounded by one) keeps
    its size, and an allocation of non-constant size is never moved into a loop.
+   It never moves into a loop listed in the Allocate's ``CARRIED_LOOPS`` (loops an
+   opaque block iterator is bound through: values carry across their iterations).
 3. *align*: ``buffer_dim_align`` entries left on the Allocate by LowerOpaqueBlock
    (from ``storage_align``) give the buffer strides with ``stride[axis] % factor ==
    offset``; the Allocate then holds the strided element count.
@@ -41,6 +43,7 @@ from ..stmt import (
     Stmt, seq,
 )
 from ._common import logger, make_pass
+from .convert_blocks_to_opaque import CARRIED_LOOPS
 from .lower_opaque_block import DIM_ALIGN
 from .region_markers import marked_accesses, marker_kind
 from .simplify import make_analyzer
@@ -328,6 +331,10 @@ class _Placer:
         return self._can_descend_checked(stmt, child, info)
 
     def _can_descend_checked(self, stmt, child, info) -> bool:
+        if isinstance(stmt, For) and any(v is stmt.loop_var for v in info.alloc.annotations.get(CARRIED_LOOPS, ())):
+            logger.debug("CompactBufferAllocation: %s stays outside loop %s (an opaque block iterator carries "
+                         "its values across iterations)", info.data.name, stmt.loop_var.name)
+            return False
         if isinstance(stmt, For):
             if stmt.kind == ForKind.THREAD_BINDING:
                 if not _may_enter_thread_loop(stmt, info):
@@ -389,12 +396,13 @@ class _Placer:
     def _allocate(self, info: _Alloc, body):
         extents, offsets = self._compact_shape(info, body)
         buf = info.buffer or (info.buffers[0] if info.buffers else None)
-        annotations = {k: v for k, v in info.alloc.annotations.items() if k != DIM_ALIGN}
+        annotations = {k: v for k, v in info.alloc.annotations.items() if k not in (DIM_ALIGN, CARRIED_LOOPS)}
         align = info.alloc.annotations.get(DIM_ALIGN)
         strides = _aligned_strides(extents, align) if align and buf is not None else None
         if buf is None or (offsets is None and strides is None):
+            kept = {k: v for k, v in info.alloc.annotations.items() if k != CARRIED_LOOPS}
             return Allocate(info.data, info.alloc.dtype, info.alloc.extents, info.alloc.condition,
-                            body if buf is None else DeclBuffer(buf, body), info.alloc.annotations)
+                            body if buf is None else DeclBuffer(buf, body), kept)
         if offsets is None:
             offsets = [const(0, e.dtype) for e in extents]
         new_buf = replace(buf, shape=tuple(extents), strides=strides[0] if strides else ())

@@ -6,19 +6,26 @@ regions and match-buffer sources use the bound values (loop expressions) instead
 the block iterators.  Predicates, allocations and annotations are kept for
 LowerOpaqueBlock.  Nested blocks are handled outside-in, so an inner block's iter
 values may mention outer block iterators.
+
+The loops that *opaque* iterators (``T.axis.opaque``, e.g. a rolling buffer's axis) are
+bound through carry values of the block's buffers from one iteration to the next; they
+are kept in the block annotation ``CARRIED_LOOPS`` so that CompactBufferAllocation does
+not move those buffers into such a loop.
 """
 
 from __future__ import annotations
 
-from ember.ir import replace
+from ember.ir import Var, replace
 from ember.transform import Pass
 
 from ..function import PrimFunc
 from ..functor import IRMutator, collect, substitute
-from ..stmt import BlockRealize
+from ..stmt import BlockRealize, IterVarType
 from ._common import TransformError, make_pass
 
-__all__ = ["convert_blocks_to_opaque", "ConvertBlocksToOpaque"]
+__all__ = ["convert_blocks_to_opaque", "ConvertBlocksToOpaque", "CARRIED_LOOPS"]
+
+CARRIED_LOOPS = "ember.carried_loops"
 
 
 class _Opaquer(IRMutator):
@@ -36,6 +43,11 @@ class _Opaquer(IRMutator):
                 raise TransformError(
                     f"block {block.name_hint!r}: its predicate uses the block's own iterators "
                     f"{own}; write it with the loop variables instead")
+            carried = [v for iv, value in zip(block.iter_vars, realize.iter_values)
+                       if iv.iter_type == IterVarType.Opaque for v in collect(value, lambda x: isinstance(x, Var))]
+            if carried:
+                annotations = {**block.annotations, CARRIED_LOOPS: tuple(dict.fromkeys(carried))}
+                block = replace(block, annotations=annotations)
             block = substitute(replace(block, iter_vars=()), vmap)
         block = self.visit(block)
         predicate = self.visit(realize.predicate)

@@ -26,6 +26,7 @@ from ..function import PrimFunc
 from ..functor import IRMutator, post_order_visit, substitute
 from ..stmt import Allocate, Block, BlockRealize, BufferStore, DeclBuffer, IfThenElse
 from ._common import make_pass
+from .convert_blocks_to_opaque import CARRIED_LOOPS
 from .region_markers import make_symbols, uses_markers
 
 __all__ = ["lower_opaque_block", "LowerOpaqueBlock", "DIM_ALIGN"]
@@ -34,9 +35,10 @@ DIM_ALIGN = "buffer_dim_align"
 
 
 class _Lowerer(IRMutator):
-    def __init__(self, dim_align: dict[int, list]):
+    def __init__(self, dim_align: dict[int, list], carried: dict[int, list] | None = None):
         super().__init__()
         self.dim_align = dim_align
+        self.carried = carried or {}
 
     def visit_BlockRealize(self, realize: BlockRealize):
         block = realize.block
@@ -57,6 +59,9 @@ class _Lowerer(IRMutator):
         for buf in reversed(block.alloc_buffers):
             align = self.dim_align.get(id(buf.data))
             annotations = {DIM_ALIGN: tuple(align)} if align else {}
+            carried = self.carried.get(id(buf.data))
+            if carried:
+                annotations[CARRIED_LOOPS] = tuple(carried)
             body = Allocate(buf.data, buf.dtype, buf.shape, const(True), DeclBuffer(buf, body), annotations)
         predicate = self.visit(realize.predicate)
         if not (isinstance(predicate, IntImm) and predicate.value):
@@ -184,9 +189,24 @@ def _collect_dim_align(body) -> dict[int, list]:
     return found
 
 
+def _collect_carried(body) -> dict[int, list]:
+    """data Var id → loops that carry values of the buffer (ConvertBlocksToOpaque's CARRIED_LOOPS)."""
+    found: dict[int, list] = {}
+
+    def visit(node):
+        if isinstance(node, Block) and CARRIED_LOOPS in node.annotations:
+            for region in (*node.reads, *node.writes):
+                loops = found.setdefault(id(region.buffer.data), [])
+                loops += [v for v in node.annotations[CARRIED_LOOPS] if not any(v is x for x in loops)]
+
+    post_order_visit(body, visit)
+    return found
+
+
 def lower_opaque_block(func: PrimFunc) -> PrimFunc:
     """Remove every (opaque) block of ``func``."""
-    return func.with_body(_Lowerer(_collect_dim_align(func.body)).visit(func.body))
+    lowerer = _Lowerer(_collect_dim_align(func.body), _collect_carried(func.body))
+    return func.with_body(lowerer.visit(func.body))
 
 
 def LowerOpaqueBlock() -> Pass:  # noqa: N802 - TVM's name
