@@ -5,6 +5,7 @@ from sched_helpers import check
 
 from ember.script import tir as T
 from ember.tir import IterVar, Schedule, ScheduleError
+from ember.tir.schedule import analysis
 
 
 @T.prim_func
@@ -96,13 +97,8 @@ def test_compute_at_folds_one_iteration_loops_in_bindings():
     c, i, _ = sch.get_loops(sch.get_block("C"))
     io, _ = sch.split(i, [2, 4])
     sch.compute_at(sch.get_block("B"), io)
-    block = A_find(sch, "B")
+    block = analysis.find_block(sch.mod["main"], "B")
     assert block.iter_values[0].value == 0  # the loop c runs once: its variable is 0
     sch.rolling_buffer(sch.get_block("B"), 0)
     check(sch, box_sum_2d)
 
-
-def A_find(sch, name):  # noqa: N802
-    from ember.tir.schedule import analysis
-
-    return analysis.find_block(sch.mod["main"], name)
