@@ -58,7 +58,7 @@ class IRModule(Node):
 
     @staticmethod
     def from_expr(expr, functions=None) -> IRModule:
-        """Wrap a function as the module's ``main`` (its ``global_symbol`` if set)."""
+        """Wrap a function as the module's ``main`` (named by its ``global_symbol`` if set)."""
         name = "main"
         attrs = getattr(expr, "attrs", None) or {}
         if "global_symbol" in attrs:
@@ -66,9 +66,7 @@ class IRModule(Node):
         elif not getattr(expr, "_is_function", True):
             raise TypeError(f"IRModule.from_expr expects a function, got {type(expr).__name__}")
         mod = IRModule(functions)
-        if hasattr(expr, "with_attr") and "global_symbol" not in attrs:
-            expr = expr.with_attr("global_symbol", name)
-        mod[name] = expr
+        mod[name] = expr  # as TVM: the function is not given a global_symbol it does not have
         return mod
 
     # -- lookup ---------------------------------------------------------------------
