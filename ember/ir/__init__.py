@@ -13,6 +13,7 @@ from .global_info import DummyGlobalInfo, GlobalInfo, VDevice
 from .module import BaseFunc, GlobalVar, IRModule
 from .node import Node, fields_of, node, replace
 from .op import Op, register_op
+from .env_func import AttrsNode, EnvFunc, make_node
 from .type import PrimType, TupleType, Type
 from .structural import (
     StructuralMismatch, assert_structural_equal, get_first_structural_mismatch, structural_equal,

@@ -15,7 +15,7 @@ from .functor import (
 )
 from .op import *  # noqa: F403 - the intrinsic builders (exp, log, if_then_else, …)
 from .stmt import (
-    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRealize, BufferStore, DeclBuffer, Evaluate, Prefetch,
+    Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferRealize, BufferStore, DeclBuffer, Evaluate, Prefetch, stmt_list,
     For, ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, Stmt, While, seq,
 )
 

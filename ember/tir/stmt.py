@@ -11,7 +11,7 @@ from .buffer import Buffer
 __all__ = [
     "Stmt", "ForKind", "IterVarType", "IterVar", "BufferStore", "For", "While", "Block",
     "BlockRealize", "SeqStmt", "IfThenElse", "LetStmt", "Allocate", "DeclBuffer", "Evaluate",
-    "AssertStmt", "AttrStmt", "BufferRealize", "Prefetch", "seq",
+    "AssertStmt", "AttrStmt", "BufferRealize", "Prefetch", "seq", "stmt_list",
 ]
 
 
@@ -310,6 +310,13 @@ class AttrStmt(Stmt):
 
 def _is_zero(e) -> bool:
     return getattr(e, "value", None) == 0
+
+
+def stmt_list(stmt) -> list:
+    """The statements of ``stmt`` in order (a SeqStmt's, nested ones flattened; else ``[stmt]``)."""
+    if isinstance(stmt, SeqStmt):
+        return [s for part in stmt.seq for s in stmt_list(part)]
+    return [stmt]
 
 
 def seq(*stmts) -> Stmt:
