@@ -104,24 +104,49 @@ class ScheduleState:
         return ScheduleState(self.mod, self.func_name)
 
     def get_sref(self, stmt) -> StmtSRef | None:
-        """The sref of the Block or For ``stmt`` in the current function (None if absent)."""
-        from ember.tir.stmt import Block, BlockRealize, For
+        """The sref of the Block or For ``stmt`` (None if absent): in the current function, or,
+        when none is selected, in whichever function of the module holds it."""
+        for func in self._candidate_funcs():
+            sref = _sref_in(func, stmt)
+            if sref is not None:
+                sref.owner = self
+                return sref
+        return None
 
-        from .analysis import path_to
+    def _candidate_funcs(self) -> list:
+        from ember.tir import PrimFunc
 
-        func = self.func
-        sref = None
-        if isinstance(stmt, Block):
-            found = _realizes_of(func.body, stmt)
-            if found:
-                sref = StmtSRef.of(func, found[0])
-            elif func.body is stmt:
-                sref = StmtSRef(stmt, func, [])
-        elif isinstance(stmt, For | BlockRealize) and path_to(func.body, stmt):
-            sref = StmtSRef.of(func, stmt)
-        if sref is not None:
-            sref.owner = self
-        return sref
+        if self.func_name is not None:
+            return [self.func]
+        return [f for f in self.mod.functions.values() if isinstance(f, PrimFunc)]
+
+    def replace(self, src_sref: StmtSRef, tgt_stmt, block_sref_reuse: dict | None = None) -> None:
+        """Replace the statement of ``src_sref`` (a For or Block) by ``tgt_stmt``.
+
+        IR is immutable here, so the functions on the path are rebuilt (TVM writes in place
+        when nothing else holds them; see docs/tvm_compat.md).  ``src_sref`` then refers to
+        ``block_sref_reuse[old block]`` when given, stays valid when ``tgt_stmt`` still
+        contains its statement, and otherwise refers to nothing (``stmt`` is None)."""
+        from ember.tir import PrimFunc
+
+        from .analysis import replace_stmts, walk
+
+        old = src_sref.stmt
+        if old is None:
+            raise ValueError("ScheduleState.replace: the sref refers to a statement that was already replaced")
+        owner = next(((gv, f) for gv, f in self.mod.functions.items()
+                      if isinstance(f, PrimFunc) and _sref_in(f, old) is not None), None)
+        if owner is None:
+            raise ValueError(f"ScheduleState.replace: {type(old).__name__} of the sref is not in the module")
+        new_func = replace_stmts(owner[1], {old: tgt_stmt})
+        mod = self.mod.copy()
+        mod[owner[0].name_hint] = new_func
+        self.mod = mod
+        reuse = {id(k): v for k, v in (block_sref_reuse or {}).items()}
+        if id(old) in reuse:
+            src_sref.stmt = reuse[id(old)]
+        elif not any(x is old or getattr(x, "block", None) is old for x in walk(new_func.body)):
+            src_sref.stmt = None
 
     def _get_cached_flags(self, block_sref: StmtSRef) -> CachedFlags:
         """The affine-binding, region-cover and stage-pipeline facts of a block (cached_flags.py)."""
@@ -181,6 +206,22 @@ class StmtSRef:
 
     def __repr__(self) -> str:
         return f"StmtSRef({type(self.stmt).__name__})"
+
+
+def _sref_in(func, stmt) -> StmtSRef | None:
+    from ember.tir.stmt import Block, BlockRealize, For
+
+    from .analysis import path_to
+
+    if isinstance(stmt, Block):
+        found = _realizes_of(func.body, stmt)
+        if found:
+            return StmtSRef.of(func, found[0])
+        if func.body is stmt:
+            return StmtSRef(stmt, func, [])
+    elif isinstance(stmt, For | BlockRealize) and path_to(func.body, stmt):
+        return StmtSRef.of(func, stmt)
+    return None
 
 
 def _realizes_of(body, block) -> list:
