@@ -50,6 +50,7 @@ from .rewrite_dataflow_reshape import RewriteDataflowReshape  # noqa: E402
 from .reorder_permute_dims_after_concat import ReorderPermuteDimsAfterConcat  # noqa: E402
 from .reorder_take_after_matmul import ReorderTakeAfterMatmul  # noqa: E402
 from .combine_parallel_matmul import CombineParallelMatmul  # noqa: E402
+from .attach_attr_layout_free_buffers import AttachAttrLayoutFreeBuffers  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
