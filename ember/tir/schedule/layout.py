@@ -247,5 +247,29 @@ def set_axis_separator(func, realize: BlockRealize, buffer, axis_separators):
 
     new = replace(buf, axis_separators=seps)
     body = ReplaceBuffer({buf: new}).visit(func.body)
+    body = _MatchedSeparators(new).visit(body)
     buffer_map = {p: (new if b is buf else b) for p, b in func.buffer_map.items()}
     return replace(func, body=body, buffer_map=buffer_map)
+
+
+class _MatchedSeparators(IRMutator):
+    """``T.match_buffer`` views of ``source`` take its separators, counted from the last
+    axis (a view of fewer dimensions keeps the trailing ones; clipped at 0)."""
+
+    def __init__(self, source):
+        super().__init__()
+        self.source = source
+
+    def visit_Block(self, block):  # noqa: N802
+        block = self.generic_visit(block)
+        views = {}
+        for m in block.match_buffers:
+            if m.source.buffer is self.source:
+                drop = len(self.source.shape) - len(m.buffer.shape)
+                seps = tuple(sorted({max(s - drop, 0) for s in self.source.axis_separators}))
+                views[m.buffer] = replace(m.buffer, axis_separators=seps)
+        if not views:
+            return block
+        from .cache import ReplaceBuffer
+
+        return ReplaceBuffer(views).visit(block)
