@@ -132,3 +132,24 @@ def test_unknown_module_function_and_decorator():
 def test_parser_only_words_raise_outside_a_script():
     with pytest.raises(RuntimeError, match="T.reads can only be used inside a @T.prim_func"):
         T.reads()
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    A = T.alloc_buffer((4,))\n    A = T.alloc_buffer((4,))\n", "allocated twice"),
+    ("    for i in range(4):\n        with T.block():\n            vi = T.axis.S(4, i)\n"
+     "            vi = T.axis.S(4, i)\n            T.evaluate(0)\n", "iterator 'vi' twice"),
+    ("    for i in range(4):\n        with T.block():\n            vi = T.axis.S(4, i)\n"
+     "            T.where(vi < 2)\n            T.where(vi < 3)\n            T.evaluate(0)\n", "T.where is given twice"),
+    ("    for i in range(4):\n        with T.block():\n            T.block_attr({})\n"
+     "            T.block_attr({})\n            T.evaluate(0)\n", "T.block_attr is given twice"),
+    ("    with T.block(\"root\") as x:\n        T.evaluate(0)\n", "binds no name"),
+    ("    A = T.alloc_buffer((8,))\n    A[0] = A[0:2] + T.float32(1)\n", "2-lane value"),
+    ("    A = T.alloc_buffer((8,))\n    for i in range(2):\n        with T.block():\n"
+     "            B = T.match_buffer(A[i * 4:i * 4 + 4], (5,))\n            T.evaluate(0)\n",
+     "holds 4 elements"),
+])
+def test_malformed_blocks_and_stores_are_reported(body, message):
+    from ember.script import ParserError, from_source
+
+    with pytest.raises(ParserError, match=message):
+        from_source("@T.prim_func\ndef f():\n" + body)

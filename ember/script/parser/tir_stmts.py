@@ -47,6 +47,7 @@ class BlockFrame:
     alloc_buffers: list = dataclasses.field(default_factory=list)
     match_buffers: list = dataclasses.field(default_factory=list)
     init: Stmt | None = None
+    attrs_given: bool = False  # T.block_attr seen (a block has one)
 
 
 @dataclasses.dataclass
@@ -218,6 +219,11 @@ class TIRParser(Evaluator):
             except TypeError as err:
                 raise self.error(target, str(err)) from None
         lanes = max((getattr(i.dtype, "lanes", 1) for i in load.indices), default=1)
+        slots = lanes * buf.dtype.lanes  # a vector-typed buffer holds vectors at scalar indices
+        if isinstance(value, PrimExpr) and value.dtype.lanes > 1 and value.dtype.lanes != slots:
+            raise self.error(target, f"a {value.dtype.lanes}-lane value cannot be stored to "
+                                     f"{slots} lane{'s' if slots > 1 else ''} of {buf.name}; "
+                                     "index the store with a slice of the same length")
         if lanes > 1 and isinstance(value, PrimExpr) and value.dtype.lanes == 1:
             from ember.ir import Broadcast
 

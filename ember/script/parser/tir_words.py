@@ -43,23 +43,35 @@ def _regions(values) -> tuple:
 
 
 # -- expression statements --------------------------------------------------------------
+def _once(p: TIRParser, call, word: str, field: str):
+    """The enclosing block's frame; refuses a second ``word`` in the same block."""
+    frame = p.block_frame(call, word)
+    if getattr(frame, field) is not None:
+        raise p.error(call, f"{word} is given twice in block {frame.name!r}; a block has one")
+    return frame
+
+
 def _reads(p: TIRParser, call, args):
-    p.block_frame(call, "T.reads").reads = _regions(args["regions"])
+    _once(p, call, "T.reads", "reads").reads = _regions(args["regions"])
 
 
 def _writes(p: TIRParser, call, args):
-    p.block_frame(call, "T.writes").writes = _regions(args["regions"])
+    _once(p, call, "T.writes", "writes").writes = _regions(args["regions"])
 
 
 def _where(p: TIRParser, call, args):
-    p.block_frame(call, "T.where").predicate = as_expr(args["predicate"])
+    _once(p, call, "T.where", "predicate").predicate = as_expr(args["predicate"])
 
 
 def _block_attr(p: TIRParser, call, args):
     attrs = args["attrs"]
     if not isinstance(attrs, dict):
         raise p.error(call, f"T.block_attr expects a dict, got {type(attrs).__name__}")
-    p.block_frame(call, "T.block_attr").annotations.update(attrs)
+    frame = p.block_frame(call, "T.block_attr")
+    if frame.attrs_given:
+        raise p.error(call, f"T.block_attr is given twice in block {frame.name!r}; a block has one")
+    frame.attrs_given = True
+    frame.annotations.update(attrs)
 
 
 def _func_attr(p: TIRParser, call, args):
@@ -130,6 +142,9 @@ def _declare_buffer(p: TIRParser, node, target, func):
 def _alloc_buffer(p: TIRParser, node, target, func):
     name = p.target_name(target)
     buf = _named_call(p, node, name, func)
+    allocated = p.blocks[-1].alloc_buffers if p.blocks else p.func.root_allocs
+    if any(b.name == name for b in allocated):
+        raise p.error(node, f"buffer {name!r} is allocated twice in the same scope")
     if p.blocks:
         p.blocks[-1].alloc_buffers.append(buf)
     elif p.depth == 0:
@@ -150,11 +165,32 @@ def _match_buffer(p: TIRParser, node, target, func):
         p.func.buffer_map[source] = buf
     elif isinstance(source, BufferRegion | BufferLoad | Buffer):
         frame = p.block_frame(node, "T.match_buffer of a region")
-        frame.match_buffers.append(MatchBufferRegion(buf, as_region(source)))
+        region = as_region(source)
+        _check_region_size(p, node, region, buf)
+        frame.match_buffers.append(MatchBufferRegion(buf, region))
     else:
         raise p.error(node.value, "T.match_buffer expects a handle parameter or a buffer region "
                                   f"as its first argument, got {source!r}")
     p.scope.define(name, buf)
+
+
+def _check_region_size(p: TIRParser, node, region: BufferRegion, buf: Buffer) -> None:
+    """A matched region and its buffer must hold as many elements (when both are constant)."""
+    from ember.ir import IntImm
+
+    extents = [r.extent for r in region.region]
+    if not all(isinstance(e, IntImm) for e in list(extents) + list(buf.shape)):
+        return
+    have = 1
+    for e in extents:
+        have *= e.value
+    want = 1
+    for d in buf.shape:
+        want *= d.value
+    if have != want:
+        raise p.error(node.value, f"T.match_buffer: the region of {region.buffer.name} holds {have} "
+                                  f"elements but the buffer's shape {tuple(d.value for d in buf.shape)} "
+                                  f"holds {want}")
 
 
 def _owns_memory(call) -> bool:
@@ -213,6 +249,8 @@ _REMAP_TYPES = {"S": IterVarType.DataPar, "R": IterVarType.CommReduce}
 
 
 def _push_iter(frame: BlockFrame, name: str, dom: Range, kind, value, dtype) -> Var:
+    if any(iv.var.name == name for iv in frame.iter_vars):
+        raise ValueError(f"block {frame.name!r} defines the iterator {name!r} twice")
     var = Var(name, DataType(dtype) if dtype is not None else dom.extent.dtype)
     frame.iter_vars.append(IterVar(dom, var, kind))
     frame.iter_values.append(as_expr(value))
@@ -231,7 +269,10 @@ def _axis(p: TIRParser, node, target, func):
         dtype = value.dtype if isinstance(value, PrimExpr) else None
         if isinstance(value, float) or dtype is not None and not (dtype.is_int or dtype.is_uint):
             raise p.error(node.value, f"T.{func.script_name}: the {what} must be an integer, got {value!r}")
-    var = _push_iter(frame, name, dom, _AXIS_TYPES[func], args["binding"], args["dtype"])
+    try:
+        var = _push_iter(frame, name, dom, _AXIS_TYPES[func], args["binding"], args["dtype"])
+    except ValueError as err:
+        raise p.error(node, str(err)) from None
     p.scope.define(name, var)
 
 
@@ -252,8 +293,11 @@ def _remap(p: TIRParser, node, target, func):
             raise p.error(node.value, f"T.axis.remap: binding {value!r} is not the variable of an "
                                       "enclosing loop")
         _, lmin, lext = loop
-        var = _push_iter(frame, p.target_name(name_node), Range(lmin, lext), _REMAP_TYPES[kind],
-                         value, args["dtype"])
+        try:
+            var = _push_iter(frame, p.target_name(name_node), Range(lmin, lext), _REMAP_TYPES[kind],
+                             value, args["dtype"])
+        except ValueError as err:
+            raise p.error(node, str(err)) from None
         p.scope.define(name_node.id, var)
 
 
@@ -340,6 +384,8 @@ def _as_name(p: TIRParser, node, item, word: str) -> str:
 
 
 def _block(p: TIRParser, node: ast.With, item, func):
+    if item.optional_vars is not None:
+        raise p.error(item.optional_vars, "`with T.block(...)` binds no name; remove `as ...`")
     args = p.bind(item.context_expr, func)
     frame = BlockFrame(str(args["name_hint"]), bool(args["no_realize"]))
     p.blocks.append(frame)
