@@ -8,7 +8,7 @@ Why a rule declined a kernel: ``logging.getLogger("ember.dlight")`` at DEBUG.
 
 from . import cpu, gpu
 from .apply import ApplyDefaultSchedule, schedule_func
-from .base import FMA_CONTRACT, IS_SCHEDULED, ScheduleRule
+from .base import FMA_CONTRACT, IS_SCHEDULED, RECIPROCAL, ScheduleRule
 
 __all__ = ["ApplyDefaultSchedule", "ScheduleRule", "schedule_func", "cpu", "gpu", "IS_SCHEDULED",
-           "FMA_CONTRACT"]
+           "FMA_CONTRACT", "RECIPROCAL"]

@@ -17,7 +17,7 @@ from ember.transform import PassContext
 from ember.transform.pass_infra import ModulePass, PassInfo
 
 from .analysis import has_root_block, looks_scheduled
-from .base import FMA_CONTRACT, IS_SCHEDULED, LOG, ScheduleRule
+from .base import FMA_CONTRACT, IS_SCHEDULED, LOG, RECIPROCAL, ScheduleRule
 
 
 def _with_attr(func: PrimFunc, key: str, value) -> PrimFunc:
@@ -50,6 +50,8 @@ def schedule_func(func: PrimFunc, name: str, rules, target: Target) -> PrimFunc:
         new = _with_attr(next(iter(sch.mod.functions.values())), IS_SCHEDULED, True)
         if getattr(rule, "contract_fma", False):
             new = _with_attr(new, FMA_CONTRACT, True)
+        if getattr(rule, "reciprocal_division", False):
+            new = _with_attr(new, RECIPROCAL, True)
         return new
     LOG.debug("%s: no rule applies; left unscheduled", name)
     return func

@@ -19,6 +19,8 @@ LOG = logging.getLogger("ember.dlight")
 IS_SCHEDULED = "tir.is_scheduled"
 # per-function permission for the LLVM codegen to contract a*b+c into one FMA
 FMA_CONTRACT = "ember.fast_math_contract"
+# ... and to divide by multiplying with the reciprocal (x / s[row] → x * (1 / s[row]), ±1 ulp)
+RECIPROCAL = "ember.fast_math_reciprocal"
 
 
 class ScheduleRule:

@@ -33,14 +33,16 @@ def default_schedule_trace(mod, target) -> Trace | None:
 
 def finalize_for_build(mod):
     """The module as the default pipeline would compile it: marked scheduled, and allowed
-    to contract multiply-adds into FMAs (what dlight's compute-bound rules ask for)."""
-    from ember.dlight import FMA_CONTRACT, IS_SCHEDULED
+    to contract multiply-adds into FMAs and to divide by a hoisted reciprocal (what dlight's
+    rules ask for)."""
+    from ember.dlight import FMA_CONTRACT, IS_SCHEDULED, RECIPROCAL
     from ember.ir import replace
     from ember.tir import PrimFunc
 
     funcs = {}
     for gv, f in mod.functions.items():
         if isinstance(f, PrimFunc):
-            f = replace(f, attrs={**(f.attrs or {}), IS_SCHEDULED: True, FMA_CONTRACT: True})
+            f = replace(f, attrs={**(f.attrs or {}), IS_SCHEDULED: True, FMA_CONTRACT: True,
+                                  RECIPROCAL: True})
         funcs[gv] = f
     return mod.with_functions(funcs)

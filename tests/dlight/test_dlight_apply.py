@@ -35,6 +35,30 @@ def test_every_function_scheduled_and_marked():
     np.testing.assert_allclose(out, x @ w, rtol=1e-5, atol=1e-5)
 
 
+def test_row_normalisation_divides_by_a_hoisted_reciprocal():
+    """Reduction marks its kernels so the codegen may turn ``x / sum[row]`` into one reciprocal
+    per row and a multiply per element (LLVM's ``arcp``); the result stays within 1 ulp."""
+    x = te.placeholder((32, 1000), name="X")
+    mod = IRModule({"softmax": te.create_prim_func([x, topi.nn.softmax(x, axis=-1)])})
+    with Target("llvm"):
+        mod = dlight.ApplyDefaultSchedule(*cpu.default_rules())(mod)
+    assert mod["softmax"].attrs.get(dlight.RECIPROCAL) is True
+    assert dlight.RECIPROCAL not in _scheduled_relu().attrs
+    rt = ember.build(mod["softmax"], target="llvm")
+    assert "fdiv arcp" in rt.get_source("ll-unopt")
+    assert "vdivps" not in rt.get_source("asm")  # no vector division left in the row loop
+    v = np.random.default_rng(1).standard_normal((32, 1000)).astype("float32")
+    out = np.zeros_like(v)
+    rt(v, out)
+    e = np.exp(v.astype("float64") - v.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)
+
+
+def _scheduled_relu():
+    with Target("llvm"):
+        return dlight.ApplyDefaultSchedule(*cpu.default_rules())(_module())["relu"]
+
+
 def test_first_matching_rule_wins_and_scheduled_functions_are_skipped(caplog):
     mod = _module()
     with caplog.at_level("DEBUG", logger="ember.dlight"):

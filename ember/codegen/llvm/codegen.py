@@ -114,8 +114,11 @@ class CodeGenLLVM(ExprEmitter):
         self.noalias = bool(func.attrs.get("tir.noalias", True))
         # a kernel scheduled by ember.dlight may allow a*b+c -> FMA for itself only
         self.float_flags = _float_flags(getattr(self.target, "attrs", {}))
-        if not self.float_flags and func.attrs.get("ember.fast_math_contract"):
-            self.float_flags = ("contract",)
+        if not self.float_flags:
+            # ... and may divide by multiplying with a reciprocal LLVM hoists out of the loop
+            self.float_flags = tuple(flag for attr, flag in (("ember.fast_math_contract", "contract"),
+                                                             ("ember.fast_math_reciprocal", "arcp"))
+                                     if func.attrs.get(attr))
         arg_types = [self._param_type(p) for p in func.params]
         fn = ir.Function(self.module, ir.FunctionType(I32, arg_types), name)
         vars = {}

@@ -36,6 +36,10 @@ def _leading_spatial(info: BlockInfo) -> int:
 class Reduction(ScheduleRule):
     """Rows in parallel, each row's reductions and epilogue fused under the row loop."""
 
+    # a row's normalisation divides by a per-row value (softmax, layer norm): one reciprocal
+    # per row and a multiply per element, as ONNX Runtime and PyTorch do (within 1 ulp)
+    reciprocal_division = True
+
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
         func = normalize_for_rules(func)
