@@ -121,11 +121,38 @@ class Instruction:
     attrs: tuple
     outputs: tuple
 
+    def __post_init__(self):
+        """Accept TVM's layouts too: list inputs flattened (``Split(loop, *factors)``,
+        ``Fuse(*loops)``), ``Annotate``'s value among the inputs, IntImm/FloatImm attrs."""
+        kind, ins, attrs = self.kind, tuple(self.inputs), tuple(_plain(a) for a in self.attrs)
+        n = len(kind.inputs)
+        if kind.method == "annotate" and len(ins) == 2 and len(attrs) == 1:
+            ins, attrs = ins[:1], attrs + ins[1:]
+        elif n and (len(ins) > n or (kind.variadic and ins and not isinstance(ins[0], list | tuple))):
+            ins = ins[:n - 1] + (list(ins[n - 1:]),)
+        object.__setattr__(self, "inputs", ins)
+        object.__setattr__(self, "attrs", attrs)
+        object.__setattr__(self, "outputs", tuple(self.outputs))
+
     def __str__(self) -> str:
-        return Trace([self], {}).as_python(header=False, anonymous=True)[0]
+        return Trace([self], {}).as_python(anonymous=True)[0]
 
     def same_as(self, other) -> bool:
         return self is other
+
+
+def _plain(value):
+    """IntImm / FloatImm / StringImm attrs (TVM passes IR constants) as Python values."""
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(v) for v in value)
+    if type(value).__name__ in ("IntImm", "FloatImm", "StringImm") and hasattr(value, "value"):
+        return value.value
+    return value
+
+
+def _whole_probs(probs):
+    """TVM prints a probability of exactly 1 (or 0) as ``1``: whole floats as ints."""
+    return [int(p) if isinstance(p, float) and p.is_integer() else p for p in probs]
 
 
 def _names(insts) -> dict:
@@ -133,7 +160,7 @@ def _names(insts) -> dict:
 
     def name(rv):
         if rv not in names:
-            names[rv] = f"{rv.prefix}{len(names)}"
+            names[rv] = f"{getattr(rv, 'prefix', 'v')}{len(names)}"  # a tir.Var is TVM's ExprRV
         return names[rv]
 
     for inst in insts:
@@ -173,17 +200,24 @@ class Trace:
     decisions: dict = field(default_factory=dict)
 
     # -- printing -----------------------------------------------------------------------
-    def as_python(self, header: bool = True, anonymous: bool = False) -> list[str]:
-        names = _names(self.insts)
+    def as_python(self, remove_postproc: bool = False, header: bool = False,
+                  anonymous: bool = False) -> list[str]:
+        """The trace as Python lines (TVM's ``as_python``); ``header`` adds the ``apply_trace``
+        function around them, as ``str(trace)`` prints it."""
+        return self._python(self._kept(remove_postproc), header, anonymous)
+
+    def _python(self, insts, header: bool, anonymous: bool) -> list[str]:
+        names = _names(insts)
         if anonymous:  # one instruction on its own: its handles have no names (TVM prints "_")
             names = {rv: "_" for rv in names}
         lines = []
-        for inst in self.insts:
+        for inst in insts:
             kind = inst.kind
             args = [f"{n}={_render(v, names)}" for n, v in zip(kind.inputs, inst.inputs)]
             if kind.variadic:
                 args = [_render(v, names) for v in inst.inputs[0]] + args[1:]
-            args += [f"{n}={_render(v, names)}" for n, v in zip(kind.attrs, inst.attrs)]
+            args += [f"{n}={_render(_whole_probs(v) if n == 'probs' else v, names)}"
+                     for n, v in zip(kind.attrs, inst.attrs)]
             if kind.has_decision and inst in self.decisions:
                 args.append(f"decision={_render(self.decisions[inst], names)}")
             call = f"sch.{kind.method}({', '.join(args)})"
@@ -197,11 +231,13 @@ class Trace:
                 lines.append(call)
         if header:
             body = ["  " + line for line in lines] or ["  pass"]
-            return ["# from ember import tir", "def apply_trace(sch: tir.Schedule) -> None:"] + body
+            from ember.script.printer.dispatch import package_name  # printing is a higher layer
+
+            return [f"# from {package_name()} import tir", "def apply_trace(sch: tir.Schedule) -> None:"] + body
         return lines
 
     def __str__(self) -> str:
-        return "\n".join(self.as_python())
+        return "\n".join(self.as_python(header=True))
 
     def show(self) -> None:
         print(str(self))

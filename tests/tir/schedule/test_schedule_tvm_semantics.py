@@ -245,3 +245,23 @@ def test_rfactor_refuses_an_init_that_is_not_the_identity():
     _, k = sch.get_loops(sch.get_block("B"))
     with pytest.raises(ScheduleError, match="is not the identity of its reduction"):
         sch.rfactor(k, 0)
+
+
+def test_instructions_in_tvm_layout_replay_and_print_as_tvm_does():
+    from ember.tir.schedule import BlockRV, Instruction, InstructionKind, LoopRV, Trace
+
+    b0, l1, l2, l3 = BlockRV(), LoopRV(), LoopRV(), LoopRV()
+    trace = Trace([
+        Instruction(InstructionKind.get("GetBlock"), [], ["B", "main"], [b0]),
+        Instruction(InstructionKind.get("GetLoops"), [b0], [], [l1]),
+        Instruction(InstructionKind.get("Split"), [l1, None, 4], [True, False], [l2, l3]),  # flattened
+        Instruction(InstructionKind.get("Annotate"), [b0, "SSR"], ["note"], []),  # value as an input
+    ], {})
+    lines = trace.as_python()
+    assert lines[2] == ("l2, l3 = sch.split(loop=l1, factors=[None, 4], preserve_unit_iters=True, "
+                        "disable_predication=False)")
+    assert str(trace).startswith("# from ember import tir\ndef apply_trace(sch: tir.Schedule) -> None:")
+    sch = tir.Schedule(scale_16)
+    Trace.apply_json_to_schedule(trace.as_json(), sch)
+    assert sch.get(sch.get_block("B")).annotations == {"note": "SSR"}
+    assert_same_numerics(scale_16, sch.mod["main"])
