@@ -113,7 +113,30 @@ def _simplifier(iters):
     return simplify
 
 
+def _multi_output_blocks(op: ComputeOp, buffers: dict, name: str) -> object:
+    """A data-parallel compute with several outputs: one block per output (``name.v0``,
+    ``name.v1`` …) under one shared loop nest, as TVM lowers it."""
+    loops = None
+    realizes = []
+    for k, expr in enumerate(op.body):
+        iters, block_loops, vmap = _block_iters(op.axis)
+        loops = loops or block_loops
+        out = buffers[op.output(k)]
+        indices = tuple(vmap[iv.var] for iv in op.axis)
+        value = _simplifier(iters)(_Lowerer(buffers, vmap).visit(expr))
+        block = Block(tuple(iters), (), (), f"{name}.v{k}", BufferStore(out, value, indices),
+                      annotations=_annotations(op))
+        reads, writes = block_access_regions(block, exclude_written_from_reads=True)
+        realizes.append(BlockRealize(tuple(loops), const(True), replace(block, reads=reads, writes=writes)))
+    body = seq(*realizes)
+    for iv, lv in reversed(list(zip(iters, loops))):
+        body = For(lv, iv.dom.min, iv.dom.extent, ForKind.SERIAL, body)
+    return body
+
+
 def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
+    if op.num_outputs > 1 and op.axis and not isinstance(op.body[0], Reduce):
+        return _multi_output_blocks(op, buffers, name)
     iters, loops, vmap = _block_iters(op.axis + op.reduce_axis)
     lower = _Lowerer(buffers, vmap)
     outs = [buffers[op.output(i)] for i in range(op.num_outputs)]

@@ -28,3 +28,13 @@ def test_call_packed():
     call = tir.call_packed("my_func", A, tir.const(3))
     assert call.op.name == "tir.tvm_call_packed" and call.dtype == "int32"
     assert call.args[0].value == "my_func" and call.args[1] is A.data
+
+
+def test_multi_output_compute_gives_one_block_per_output():
+    m = te.var("m")
+    a0, a1 = te.placeholder((m,), name="a0"), te.placeholder((m,), name="a1")
+    b0, b1 = te.compute((m,), lambda i: (a0[i] + 2.0, a1[i] * 3.0), name="B")
+    func = te.create_prim_func([a0, a1, b0, b1])
+    names = []
+    tir.functor.post_order_visit(func.body, lambda n: names.append(n.name_hint) if isinstance(n, tir.Block) else None)
+    assert names == ["B.v0", "B.v1", "root"]
