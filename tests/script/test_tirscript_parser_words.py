@@ -79,3 +79,14 @@ def test_ir_builder_realize_matches_the_parser():
             IB.evaluate(0)
     stmt = ib.get()
     assert stmt.script() == 'with T.realize(B[0:16], "global"):\n    T.evaluate(0)'
+
+
+def test_return_prints_and_parses_as_tir_ret():
+    text = '''@T.prim_func
+def f(a: T.int32) -> T.int32:
+    return a + 1
+'''
+    f = from_source(text)
+    printed = f.script()
+    assert printed.endswith("    return a + 1")
+    assert_structural_equal(from_source(printed), f)

@@ -211,3 +211,20 @@ def f():
     assert 'v0 = T.axis.spatial(8, i0 + 0 * i1)\n' in printed
     assert 'v1, v2 = T.axis.remap("SR", [i1, i2])\n' in printed
     assert "v3 = T.axis.spatial(8, i3 - 0 * i0)\n" in printed
+
+
+def test_buffer_params_print_as_handles_when_the_handle_or_data_is_shared():
+    from ember import tir
+    from ember.ir import assert_structural_equal
+    from ember.script import from_source
+
+    a, b = tir.Var("a", "handle"), tir.Var("b", "handle")
+    A = tir.decl_buffer((8,), "float32", name="A")
+    B = tir.decl_buffer((4,), "float32", name="B", data=A.data)
+    shared = tir.PrimFunc([a, b], tir.Evaluate(0), buffer_map={a: A, b: B}).with_attr("global_symbol", "f")
+    text = shared.script()
+    assert "def f(a: T.handle, b: T.handle):\n    A = T.match_buffer(a, (8,))\n" \
+           "    B = T.match_buffer(b, (4,), data=A.data)\n" in text
+    assert_structural_equal(from_source(text), shared)
+    uses_handle = tir.PrimFunc([a], tir.Evaluate(a), buffer_map={a: A}).with_attr("global_symbol", "f")
+    assert "def f(a: T.handle):\n    A = T.match_buffer(a, (8,))\n    T.evaluate(a)" in uses_handle.script()

@@ -57,11 +57,12 @@ class PrimFuncPrinter(StmtPrinter):
 
     def func(self, f: PrimFunc, name: str, private: bool) -> list[str]:
         params, deferred = [], []
+        inline_ok = _inlinable_params(f)
         for p in f.params:
             buf = f.buffer_map.get(p)
             if buf is None:
                 params.append(f"{self.define(p, p.name)}: {self.param_annotation(p)}")
-            elif not buffer_free_vars(buf):  # static: in the signature (Python evaluates it early)
+            elif id(p) in inline_ok and not buffer_free_vars(buf):  # in the signature
                 call = self.buffer_call("T.Buffer", buf, dtype_always=True)
                 bname = self.define(buf, buf.name)
                 if not self.namer.has(p):
@@ -85,7 +86,7 @@ class PrimFuncPrinter(StmtPrinter):
         if attrs:
             self.emit(f"T.func_attr({self.value(attrs)})")
         for p, buf in deferred:
-            call = self.buffer_call("T.match_buffer", buf, source=self.var(p))
+            call = self.buffer_call("T.match_buffer", buf, source=self.var(p), with_data=True)
             bname = self.define(buf, buf.name)
             self.bind_buffer_data(buf, bname)
             self.emit(f"{bname} = {call}")
@@ -108,6 +109,20 @@ class PrimFuncPrinter(StmtPrinter):
             scope = "" if ann.storage_scope == "global" else f", {py_str(ann.storage_scope)}"
             return f"T.handle({py_str(str(ann.element_dtype))}{scope})"
         return f"T.{p.dtype}"
+
+
+def _inlinable_params(f: PrimFunc) -> set:
+    """Ids of the handle parameters whose buffer may print in the signature: the handle itself
+    is not used in the body and the buffer's data is not shared with another parameter's."""
+    from ember.tir.functor import post_order_visit
+
+    used: set[int] = set()
+    post_order_visit(f.body, lambda n: used.add(id(n)) if isinstance(n, Var) else None)
+    data_count: dict[int, int] = {}
+    for buf in f.buffer_map.values():
+        data_count[id(buf.data)] = data_count.get(id(buf.data), 0) + 1
+    return {id(p) for p, buf in f.buffer_map.items()
+            if id(p) not in used and data_count[id(buf.data)] == 1}
 
 
 def print_prim_func(f: PrimFunc, config) -> str:

@@ -10,7 +10,7 @@ as ``T.axis.remap``.
 
 from __future__ import annotations
 
-from ember.ir import IntImm, PrimExpr, Var, structural_equal
+from ember.ir import Call, IntImm, Op, PrimExpr, Var, structural_equal
 from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 from ember.tir.functor import post_order_visit, pre_order_visit
 from ember.tir.stmt import (
@@ -176,6 +176,10 @@ class StmtPrinter(ExprPrinter):
         self.emit(f"{target} = {self.expr(s.value)}")
 
     def _evaluate(self, s: Evaluate, last: bool) -> None:
+        v = s.value
+        if isinstance(v, Call) and isinstance(v.op, Op) and v.op.name == "tir.ret" and len(v.args) == 1:
+            self.emit(f"return {self.expr(v.args[0])}")  # T.ret(x), as the parser reads `return x`
+            return
         self.emit(f"T.evaluate({self.expr(s.value)})")
 
     def _for(self, s: For, last: bool) -> None:
