@@ -71,3 +71,23 @@ def test_types_print_as_script_words():
     assert PointerType(PrimType("int32"), "shared").script() == 'T.handle("int32", "shared")'
     assert TupleType([PrimType("float32"), PrimType("int8")]).script() == "T.Tuple(T.float32, T.int8)"
     assert TupleType([PrimType("int8")]) == TupleType((PrimType("int8"),))
+
+
+def test_prefix_options_are_checked():
+    import pytest
+
+    from ember.error import TVMError
+
+    func = _func()
+    assert func.script(tir_prefix="T") == func.script()
+    with pytest.raises(TVMError, match="not a valid Python identifier"):
+        func.script(ir_prefix="2I")
+    with pytest.raises(TVMError, match="prefix 'T' only"):
+        func.script(tir_prefix="tir")
+
+
+def test_ptr_is_a_typed_handle_declared_with_its_scope():
+    from ember.script import tir as T
+
+    p = T.ptr("float32")
+    assert p.script(verbose_expr=True) == 'v = T.handle("float32", "global")\nv'

@@ -73,6 +73,7 @@ def header(namespaces) -> str:
 def to_script(node, **kwargs) -> str:
     """TVMScript text of ``node``.  Options TVM accepts (``syntax_sugar``, ``show_meta`` …)
     are accepted and ignored; ``name=`` overrides a function's printed name."""
+    _check_prefixes(kwargs)
     entry = find_printer(node)
     if entry is None:
         return repr(node) if not hasattr(node, "__slots__") else f"{type(node).__name__}(...)"
@@ -89,6 +90,22 @@ def to_script(node, **kwargs) -> str:
             namespaces.update(inner.namespaces if inner is not None else ())
     text = header(namespaces) + text if namespaces else text
     return finish(text) if marks else text
+
+
+_PREFIXES = {"ir_prefix": "I", "tir_prefix": "T", "relax_prefix": "R"}
+
+
+def _check_prefixes(options: dict) -> None:
+    """TVM's ``ir_prefix`` / ``tir_prefix`` / ``relax_prefix``: ember prints the standard ones."""
+    from ember.error import TVMError
+
+    for key, default in _PREFIXES.items():
+        prefix = options.get(key)
+        if prefix is None or prefix == default:
+            continue
+        if not isinstance(prefix, str) or not prefix.isidentifier():
+            raise TVMError(f"{key}={prefix!r} is not a valid Python identifier")
+        raise TVMError(f"{key}={prefix!r}: ember prints TVMScript with the prefix {default!r} only")
 
 
 _MARK_OPTIONS = ("path_to_underline", "obj_to_underline", "path_to_annotate", "obj_to_annotate")

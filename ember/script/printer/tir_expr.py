@@ -101,9 +101,8 @@ class ExprPrinter:
     def var_decl(self, v: Var) -> str:
         """The expression that declares a fresh var like ``v``: ``T.int32()``, ``T.handle(...)``."""
         ann = v.type_annotation
-        if v.dtype.is_handle and ann is not None:
-            scope = "" if ann.storage_scope == "global" else f", {py_str(ann.storage_scope)}"
-            return f"T.handle({py_str(str(ann.element_dtype))}{scope})"
+        if v.dtype.is_handle and ann is not None:  # the scope always shows, as TVM declares it
+            return f"T.handle({py_str(str(ann.element_dtype))}, {py_str(ann.storage_scope)})"
         if isinstance(v, SizeVar):
             return f"T.{v.dtype}(is_size_var=True)"
         return f"T.{v.dtype}()"

@@ -14,7 +14,7 @@ import inspect
 from ember.tir.op import *  # noqa: F403 - exp, log, max, min, if_then_else, call_extern, …
 from ember.tir.op import __all__ as _op_names
 
-from .dtypes import SCALAR_DTYPES, dtype_function, handle, var
+from .dtypes import SCALAR_DTYPES, dtype_function, handle, ptr, var
 from .exprs import (
     NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, StringImm, call_extern, call_intrin,
     call_pure_extern, comm_reducer, iter_var, meta_var,
@@ -61,7 +61,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer", "boolean", "realize",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer", "boolean", "realize", "ptr",
 ]
 
 

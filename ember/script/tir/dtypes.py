@@ -12,7 +12,7 @@ from ember.ir import PointerType, PrimExpr, Var, const
 from ember.runtime.dtype import DataType
 from ember.tir.op import cast
 
-__all__ = ["dtype_function", "handle", "var", "SCALAR_DTYPES"]
+__all__ = ["dtype_function", "handle", "ptr", "var", "SCALAR_DTYPES"]
 
 SCALAR_DTYPES = (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -61,3 +61,8 @@ handle.dtype = DataType("handle")
 def var(dtype="int32", name: str = "v") -> Var:
     """A fresh scalar variable of ``dtype`` (``n = T.var("int64")``)."""
     return Var(name, DataType(dtype))
+
+
+def ptr(dtype, storage_scope: str = "global", is_size_var: bool = False, *, name: str = "v") -> Var:
+    """``T.ptr("float32")``: a handle variable pointing at ``dtype`` data in ``storage_scope``."""
+    return Var(name, "handle", PointerType(DataType(dtype), storage_scope))
