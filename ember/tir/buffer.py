@@ -125,6 +125,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
         shape = (shape,)
     shape = tuple(as_expr(s) for s in shape)
     dtype = DataType(dtype)
+    seps = [int(x) for x in (axis_separators or ())]
+    if any(not 0 <= x <= len(shape) for x in seps) or seps != sorted(seps):
+        raise ValueError(f"decl_buffer {name!r}: axis_separators {seps} must be increasing positions "
+                         f"in [0, {len(shape)}] (the buffer has {len(shape)} dimensions)")
     if data is None:
         data = Var(name, "handle", PointerType(dtype, scope))
     return Buffer(

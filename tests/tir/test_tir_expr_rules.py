@@ -133,3 +133,9 @@ def test_float_imm_needs_a_float_dtype_and_shuffle_prefetch_nodes():
 
 def test_empty_dtype_is_void():
     assert DataType("") is DataType("handle")  # TVM scripts write dtype="" for void calls
+
+
+def test_axis_separators_must_fit_the_shape():
+    with pytest.raises(ValueError, match="axis_separators"):
+        tir.decl_buffer([1], axis_separators=[1, 2])
+    assert tir.decl_buffer([4, 4], axis_separators=[1]).axis_separators == (1,)
