@@ -65,3 +65,12 @@ def test_buffer_bind_scope_defines_the_view():
     store = tir.BufferStore(view, tir.const(0.0, "float32"), [0])
     attr = tir.AttrStmt([view, A], "buffer_bind_scope", tir.const(0), store)
     assert verify_well_formed(tir.PrimFunc([A.data], attr, buffer_map={A.data: A}))
+
+
+def test_buffer_realize_defines_a_new_buffer():
+    A = tir.decl_buffer((16,), "int32", "A")
+    store = tir.BufferStore(A, tir.const(1, "int32"), [0])
+    realize = tir.BufferRealize(A, [tir.Range(0, 16)], True, store)
+    assert verify_well_formed(tir.PrimFunc([], realize))
+    with pytest.raises(ValueError, match="buffer 'A' is used"):
+        verify_well_formed(tir.PrimFunc([], tir.SeqStmt([realize, store])))

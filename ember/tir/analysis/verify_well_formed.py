@@ -4,9 +4,9 @@ Checks, for a PrimFunc (or every PrimFunc of an IRModule):
 
 * every Var used is defined — by a parameter, a ``buffer_map`` buffer (its data Var
   and the Vars in its shape / strides / offset), a loop, a ``LetStmt`` / ``Let``, a
-  block iterator, an ``Allocate``, a block allocation or match buffer, or a thread
-  ``AttrStmt`` — and is used only where that definition is in scope (so a block
-  iterator is only used inside its block);
+  block iterator, an ``Allocate``, a block allocation or match buffer, a thread
+  ``AttrStmt`` or a ``BufferRealize`` of a new buffer — and is used only where that
+  definition is in scope (so a block iterator is only used inside its block);
 * every buffer accessed has a defined ``data`` Var and gets one index per dimension;
 * a ``BufferStore``'s value has the buffer's dtype (times the index lanes);
 * loop bounds are integers;
@@ -226,6 +226,17 @@ class _Checker(IRVisitor):
                 self.undefine(iv.var)
 
         self.within(attr, check)
+
+    def visit_BufferRealize(self, realize) -> None:
+        def check():  # realizing a buffer not defined yet allocates it for the body
+            self.visit(realize.bounds)
+            self.visit(realize.condition)
+            defined = self.define_buffer_symbols(realize.buffer)
+            self.visit(realize.body)
+            for v in defined:
+                self.undefine(v)
+
+        self.within(realize, check)
 
     def visit_IterVar(self, iv: IterVar) -> None:
         self.visit(iv.dom)
