@@ -58,6 +58,14 @@ class _Folder(ExprMutator):
     def __init__(self, mod):
         super().__init__(mod)
         self.mod = mod
+        self.in_dataflow = False  # high-level ops fold only inside dataflow blocks (as TVM)
+
+    def visit_dataflow_block_(self, block):
+        outer, self.in_dataflow = self.in_dataflow, True
+        try:
+            return super().visit_dataflow_block_(block)
+        finally:
+            self.in_dataflow = outer
 
     def visit_var_(self, op):
         """A variable bound to a constant is replaced by the constant."""
@@ -79,7 +87,7 @@ class _Folder(ExprMutator):
         try:
             if call.op.name == "relax.call_tir":
                 return self._fold_call_tir(call)
-            if not any(_has_tensor(a) for a in call.args):
+            if not self.in_dataflow or not any(_has_tensor(a) for a in call.args):
                 return call
             args = [_const_value(a) for a in call.args]
             if any(a is None for a in args):
@@ -107,5 +115,12 @@ class _Folder(ExprMutator):
         return Constant(result)
 
 
+def _fold(func, mod):
+    from ..analysis.vars import remove_all_unused
+
+    new = _Folder(mod).visit_expr(func)
+    return new if new is func else remove_all_unused(new, mod)  # folded bindings left unused go (as TVM)
+
+
 def FoldConstant() -> Pass:  # noqa: N802 - TVM's name
-    return relax_module_pass(lambda f, mod: _Folder(mod).visit_expr(f), "FoldConstant", 0)
+    return relax_module_pass(_fold, "FoldConstant", 0)
