@@ -90,3 +90,42 @@ def f(a: T.int32) -> T.int32:
     printed = f.script()
     assert printed.endswith("    return a + 1")
     assert_structural_equal(from_source(printed), f)
+
+
+def test_loop_targets_may_be_a_list_name_or_starred():
+    starred = '''@T.prim_func
+def f(A: T.Buffer((4, 4, 8), "int32"), B: T.Buffer((4, 4), "int32")):
+    for *outer, r in T.grid(4, 4, 8):
+        with T.block("reduce"):
+            with T.init():
+                B[outer] = 0
+            B[outer] = B[outer] + A[(*outer, r)]
+'''
+    plain = '''@T.prim_func
+def f(A: T.Buffer((4, 4, 8), "int32"), B: T.Buffer((4, 4), "int32")):
+    for i, j, k in T.grid(4, 4, 8):
+        with T.block("reduce"):
+            with T.init():
+                B[i, j] = 0
+            B[i, j] = B[i, j] + A[i, j, k]
+'''
+    assert_structural_equal(from_source(starred), from_source(plain))
+    whole = '''@T.prim_func
+def f(A: T.Buffer((4, 4), "int32")):
+    for idx in T.grid(*A.shape):
+        A[idx] = 1
+'''
+    f = from_source(whole)
+    assert len(f.body.body.body.indices) == 2
+
+
+def test_private_function_cannot_set_global_symbol():
+    from ember.script import ParserError
+
+    text = '''@T.prim_func(private=True)
+def f():
+    T.func_attr({"global_symbol": "f"})
+    T.evaluate(0)
+'''
+    with pytest.raises(ParserError, match="cannot set a global_symbol"):
+        from_source(text)

@@ -301,6 +301,8 @@ def buffer_access(buf: Buffer, key):
     """``A[i, j]`` (a load), or ``A[i, 0:4]`` (a region, extents simplified)."""
     if not isinstance(key, tuple):
         key = (key,)
+    if any(isinstance(k, list | tuple) for k in key):  # A[idx] with idx a list of loop vars
+        key = tuple(x for k in key for x in (k if isinstance(k, list | tuple) else (k,)))
     for k in key:  # a float index used to reach code generation
         dtype = getattr(k, "dtype", None) if not isinstance(k, slice) else None
         if isinstance(k, float) or dtype is not None and not (dtype.is_int or dtype.is_uint):

@@ -114,6 +114,9 @@ def parse_prim_func(source: Source, fdef: ast.FunctionDef, outer: dict, private:
         root = Block((), (), (), "root", body, alloc_buffers=tuple(allocs))
         body = BlockRealize((), const(True), root)
     attrs = dict(p.func.attrs or {})
+    if private and "global_symbol" in attrs:
+        raise source.error(fdef, f"the private function {fdef.name!r} cannot set a global_symbol "
+                                 "(T.func_attr); drop private=True or the attribute")
     if not private and "global_symbol" not in attrs:
         attrs = {"global_symbol": fdef.name, **attrs}
     ret_type = None

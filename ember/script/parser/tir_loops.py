@@ -78,10 +78,19 @@ def parse_for(p: TIRParser, node: ast.For):
             if not (dtype.is_int or dtype.is_uint) or dtype.lanes != 1:
                 raise p.error(node.iter, f"a loop {key} must be an integer, got {spec[key]} of dtype {dtype}")
     names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-    group = None
+    groups: list[tuple[str, int, int]] = []  # (name, first, count): a name bound to a list of vars
     if len(names) == 1 and len(specs) > 1 and isinstance(names[0], ast.Name):
-        group = names[0].id  # `for idx in T.grid(4, 4):` binds idx to the list of loop vars
-        names = [ast.Name(id=f"{group}_{k}", ctx=ast.Store()) for k in range(len(specs))]
+        names = [ast.Starred(value=names[0])]  # `for idx in T.grid(4, 4):` binds the list
+    starred = [k for k, n in enumerate(names) if isinstance(n, ast.Starred)]
+    if len(starred) == 1 and len(specs) >= len(names) - 1:
+        k = starred[0]  # `for *outer, r in T.grid(...)`: the starred name takes the rest
+        star = names[k].value
+        if not isinstance(star, ast.Name):
+            raise p.error(names[k], "a starred loop target must be a plain name")
+        count = len(specs) - (len(names) - 1)
+        groups.append((star.id, k, count))
+        names = names[:k] + [ast.Name(id=f"{star.id}_{j}", ctx=ast.Store()) for j in range(count)] \
+            + names[k + 1:]
     if len(names) != len(specs):
         raise p.error(node.target, f"the loop makes {len(specs)} variables but {len(names)} "
                                    "names are given")
@@ -92,8 +101,8 @@ def parse_for(p: TIRParser, node: ast.For):
         p.scope.define(name, var)
         p.loops[id(var)] = (var, spec["min"], spec["extent"])
         loop_vars.append(var)
-    if group is not None:
-        p.scope.define(group, list(loop_vars))
+    for group, first, count in groups:
+        p.scope.define(group, list(loop_vars[first:first + count]))
     try:
         body = p.parse_body(node.body)
     finally:
