@@ -20,6 +20,9 @@ from .iter_map_nodes import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 from .linear_equation import ProofStrength, detect_linear_equation
 from .modular_set import ModularSet
 from .narrow_predicate import narrow_predicate_expression
+from .region_bound import (
+    estimate_region_lower_bound, estimate_region_strict_bound, estimate_region_upper_bound,
+)
 from .subspace import subspace_divide
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",
     "detect_linear_equation", "ProofStrength", "subspace_divide", "narrow_predicate_expression",
-    "detect_clip_bound", "deduce_bound",
+    "detect_clip_bound", "deduce_bound", "estimate_region_lower_bound",
+    "estimate_region_upper_bound", "estimate_region_strict_bound",
 ]
 from . import _ffi_api  # noqa: E402,F401 - TVM-named entry points (tvm.arith._ffi_api.X)

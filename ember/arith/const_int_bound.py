@@ -94,7 +94,9 @@ def bound_of(ana, e: PrimExpr) -> tuple:
     r = rule(ana, e)
     dr = dtype_range(e.dtype)
     if r[0] < dr[0] or r[1] > dr[1]:
-        r = (max(r[0], dr[0]), min(r[1], dr[1]))
+        # finite ends are clamped to the dtype; an infinite end (from a variable told it is
+        # unbounded) stays infinite, as TVM reports it
+        r = (r[0] if r[0] == -INF else max(r[0], dr[0]), r[1] if r[1] == INF else min(r[1], dr[1]))
     cache[id(e)] = (e, r)
     return r
 
@@ -177,7 +179,7 @@ def _var(ana, e):
     if known is not None:
         return known
     r = dtype_range(e.dtype)
-    return (max(0, r[0]), r[1]) if isinstance(e, SizeVar) else r
+    return (0, INF) if isinstance(e, SizeVar) else r  # a size: non-negative, unbounded (TVM)
 
 
 def _add(ana, e):
@@ -204,14 +206,20 @@ def _truncdiv(ana, e):
 
 def _floormod(ana, e):
     a, b = bound_of(ana, e.a), bound_of(ana, e.b)
+    # the divisor is assumed non-zero (as TVM does): a zero end of its range is dropped
+    if b[0] == 0 and b[1] >= 1:
+        b = (1, b[1])
+    elif b[1] == 0 and b[0] <= -1:
+        b = (b[0], -1)
     if b[0] > 0:
         if a[0] >= 0 and a[1] < b[0]:
             return a
         return (0, min(a[1], b[1] - 1) if a[0] >= 0 else b[1] - 1)
     if b[1] < 0:
         return (b[0] + 1, 0)
-    m = max(-b[0], b[1]) - 1
-    return (-m, m) if m >= 0 else _opaque(ana, e)  # only x % 0: undefined
+    if b[0] < 0 < b[1]:  # the result takes the divisor's sign
+        return (b[0] + 1, min(a[1], b[1] - 1) if a[0] >= 0 else b[1] - 1)
+    return _opaque(ana, e)  # only x % 0: undefined
 
 
 def _truncmod(ana, e):
@@ -240,10 +248,20 @@ def _select(ana, e):
     return union(bound_of(ana, e.true_value), bound_of(ana, e.false_value))
 
 
+_MANTISSA = {16: 11, 32: 24, 64: 53}
+
+
 def _cast(ana, e):
     src = e.value.dtype
+    value = e.value
+    if src.is_float and e.dtype.is_integer and type(value) is Cast and value.value.dtype.is_integer:
+        # int -> float -> int: exact while the float holds every value of the range
+        exact = 1 << _MANTISSA.get(src.bits, 0)
+        v = bound_of(ana, value.value)
+        if -exact <= v[0] and v[1] <= exact:
+            src, value = value.value.dtype, value.value
     if src.is_integer or src.is_bool:
-        v = bound_of(ana, e.value)
+        v = bound_of(ana, value)
         r = dtype_range(e.dtype)
         if v[0] >= r[0] and v[1] <= r[1]:
             return v
@@ -287,8 +305,10 @@ def _call(ana, e):
             return (0, b[1])
     if name == "tir.shift_right" and e.dtype.is_integer:
         a, b = bound_of(ana, e.args[0]), bound_of(ana, e.args[1])
-        if a[0] >= 0 and b[0] >= 0 and b[1] < 64:
-            return (0 if b[1] == INF else a[0] >> int(b[1]), a[1] if a[1] == INF else a[1] >> int(b[0]))
+        if b[0] >= 0 and b[1] < 64:  # a >> s is monotone in a and, by sign of a, in s
+            def shr(x, sh):
+                return x if x in (INF, -INF) else x >> int(sh)
+            return _corners(shr, a, b)
     return dtype_range(e.dtype)
 
 

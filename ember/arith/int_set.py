@@ -72,6 +72,27 @@ class IntSet:
         return IntSet(point, point)
 
     @staticmethod
+    def vector(vec) -> IntSet:
+        """The values of the lanes of ``vec``: a Ramp's first to last element (a scalable
+        Ramp is open at its far end), a Broadcast's value, a scalar itself."""
+        vec = as_expr(vec)
+        if type(vec) is Ramp:
+            if not isinstance(vec.lanes, int):
+                stride = vec.stride
+                up = type(stride) is IntImm and stride.value >= 0
+                return IntSet(vec.base, _POS_INF) if up else IntSet(_NEG_INF, vec.base)
+            from .analyzer import Analyzer
+
+            last = Analyzer().simplify(vec.base + vec.stride * (vec.lanes - 1))
+            ends = (vec.base, last)
+            if type(vec.stride) is IntImm and vec.stride.value < 0:
+                ends = (last, vec.base)
+            return IntSet(*ends)
+        if type(vec) is Broadcast:
+            return IntSet.single_point(vec.value)
+        return IntSet.single_point(vec)
+
+    @staticmethod
     def everything() -> IntSet:
         return IntSet(_NEG_INF, _POS_INF)
 
@@ -437,3 +458,10 @@ _EVAL = {
     Ramp: _ramp,
     Broadcast: _broadcast,
 }
+
+
+def union_lower_bound(sets) -> IntSet:
+    """A set inside the union of ``sets`` (their hull when they leave no gap)."""
+    from .region_bound import union_lower_bound as impl
+
+    return impl(sets)
