@@ -245,9 +245,16 @@ def infer_regions(block: Block) -> tuple[tuple, tuple]:
     # as in TVM, a reduction's output (what its init writes) is not among its reads
     reads = [_region_of(acc, buf, relax) for buf, acc in loads.items() if id(buf) not in init_written]
     writes = [_region_of(acc, buf, relax) for buf, acc in stores.items()]
-    for m in block.match_buffers:  # a matched region counts as read and written
-        reads.append(m.source)
-        writes.append(m.source)
+    # a matched region counts as read where its view is loaded, as written where it is stored,
+    # and as both when the view is only used opaquely (its data pointer), as in TVM
+    loaded = {id(n.buffer) for n in collect(block, lambda x: isinstance(x, BufferLoad))}
+    stored = {id(n.buffer) for n in collect(block, lambda x: isinstance(x, BufferStore))}
+    for m in block.match_buffers:
+        r, w = id(m.buffer) in loaded, id(m.buffer) in stored
+        if r or not w:
+            reads.append(m.source)
+        if w or not r:
+            writes.append(m.source)
     return tuple(reads), tuple(writes)
 
 

@@ -45,3 +45,11 @@ def test_set_axis_separator_reaches_match_buffer_views():
     sch.set_axis_separator(sch.get_block("B"), ("write", 0), [1])
     view = sch.get(sch.get_block("B")).match_buffers[0].buffer
     assert tuple(view.axis_separators) == (0,)  # the row view keeps B's last axis
+
+
+def test_transform_layout_keeps_a_stored_view_out_of_the_reads():
+    sch = Schedule(matched_views)
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i, j: [i, j])
+    block = sch.get(sch.get_block("B"))
+    assert [r.buffer.name for r in block.reads] == ["A"]  # B_row is only stored to
+    assert [w.buffer.name for w in block.writes] == ["B"]
