@@ -3,7 +3,7 @@
 pipeline's ``BlockedConvLayout``), and ONNX Runtime, interleaved; both builds checked
 against ORT first.
 
-Run: python benchmarks/bench_blocked_layout.py [--models resnet50,mobilenetv2] [--threads 1]
+Run: python benchmarks/bench_blocked_layout.py [--models resnet50,mobilenet_v2] [--threads 1]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _ember(w, blocked: bool):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="resnet50,mobilenetv2,squeezenet")
+    parser.add_argument("--models", default="resnet50,mobilenet_v2,squeezenet")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--min-seconds", type=float, default=3.0)

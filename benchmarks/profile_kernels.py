@@ -44,7 +44,7 @@ def scheduled_module(w):
         mod = from_onnx(onnx.load_from_string(w.onnx_bytes))
     except Exception:
         mod, _ = zoo.ember_fallback(w)
-    mod = relax.get_pipeline("zero")(mod)
+    mod = relax.get_default_pipeline(tvm.target.Target("llvm"))(mod)  # what relax.build runs
     handler = _RuleLog()
     log = logging.getLogger("ember.dlight")
     log.addHandler(handler)

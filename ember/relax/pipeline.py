@@ -44,12 +44,13 @@ def zero_pipeline(target=None, blocked_layout: bool = False) -> Pass:
         AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, FuseTransposeMatmul, LegalizeOps,
         DeduplicatePrimFuncs, Normalize, PackConvWeights,
     )
+    from .transform.blocked_conv_layout import BlockedConvLayout
 
     return Sequential(
         [
             Normalize(),  # A-normal form with struct info: nested calls become bindings
             FuseTransposeMatmul(),  # matmul(x, permute_dims(w)) → one NT_matmul (no weight copy)
-            *([_blocked_conv_layout(target)] if blocked_layout else []),  # NCHW{lanes}c across layers
+            *([BlockedConvLayout(target)] if blocked_layout else []),  # NCHW{b}c across layers
             PackConvWeights(),  # conv2d with constant weights reads them packed for channel vectors
             LegalizeOps(),  # high-level ops → call_tir of TE/topi PrimFuncs
             AnnotateTIROpPattern(),  # each PrimFunc's pattern kind, for fusion
@@ -61,33 +62,6 @@ def zero_pipeline(target=None, blocked_layout: bool = False) -> Pass:
         ],
         name="zero",
     )
-
-
-def _blocked_conv_layout(target) -> Pass:
-    """ConvertLayout to NCHW{B}c / OIHW{B}o with ``B`` float32 lanes of ``target``'s vector
-    registers (16 with AVX-512, 8 with AVX2), so activations stay channel-blocked from one
-    convolution to the next (the rules ``Conv2DNCHWc`` / ``DepthwiseConv2DNCHWc`` schedule them).
-    Off with PassContext config ``relax.transform.blocked_conv_layout=False`` or
-    ``EMBER_BLOCKED_LAYOUT=0``; CPU (llvm / c) targets only."""
-    import os
-
-    def run(mod: IRModule, ctx) -> IRModule:
-        from ember.target import Target
-        from ember.transform import PassContext
-
-        from .transform import ConvertLayout
-
-        default = os.environ.get("EMBER_BLOCKED_LAYOUT", "1") != "0"
-        if not PassContext.current().config.get("relax.transform.blocked_conv_layout", default):
-            return mod
-        t = target if target is not None else (Target.current() or Target("llvm"))
-        t = Target(t) if isinstance(t, str) else t
-        if t.kind.name not in ("llvm", "c"):
-            return mod
-        lanes = max(4, t.vector_width_bits // 32)
-        return ConvertLayout({"relax.nn.conv2d": [f"NCHW{lanes}c", f"OIHW{lanes}o"]})(mod)
-
-    return module_pass(run, opt_level=0, name="BlockedConvLayout")
 
 
 def _apply_tuned(mod: IRModule, ctx) -> IRModule:

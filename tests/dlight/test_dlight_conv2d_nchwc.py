@@ -28,11 +28,11 @@ def _weight_blocked(w, b):
     return np.ascontiguousarray(w.reshape(o // b, b, i, kh, kw).transpose(0, 2, 3, 4, 1))
 
 
-def _run(c, f, hw, k, stride, residual, depthwise, seed):
+def _run(c, f, hw, k, stride, residual, depthwise, seed, in_block=B, out_block=B):
     pad = k // 2
-    x_t = te.placeholder((1, c // B, hw, hw, B), name="X")
-    w_t = te.placeholder((f // B, 1 if depthwise else c, k, k, B), name="W")
-    b_t = te.placeholder((1, f // B, 1, 1, B), name="Bias")
+    x_t = te.placeholder((1, c // in_block, hw, hw, in_block), name="X")
+    w_t = te.placeholder((f // out_block, 1 if depthwise else c, k, k, out_block), name="W")
+    b_t = te.placeholder((1, f // out_block, 1, 1, out_block), name="Bias")
     conv = topi.nn.conv2d_nchwc(x_t, w_t, (stride, stride), (pad,) * 4, (1, 1), "float32", depthwise)
     y_t = topi.add(conv, b_t)
     ins = [x_t, w_t, b_t]
@@ -51,12 +51,12 @@ def _run(c, f, hw, k, stride, residual, depthwise, seed):
     b = rng.standard_normal((1, f, 1, 1)).astype("float32")
     ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=stride, padding=pad,
                                      groups=c if depthwise else 1).numpy() + b
-    args = [_blocked(x, B), _weight_blocked(w, B), _blocked(b, B)]
+    args = [_blocked(x, in_block), _weight_blocked(w, out_block), _blocked(b, out_block)]
     if residual:
         r = rng.standard_normal(ref.shape).astype("float32")
         ref = ref + r
-        args.append(_blocked(r, B))
-    ref = _blocked(np.maximum(ref, 0), B)
+        args.append(_blocked(r, out_block))
+    ref = _blocked(np.maximum(ref, 0), out_block)
     out = np.zeros(ref.shape, "float32")
     mod(*args, out)
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
@@ -82,8 +82,18 @@ def test_random_shapes(cb, fb, hw, k, stride, residual, depthwise):
     _run(cb * B, f, hw, k, stride, residual, depthwise, seed=hw * k + fb)
 
 
-def test_declines_other_blocks():
-    x_t = te.placeholder((1, 2, 8, 8, B // 2), name="X")
-    w_t = te.placeholder((2, B, 3, 3, B // 2), name="W")
+@pytest.mark.parametrize("in_block,out_block", [(B // 2, B), (B, B // 2), (B // 2, B // 2)])
+def test_mixed_and_half_register_blocks(in_block, out_block):
+    """NCHW8c data into a NCHW16c output (a block change costs no transform), and 8-channel
+    output blocks on 16-lane registers (MobileNetV2's 24 and 40 channels)."""
+    c = 2 * B if max(in_block, out_block) == B else 3 * B // 2
+    _run(c, c, 9, 3, 1, True, False, seed=5, in_block=in_block, out_block=out_block)
+    if in_block == out_block:
+        _run(c, c, 9, 3, 2, False, True, seed=6, in_block=in_block, out_block=out_block)
+
+
+def test_declines_blocks_smaller_than_half_a_register():
+    x_t = te.placeholder((1, 2, 8, 8, B // 4), name="X")
+    w_t = te.placeholder((2, B // 2, 3, 3, B // 4), name="W")
     y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (1, 1, 1, 1), (1, 1), "float32")
     assert cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False) is None

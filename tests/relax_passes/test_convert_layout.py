@@ -141,3 +141,52 @@ def test_channels_not_divisible_left_alone():
     assert convs[1].attrs.data_layout == "NCHW"  # 8 output channels do not either
     x = RNG.standard_normal((1, 12, 10, 10)).astype("float32")
     np.testing.assert_allclose(_run(out, x), np.asarray(relax.reference.run(mod, x)), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("src,dst", [("NCHW16c", "NCHW"), ("NCHW", "NCHW8c"), ("NCHW8c", "NHWC")])
+def test_int32_layout_transform_builds(src, dst):
+    """TVM's ConvertLayout writes int32 index maps over int64 shapes; the kernel must build."""
+    x_np = RNG.standard_normal((1, 32, 3, 5)).astype("float32")
+    from ember.tir.data_layout import relayout_array
+
+    x_in = relayout_array(x_np, "NCHW", src)
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo(x_in.shape, "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.op.layout_transform(x, layout_index_map(src, dst, "int32")))
+        bb.emit_func_output(out)
+    np.testing.assert_array_equal(_run(bb.get(), x_in), relayout_array(x_np, "NCHW", dst))
+
+
+def test_blocked_conv_layout_picks_blocks_per_convolution():
+    """The CPU pipeline's BlockedConvLayout: RGB input read as NCHW1c, 24 channels in blocks of
+    half a register, 32 in whole ones, no transform between convolutions; same result."""
+    from ember.relax.transform.blocked_conv_layout import BlockedConvLayout
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, 3, 12, 12), "float32"))
+    nn, op = relax.op.nn, relax.op
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(nn.relu(bb.emit(nn.conv2d(x, _const(32, 3, 3, 3), strides=2, padding=1))))
+            y = bb.emit(nn.conv2d(y, _const(24, 32, 1, 1)))
+            y = bb.emit(op.add(y, bb.emit(op.reshape(_const(24), (24, 1, 1)))))
+            y = bb.emit(nn.conv2d(y, _const(24, 1, 3, 3), padding=1, groups=24))
+            y = bb.emit(nn.conv2d(y, _const(32, 24, 1, 1)))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    target = ember.target.Target("llvm -mcpu=skylake-avx512")
+    out = BlockedConvLayout(target)(mod)
+    convs = [b.value.attrs for blk in out["main"].body.blocks for b in blk.bindings
+             if isinstance(b.value, relax.Call) and b.value.op.name == "relax.nn.conv2d"]
+    assert [(a.data_layout, a.kernel_layout, a.out_layout) for a in convs] == [
+        ("NCHW1c", "OIHW16o", "NCHW16c"), ("NCHW16c", "OIHW8o", "NCHW8c"), ("NCHW8c", "OIHW8o", "NCHW8c"),
+        ("NCHW8c", "OIHW16o", "NCHW16c")]
+    ops = _ops(out)
+    assert ops.count("relax.layout_transform") == 2, ops  # the input, and the output back to NCHW
+    xv = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
+    ex = relax.build(relax.get_pipeline("zero")(out), "llvm")
+    got = relax.VirtualMachine(ex, ember.cpu())["main"](ember.nd.array(xv)).numpy()
+    np.testing.assert_allclose(got, np.asarray(relax.reference.run(mod, xv)), rtol=1e-4, atol=1e-4)

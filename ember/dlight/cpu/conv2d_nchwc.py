@@ -1,6 +1,6 @@
 """Rules for convolutions on channel-blocked activations (``topi.nn.conv2d_nchwc``: data
 ``NCHW{b}c``, weight ``OIHW{o}o``, output ``NCHW{o}c``), where the output block is one vector
-register of channels.
+register of channels (or half of one, as NCHW8c on AVX-512).
 
 ``Conv2DNCHWc`` matches a reduction block "SSSSSRRRR" (n, F, y, x, f, C, ky, kx, c) writing
 the 5-D output by its spatial iterators, reading a 5-D weight whose last index is ``f``.  A
@@ -70,9 +70,10 @@ class _BlockedConvRule(ScheduleRule):
         if any(e is None for e in extents):
             self.decline(name, "symbolic extents")
             return None
-        vec = lanes_for(target, info.writes[0].buffer.dtype.bits)
-        if extents[4] != vec:
-            self.decline(name, f"channel block {extents[4]} is not one register ({vec} lanes)")
+        lanes = lanes_for(target, info.writes[0].buffer.dtype.bits)
+        vec = extents[4]  # one register, or half of one (24 or 40 channels in blocks of 8)
+        if vec not in (lanes, lanes // 2) or vec < 4:
+            self.decline(name, f"channel block {vec} is not one or half a register ({lanes} lanes)")
             return None
         registers = 32 if target.vector_width_bits >= 512 else 16
         return extents, vec, registers

@@ -86,9 +86,10 @@ def _relayout(value, src, dst) -> Call:
 
 
 class _Converter(ExprMutator):
-    def __init__(self, mod: IRModule, desired: dict):
+    def __init__(self, mod: IRModule, desired: dict, choose=None):
         super().__init__(mod)
         self.desired = {op: [layout(s) for s in ls] for op, ls in desired.items()}
+        self.choose = choose  # per-convolution layouts instead of ``desired`` (see convert_layout)
         self.changed = False
         self._converted: dict[int, tuple] = {}  # id(var) → (initial layout, current Layout, var in it)
         self._to: dict[tuple, Var] = {}  # (id(var), layout name) → var transformed into it
@@ -111,8 +112,10 @@ class _Converter(ExprMutator):
             init, cur, var = self._converted[id(arg)]
             if cur.name == target.name and init == initial:
                 return var
-            if init == initial:
+            if init == initial and not (cur.is_split and target.is_split):
                 return self._transform(var, cur, target, key=id(arg))
+            # one blocking to another (NCHW16c → NCHW8c) goes through the original layout
+            # (LegalizeOps inverts each map, and a re-blocking's inverse is not a plain split)
             arg = self.visit_expr(arg)
         else:
             arg = self.visit_expr(arg)
@@ -175,6 +178,8 @@ class _Converter(ExprMutator):
         return None
 
     def _conv2d(self, call: Call):
+        if self.choose is not None:
+            return self._chosen_conv2d(call)
         a = call.attrs
         data_l, kernel_l = self.desired[call.op.name][:2]
         why = None
@@ -195,6 +200,21 @@ class _Converter(ExprMutator):
         weight = self._in_layout(call.args[1], a.kernel_layout, kernel_l)
         attrs = replace(a, data_layout=data_l.name, kernel_layout=kernel_l.name, out_layout=data_l.name)
         return Call(call.op, [data, weight], attrs, call.sinfo_args), a.out_layout, data_l
+
+    def _chosen_conv2d(self, call: Call):
+        """The layouts ``choose(call, layout of the input or None)`` returns (data, kernel, out)."""
+        a = call.attrs
+        src = call.args[0]
+        state = self._converted.get(id(src)) if isinstance(src, Var) else None
+        current = state[1] if state is not None and state[0] == a.data_layout else None
+        picked = self.choose(call, current)
+        if picked is None:
+            return None
+        data_l, kernel_l, out_l = (layout(s) for s in picked)
+        data = self._in_layout(src, a.data_layout, data_l)
+        weight = self._in_layout(call.args[1], a.kernel_layout, kernel_l)
+        attrs = replace(a, data_layout=data_l.name, kernel_layout=kernel_l.name, out_layout=out_l.name)
+        return Call(call.op, [data, weight], attrs, call.sinfo_args), a.out_layout, out_l
 
     def _binary(self, call: Call):
         conv = [self._converted[id(x)] for x in call.args if isinstance(x, Var) and id(x) in self._converted]
@@ -247,10 +267,13 @@ class _Converter(ExprMutator):
         return new, init, cur
 
 
-def convert_layout(mod: IRModule, desired_layouts: dict) -> IRModule:
-    """``mod`` with its convolutions in ``desired_layouts`` (see module docstring)."""
+def convert_layout(mod: IRModule, desired_layouts: dict, choose=None) -> IRModule:
+    """``mod`` with its convolutions in ``desired_layouts`` (see module docstring).  ``choose``
+    (an ember extension for pipelines), when given, picks each conv2d's layouts itself:
+    ``choose(call, input_layout) -> (data, kernel, out layout names) | None`` where
+    ``input_layout`` is the ``Layout`` the input already has, or None when it is unconverted."""
     funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
-    mutator = _Converter(mod, desired_layouts)
+    mutator = _Converter(mod, desired_layouts, choose)
     new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
     if not mutator.changed:
         return mod
