@@ -3,19 +3,25 @@
 Each loop variable is bound to its ``[min, min + extent)`` range before its body is
 simplified, and each ``if`` branch is simplified under its condition (the analyzer's
 ``constraint_scope``), so bound checks such as ``i < n`` that always hold vanish; an
-``if`` whose condition becomes constant is replaced by its branch.  Unsigned and narrow
-integer values (which wrap around) are not rewritten, only the indices inside them.
+``if`` whose condition becomes constant is replaced by its branch, and a store of an
+element into itself (``A[i] = A[i]``, perhaps only after simplification) is removed.
+Let bindings of constants, Vars and pure integer expressions are inlined (unless a
+buffer's shape uses them); thread indices range over their launch extent; a condition
+that reads memory is not assumed inside its branches (they may change that memory).
+Unsigned and narrow integer values (which wrap around) are not rewritten, only the
+indices inside them.
 """
 
 from __future__ import annotations
 
 from ember.arith import Analyzer
-from ember.ir import IntImm, Not, PrimExpr, Range, Var, replace
+from ember.ir import Call, FloatImm, IntImm, Not, PrimExpr, Range, Var, const, replace, structural_equal
 from ember.transform import Pass
 
+from ..buffer import Buffer, BufferLoad
 from ..function import PrimFunc
-from ..functor import IRMutator, substitute
-from ..stmt import For, IfThenElse
+from ..functor import IRMutator, collect, substitute
+from ..stmt import AttrStmt, BufferStore, For, IfThenElse, IterVar, LetStmt
 from ._common import logger, make_pass, no_op
 
 __all__ = ["simplify", "Simplify", "make_analyzer"]
@@ -59,11 +65,42 @@ class _Simplifier(IRMutator):
             self.analyzer.bind(fresh, Range(lo, extent))
         return replace(loop, min=lo, extent=extent, body=self.visit(loop.body))
 
+    def visit_LetStmt(self, let: LetStmt):
+        value = self.visit(let.value)
+        if _can_inline(value) and not _used_in_buffer_definition(let.var, let.body):
+            # constants, Vars and pure integer expressions are substituted, as TVM does
+            return self.visit(substitute(let.body, {let.var: value}))
+        body = self.visit(let.body)
+        if value is let.value and body is let.body:
+            return let
+        return replace(let, value=value, body=body)
+
+    def visit_AttrStmt(self, stmt: AttrStmt):
+        if stmt.attr_key in ("thread_extent", "virtual_thread") and isinstance(stmt.node, IterVar):
+            value = self.visit(stmt.value)
+            try:  # the thread index ranges over [0, extent)
+                self.analyzer.bind(stmt.node.var, Range(const(0, value.dtype), value))
+            except ValueError:  # launched again with another extent: nothing learned
+                pass
+            body = self.visit(stmt.body)
+            return stmt if value is stmt.value and body is stmt.body else \
+                replace(stmt, value=value, body=body)
+        return self.generic_visit(stmt)
+
+    def visit_BufferStore(self, store: BufferStore):
+        store = self.generic_visit(store)
+        return no_op() if _is_self_store(store) else store  # A[i] = A[i] does nothing
+
     def visit_IfThenElse(self, stmt: IfThenElse):
         cond = self.visit(stmt.condition)
         if isinstance(cond, IntImm):
             branch = stmt.then_case if cond.value else stmt.else_case
             return no_op() if branch is None else self.visit(branch)
+        if collect(cond, lambda x: isinstance(x, BufferLoad)):
+            # memory the branch may change: the condition need not hold inside it
+            then_case = self.visit(stmt.then_case)
+            else_case = self.visit(stmt.else_case) if stmt.else_case is not None else None
+            return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
         with self.analyzer.constraint_scope(cond):
             then_case = self.visit(stmt.then_case)
         else_case = stmt.else_case
@@ -71,6 +108,27 @@ class _Simplifier(IRMutator):
             with self.analyzer.constraint_scope(Not(cond)):
                 else_case = self.visit(else_case)
         return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
+
+
+def _can_inline(value) -> bool:
+    if isinstance(value, IntImm | FloatImm | Var):
+        return True
+    if not value.dtype.is_int or collect(value, lambda x: isinstance(x, BufferLoad | Call)):
+        return False
+    return True
+
+
+def _used_in_buffer_definition(var: Var, body) -> bool:
+    buffers = collect(body, lambda x: isinstance(x, Buffer))
+    return any(v is var for buf in buffers
+               for e in (*buf.shape, *buf.strides, buf.elem_offset) if e is not None
+               for v in collect(e, lambda x: isinstance(x, Var)))
+
+
+def _is_self_store(store: BufferStore) -> bool:
+    value = store.value
+    return (isinstance(value, BufferLoad) and value.buffer is store.buffer
+            and structural_equal(value.indices, store.indices, map_free_vars=False))
 
 
 def simplify(func: PrimFunc) -> PrimFunc:
