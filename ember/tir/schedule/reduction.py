@@ -39,10 +39,20 @@ def _copy_loops(loops, keep, suffix: str) -> tuple[list, dict]:
     return copies, vmap
 
 
-def _wrap(copies, vmap, body):
+def _wrap(copies, vmap, body, keep_kind: bool = False):
+    """``body`` under the copied loops: serial, or (``keep_kind``) with each loop's kind,
+    thread binding and annotations, as TVM copies them."""
     for var, lp in reversed(copies):
-        body = For(var, substitute(lp.min, vmap), substitute(lp.extent, vmap), ForKind.SERIAL, body)
+        lo, ext = substitute(lp.min, vmap), substitute(lp.extent, vmap)
+        body = replace(lp, loop_var=var, min=lo, extent=ext, body=body,
+                       thread_binding=_fresh_binding(lp.thread_binding)) if keep_kind else \
+            For(var, lo, ext, ForKind.SERIAL, body)
     return body
+
+
+def _fresh_binding(iv):
+    """A copied loop's own thread IterVar (each bound loop defines its thread variable)."""
+    return None if iv is None else replace(iv, var=Var(iv.var.name, iv.var.dtype))
 
 
 def _conjuncts(pred) -> list:
@@ -87,7 +97,7 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
     ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
     init_body = substitute(block.init, ivmap)
     init_block = replace(block, iter_vars=tuple(new_ivs), reads=(), writes=(), name_hint=unique_name(func, block.name_hint + "_init"),
-                         body=init_body, init=None, alloc_buffers=(), match_buffers=(), annotations={})
+                         body=init_body, init=None, alloc_buffers=(), match_buffers=())  # annotations kept (TVM)
     init_block = replace(init_block, writes=infer_regions(init_block)[1])
     available = {lp.loop_var for lp in loops[:loops.index(loop)]} | set(vmap)
     # symbolic shape vars (n in `i < n`) are not loops: conjuncts over them stay
@@ -101,7 +111,7 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
     update = replace(block, init=None, reads=update_reads,
                      name_hint=unique_name(func, block.name_hint + "_update"))
     new_loop = replace_stmts(loop, {block: update})
-    func = replace_stmts(func, {loop: seq(_wrap(copies, vmap, init_realize), new_loop)})
+    func = replace_stmts(func, {loop: seq(_wrap(copies, vmap, init_realize, keep_kind=True), new_loop)})
     return func, (init_block.name_hint, update.name_hint)
 
 
@@ -254,7 +264,8 @@ def rfactor(func, loop: For, factor_axis: int):
     rf_nest = rf_realize
     for var, lp in reversed(rf_copies):  # full copies: kind, thread binding, annotations kept
         rf_nest = replace(lp, loop_var=var, min=substitute(lp.min, rf_vmap),
-                          extent=substitute(lp.extent, rf_vmap), body=rf_nest)
+                          extent=substitute(lp.extent, rf_vmap), body=rf_nest,
+                          thread_binding=_fresh_binding(lp.thread_binding))
     drop = {lp.loop_var for lp in dropped}
     new_top = replace_stmts(top, {realize: BlockRealize(values, pred, wb_block)})
     new_top = ir_transform(new_top, None, lambda n: n.body if n.loop_var in drop else None, only_enable=["For"])

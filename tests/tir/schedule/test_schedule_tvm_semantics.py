@@ -265,3 +265,27 @@ def test_instructions_in_tvm_layout_replay_and_print_as_tvm_does():
     Trace.apply_json_to_schedule(trace.as_json(), sch)
     assert sch.get(sch.get_block("B")).annotations == {"note": "SSR"}
     assert_same_numerics(scale_16, sch.mod["main"])
+
+
+@T.prim_func
+def col_sum_vectorized(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8,), "float32")):
+    for k in range(16):
+        for i in T.vectorized(8):
+            with T.block("B"):
+                vk, vi = T.axis.remap("RS", [k, i])
+                T.block_attr({"note": 1})
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vk, vi]
+
+
+def test_decompose_reduction_init_keeps_loop_kinds_and_block_annotations():
+    from ember.tir.stmt import ForKind
+
+    sch = tir.Schedule(col_sum_vectorized)
+    k, _ = sch.get_loops(sch.get_block("B"))
+    init = sch.decompose_reduction(sch.get_block("B"), k)
+    (loop,) = sch.get_loops(init)
+    assert sch.get(loop).kind == ForKind.VECTORIZED
+    assert sch.get(init).annotations == {"note": 1}
+    assert_same_numerics(col_sum_vectorized, sch.mod["main"])
