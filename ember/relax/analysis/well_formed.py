@@ -129,6 +129,13 @@ class _Checker(ExprVisitor):
     def visit_var_def_(self, var: Var) -> None:
         self._define(var)
 
+    def visit_var_binding_(self, binding) -> None:
+        if isinstance(binding.value, Function):  # a local function may call itself
+            self.visit_var_def(binding.var)
+            self.visit_expr(binding.value)
+            return
+        super().visit_var_binding_(binding)
+
     def visit_seq_expr_(self, op: SeqExpr) -> None:
         super().visit_seq_expr_(op)
 

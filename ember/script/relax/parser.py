@@ -144,6 +144,19 @@ class _FunctionParser:
         return self.ev.error(node, msg)
 
     # -- the function ---------------------------------------------------------------------
+    def signature(self, pure: bool):
+        """The function's struct info from its annotations alone (for recursive local functions)."""
+        from ember.relax.struct_info import FuncStructInfo
+
+        body = list(self.fdef.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        while body and (decls := _symbolic_decls(self.ev, body[0])) is not None:
+            self.declare(decls)
+            body = body[1:]
+        params = [self.ev.annotation(arg.annotation) for arg in self.fdef.args.args]
+        return FuncStructInfo(params, self.ev.annotation(self.fdef.returns), pure)
+
     def parse(self, pure: bool, private: bool) -> Function:
         fdef = self.fdef
         body = list(fdef.body)
@@ -345,9 +358,16 @@ class _FunctionParser:
             raise self.error(dec, "local functions must be decorated with @R.function")
         scope = dict(self.ev.scope.outer)
         scope.update(self.ev.scope.local)
+        var = None
+        if fdef.returns is not None and any(isinstance(n, ast.Name) and n.id == fdef.name for n in ast.walk(fdef)):
+            # a recursive local function: its name is bound (with the annotated signature) in its body
+            sig = _FunctionParser(self.source, fdef, scope).signature(kwargs.get("pure", True))
+            var = self.new_var(fdef.name, sig)
+            scope[fdef.name] = var
         inner = _FunctionParser(self.source, fdef, scope)
         func = inner.parse(kwargs.get("pure", True), private=True)
-        var = self.new_var(fdef.name, func.struct_info)
+        if var is None:
+            var = self.new_var(fdef.name, func.struct_info)
         self.bb.emit_normalized(VarBinding(var, func))
         self.ev.scope.define(fdef.name, var)
 
