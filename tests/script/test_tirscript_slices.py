@@ -47,3 +47,14 @@ def f(A: T.Buffer((10,), "float32"), n: T.int32):
 '''
     with pytest.raises(ParserError, match="symbolic length"):
         from_source(text)
+
+
+def test_slices_as_operator_arguments_are_vector_loads():
+    text = '''@T.prim_func
+def f(C: T.Buffer((10,), "uint32")):
+    C[0:5] = T.shift_right(C[0:5], T.Broadcast(T.uint32(4), 5))
+'''
+    f = from_source(text)
+    (arg, _) = f.body.value.args
+    assert isinstance(arg.indices[0], Ramp) and arg.indices[0].lanes == 5
+    assert_structural_equal(from_source(f.script()), f)

@@ -264,6 +264,9 @@ class Evaluator:
             raise self.error(node, f"T.{func.script_name} is a statement and cannot be used inside "
                                    "an expression")
         args, kwargs = self.eval_args(node)
+        if getattr(func, "__module__", "").startswith("ember.tir") and \
+                any(isinstance(a, BufferRegion) for a in args):
+            args = [as_value(a) for a in args]  # T.exp(A[0:4]): an operator takes the vector load
         if isinstance(func, GlobalVar):
             return Call(DataType("int32"), func, tuple(as_expr(a) for a in args))  # TIR calls return int32
         return func(*args, **kwargs)
