@@ -48,7 +48,16 @@ class Buffer(Node):
         return BufferLoad(self, tuple(as_expr(i) for i in indices))
 
     def vload(self, indices, dtype=None) -> BufferLoad:
-        return self[tuple(indices) if isinstance(indices, list | tuple) else indices]
+        """Load at ``indices``; a vector ``dtype`` (e.g. "uint8x4") loads that many consecutive
+        elements along the last axis (a Ramp index), as TVM."""
+        idx = tuple(indices) if isinstance(indices, list | tuple) else (indices,)
+        lanes = DataType(dtype).lanes // self.dtype.lanes if dtype is not None else 1
+        if lanes > 1 and idx:
+            from ember.ir import Ramp
+
+            last = as_expr(idx[-1])
+            idx = idx[:-1] + (Ramp(last, const(1, last.dtype), lanes),)
+        return self[idx]
 
     def vstore(self, indices, value):
         from .stmt import BufferStore
