@@ -222,6 +222,7 @@ class _MatchState:
         self.accesses: list = []
         self.a_env: dict = {}
         self.d_env: dict = {}
+        self.bounds: dict = {}  # target loop var -> inclusive (lo, hi), to simplify indices
 
 
 def _match(a, d, st: _MatchState) -> None:
@@ -244,6 +245,9 @@ def _match(a, d, st: _MatchState) -> None:
             raise _Mismatch(f"loop (min {a.min!r}, extent {a.extent!r}) differs from the description's "
                             f"(min {d.min!r}, extent {d.extent!r})")
         st.loops[d.loop_var] = a.loop_var
+        lo, ext = _arith.as_int(a.min), _arith.as_int(a.extent)
+        if lo is not None and ext is not None:
+            st.bounds[a.loop_var] = (lo, lo + ext - 1)
         return _match(a.body, d.body, st)
     if isinstance(d, BufferStore | BufferLoad):
         prev = st.bufs.setdefault(d.buffer, a.buffer)
@@ -274,7 +278,7 @@ def _check_indices(st: _MatchState, regions: dict) -> None:
         region = regions.get(id(a.buffer))
         if region is None:
             raise _Mismatch(f"buffer {a.buffer.name!r} is not in the block's regions")
-        target = [_arith.simplify(substitute(i, a_env) - r.min) for i, r in zip(a.indices, region.region)]
+        target = [_arith.simplify(substitute(i, a_env) - r.min, st.bounds) for i, r in zip(a.indices, region.region)]
         desc = [substitute(substitute(i, d_env), st.loops) for i in d.indices]
         t_keep = [t for t, r in zip(target, region.region) if _arith.as_int(r.extent) != 1]
         d_keep = [x for x, s in zip(desc, d.buffer.shape) if _arith.as_int(s) != 1]
