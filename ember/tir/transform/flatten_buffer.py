@@ -14,6 +14,8 @@ Assumes blocks are gone (LowerOpaqueBlock) and ``axis_separators`` are unused.
 
 from __future__ import annotations
 
+from ember.arith import Analyzer
+
 from ember.ir import Cast, DataType, IntImm, StringImm, const, replace
 from ember.transform import Pass
 
@@ -81,12 +83,18 @@ def flat_buffer_of(buf: Buffer) -> Buffer:
         )
     if _is_flat(buf):
         return buf
+    analyzer = Analyzer()
     if buf.strides:
-        extent = const(1, "int32")
+        exact = const(1, "int32")
         for dim, stride in zip(buf.shape, buf.strides):
-            extent = extent + (dim - 1) * stride
+            exact = exact + (dim - 1) * stride
+        # TVM's extent: whole rows of the outermost axis (stride * size), when that covers
+        # every element (it does not for, e.g., column-major strides)
+        rows = buf.strides[0] * buf.shape[0]
+        extent = rows if analyzer.can_prove(rows >= exact) else exact
     else:
         extent = _product(buf.shape)
+    extent = analyzer.simplify(extent)
     return Buffer(
         data=buf.data, dtype=buf.dtype, shape=(extent,), name=buf.name,
         data_alignment=buf.data_alignment, offset_factor=buf.offset_factor,

@@ -65,3 +65,12 @@ def test_condition_on_memory_not_assumed_after_a_store():
 
     after = _simplify(altered)
     assert len(tvm.tir.collect(after.body, lambda x: isinstance(x, tir.IfThenElse))) == 2
+
+
+def test_flat_extent_of_strided_buffer_covers_whole_rows():
+    from ember.tir.transform.flatten_buffer import flat_buffer_of
+
+    rows = tir.decl_buffer((4, 16), "float32", "B", strides=[17, 1])
+    assert flat_buffer_of(rows).shape[0].value == 68  # 4 rows of 17, as TVM
+    column_major = tir.decl_buffer((4, 16), "float32", "C", strides=[1, 4])
+    assert flat_buffer_of(column_major).shape[0].value == 64  # 1 + 3*1 + 15*4: rows would be 4
