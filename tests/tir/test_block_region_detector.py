@@ -46,3 +46,28 @@ def test_unknown_buffers_are_left_out():
     block, vmap, (A, B, C, D) = _block_and_map()
     reads, writes, opaque = tir.analysis.get_block_access_region(block, {C.data: C})
     assert reads == [] and writes == [] and [r.buffer for r in opaque] == [C]
+
+
+@T.prim_func
+def opaque_match_buffers():
+    B = T.alloc_buffer((32, 32), "float32")
+    for i in range(2):
+        with T.block("blk"):
+            vi = T.axis.spatial(2, i)
+            B0 = T.match_buffer(B[vi * 16 + 2:vi * 16 + 6, 0:4], (4, 4))
+            B1 = T.match_buffer(B[vi * 16 + 8:vi * 16 + 12, 4:12], (4, 8))
+            T.reads([])
+            T.writes([])
+            T.evaluate(B0.data)
+            T.evaluate(B1.data)
+
+
+def test_opaque_use_of_match_buffers_unites_their_regions():
+    root = opaque_match_buffers.body.block
+    block = root.body.body.block
+    (B,) = root.alloc_buffers
+    _, _, opaque = tir.analysis.get_block_access_region(block, {B.data: B})
+    (region,) = opaque
+    assert region.buffer is B
+    assert [int(r.extent) for r in region.region] == [10, 12]
+    assert int(region.region[1].min) == 0

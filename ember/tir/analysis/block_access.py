@@ -171,6 +171,8 @@ class _Collector(IRVisitor):
         if id(buffer) in self.local:
             return
         source = self.matched.get(id(buffer))
+        while source is not None and id(source.buffer) in self.matched:  # a match of a match buffer
+            source = self.matched[id(source.buffer)]
         if source is not None:
             buffer = source.buffer
             dims = [self.iv.bounds(r.min) for r in source.region]
