@@ -13,6 +13,7 @@ from .convert_ssa import ConvertSSA, convert_ssa
 from .convert_for_loops_to_serial import ConvertForLoopsToSerial, convert_for_loops_to_serial
 from .decorate_device_scope import DecorateDeviceScope, decorate_device_scope
 from .flatten_buffer import FlattenBuffer, flatten_buffer
+from .force_narrow_index_to_int32 import ForceNarrowIndexToInt32, force_narrow_index_to_int32
 from .hoist_expression import (
     HoistedConditionals, HoistedLetBindings, HoistExpression, HoistIfThenElse, hoist_expression,
 )
@@ -57,7 +58,7 @@ __all__ = [
     "RemoveAssume", "remove_assume", "RemoveStoreUndef", "remove_store_undef",
     "RewriteUnsafeSelect", "rewrite_unsafe_select", "UnifyThreadBinding", "unify_thread_binding",
     "ConvertSSA", "convert_ssa", "HoistedConditionals", "HoistedLetBindings", "HoistExpression",
-    "HoistIfThenElse", "hoist_expression",
+    "HoistIfThenElse", "hoist_expression", "ForceNarrowIndexToInt32", "force_narrow_index_to_int32",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
