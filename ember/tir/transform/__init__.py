@@ -21,6 +21,7 @@ from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
 from .lower_opaque_block import LowerOpaqueBlock, lower_opaque_block
 from .module_helpers import AnnotateEntryFunc, Apply, BindTarget, Filter
+from .narrow_datatype import NarrowDataType, narrow_datatype
 from .pipeline import NotLoweredError, check_lowered, lower_for_codegen, lowering_passes
 from .remove_assume import RemoveAssume, remove_assume
 from .remove_no_op import RemoveNoOp, remove_no_op
@@ -59,6 +60,7 @@ __all__ = [
     "RewriteUnsafeSelect", "rewrite_unsafe_select", "UnifyThreadBinding", "unify_thread_binding",
     "ConvertSSA", "convert_ssa", "HoistedConditionals", "HoistedLetBindings", "HoistExpression",
     "HoistIfThenElse", "hoist_expression", "ForceNarrowIndexToInt32", "force_narrow_index_to_int32",
+    "NarrowDataType", "narrow_datatype",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above

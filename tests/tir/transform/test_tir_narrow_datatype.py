@@ -1,0 +1,52 @@
+"""NarrowDataType: int64 index arithmetic is computed in int32 where it fits, stays wide where
+one index would overflow, and int64 data keeps its type; results match numpy."""
+
+import numpy as np
+
+import ember as tvm
+from ember import tir
+from ember.script import tir as T
+
+
+def _narrow(func, bits=32):
+    return tvm.tir.transform.NarrowDataType(bits)(tvm.IRModule({"main": func}))["main"]
+
+
+def test_small_loops_are_narrowed_and_compute_the_same():
+    @T.prim_func
+    def shift(A: T.Buffer((16,), "int64")):
+        for i in range(T.int64(15)):
+            A[i + T.int64(1)] = A[i] + T.int64(1)
+
+    after = _narrow(shift)
+    assert after.body.loop_var.dtype == "int32"
+    store = after.body.body
+    assert store.indices[0].dtype == "int32" and store.value.dtype == "int64"
+    a = np.arange(16, dtype="int64")
+    expected = a.copy()
+    for i in range(15):
+        expected[i + 1] = expected[i] + 1
+    tvm.build(after, target="llvm")(a)
+    np.testing.assert_array_equal(a, expected)
+
+
+def _copy_loops(m, n):
+    ib = tir.ir_builder.create()
+    A = ib.buffer_ptr(tir.decl_buffer([m * n], name="A"))
+    B = ib.buffer_ptr(tir.decl_buffer([m * n], name="B"))
+    with ib.for_range(0, m, name="i") as i:
+        with ib.for_range(0, n, name="j") as j:
+            B[i * n + j] = A[i * n + j] + 1.0
+    return tir.PrimFunc([], ib.get())
+
+
+def test_overflowing_index_keeps_loops_wide():
+    small = _narrow(_copy_loops(tir.const(2**10, "int64"), tir.const(2**10, "int64")))
+    assert small.body.loop_var.dtype == "int32" and small.body.body.loop_var.dtype == "int32"
+    big = _narrow(_copy_loops(tir.const(2**16, "int64"), tir.const(2**16, "int64")))
+    assert big.body.loop_var.dtype == "int64"  # i * n + j reaches 2**32 - 1
+
+
+def test_narrow_to_16_bits():
+    after = _narrow(_copy_loops(2, 2), bits=16)
+    assert after.body.loop_var.dtype == "int16"
