@@ -12,7 +12,7 @@ from .serialization import load_json, save_json
 from .global_info import DummyGlobalInfo, GlobalInfo, VDevice
 from .module import BaseFunc, GlobalVar, IRModule
 from .node import Node, fields_of, node, replace
-from .op import Op, register_op
+from .op import Op, register_op, register_op_attr
 from .env_func import AttrsNode, EnvFunc, make_node
 from .type import PrimType, TupleType, Type
 from .structural import (

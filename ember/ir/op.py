@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .node import Node, node
 
-__all__ = ["Op", "register_op"]
+__all__ = ["Op", "register_op", "register_op_attr"]
 
 _REGISTRY: dict[str, Op] = {}
 
@@ -65,3 +65,15 @@ def register_op(name: str, **attrs) -> Op:
     for key, value in attrs.items():
         op.set_attr(key, value, override=True)
     return op
+
+
+def register_op_attr(op_name: str, attr_key: str, value=None, level: int = 10):
+    """TVM's ``tvm.ir.register_op_attr``: set ``attr_key`` of the op ``op_name`` (registered
+    if new) to ``value``; without a value, a decorator that sets it to the decorated function
+    and returns that function unchanged."""
+
+    def register(v):
+        register_op(op_name).set_attr(attr_key, v, override=True)
+        return v
+
+    return register if value is None else register(value)

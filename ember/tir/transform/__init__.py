@@ -19,6 +19,7 @@ from .hoist_expression import (
 )
 from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
+from .lower_match_buffer import LowerMatchBuffer, lower_match_buffer
 from .lower_opaque_block import LowerOpaqueBlock, lower_opaque_block
 from .module_helpers import AnnotateEntryFunc, Apply, BindTarget, Filter
 from .narrow_datatype import NarrowDataType, narrow_datatype
@@ -60,7 +61,7 @@ __all__ = [
     "RewriteUnsafeSelect", "rewrite_unsafe_select", "UnifyThreadBinding", "unify_thread_binding",
     "ConvertSSA", "convert_ssa", "HoistedConditionals", "HoistedLetBindings", "HoistExpression",
     "HoistIfThenElse", "hoist_expression", "ForceNarrowIndexToInt32", "force_narrow_index_to_int32",
-    "NarrowDataType", "narrow_datatype",
+    "NarrowDataType", "narrow_datatype", "LowerMatchBuffer", "lower_match_buffer",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
