@@ -4,6 +4,7 @@ from .allocated_memory import calculate_allocated_bytes
 from .buffer_access_lca import detect_buffer_access_lca
 from .block_region_detector import get_block_access_region, get_block_read_write_region
 from .oob_checker import OOBChecker
+from .estimate_flops import estimate_tir_flops
 from .purity_ssa import assert_pure_function, expr_deep_equal, is_pure_function, verify_ssa
 from .verify_well_formed import WellFormedError, verify_well_formed
 from .verify_gpu_code import GPUConstraintError, verify_gpu_code
@@ -12,7 +13,7 @@ from .verify_memory import UnboundGPULoopError, verify_memory
 __all__ = ["verify_ssa", "expr_deep_equal", "is_pure_function", "assert_pure_function",
            "calculate_allocated_bytes", "detect_buffer_access_lca", "verify_well_formed", "WellFormedError", "verify_gpu_code", "GPUConstraintError", "verify_memory",
            "UnboundGPULoopError", "get_block_access_region", "get_block_read_write_region",
-           "OOBChecker"]
+           "OOBChecker", "estimate_tir_flops"]
 
 try:  # block_access.py is the TVMScript engineer's; tolerate trees without it
     from . import block_access as _block_access
