@@ -27,6 +27,7 @@ from .pipeline import NotLoweredError, check_lowered, lower_for_codegen, lowerin
 from .remove_assume import RemoveAssume, remove_assume
 from .remove_no_op import RemoveNoOp, remove_no_op
 from .remove_store_undef import RemoveStoreUndef, remove_store_undef
+from .renormalize_split_pattern import RenormalizeSplitPattern, renormalize_split_pattern
 from .rewrite_unsafe_select import RewriteUnsafeSelect, rewrite_unsafe_select
 from .simplify import Simplify, simplify
 from .storage_rewrite import StorageRewrite, storage_rewrite
@@ -62,6 +63,7 @@ __all__ = [
     "ConvertSSA", "convert_ssa", "HoistedConditionals", "HoistedLetBindings", "HoistExpression",
     "HoistIfThenElse", "hoist_expression", "ForceNarrowIndexToInt32", "force_narrow_index_to_int32",
     "NarrowDataType", "narrow_datatype", "LowerMatchBuffer", "lower_match_buffer",
+    "RenormalizeSplitPattern", "renormalize_split_pattern",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above

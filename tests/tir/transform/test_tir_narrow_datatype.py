@@ -50,3 +50,20 @@ def test_overflowing_index_keeps_loops_wide():
 def test_narrow_to_16_bits():
     after = _narrow(_copy_loops(2, 2), bits=16)
     assert after.body.loop_var.dtype == "int16"
+
+
+def test_renormalize_split_pattern_keeps_values():
+    from ember.tir.transform.renormalize_split_pattern import renormalize_split_pattern
+
+    @T.prim_func
+    def split_index(A: T.Buffer((512,), "int32")):
+        for x in range(512):
+            A[x] = x % 128 // 32 + x // 8 // 4
+
+    after = renormalize_split_pattern(split_index)
+    text = after.script()
+    assert "x // 32 % 4" in text and "x // 8 // 4" not in text
+    a = np.zeros(512, dtype="int32")
+    tvm.build(after, target="llvm")(a)
+    x = np.arange(512)
+    np.testing.assert_array_equal(a, x % 128 // 32 + x // 32)
