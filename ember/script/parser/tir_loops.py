@@ -45,10 +45,12 @@ def _loop_specs(p: TIRParser, call: ast.Call, func) -> list[dict]:
         return [dict(zip(("min", "extent"), _bounds(e, None)), kind=ForKind.SERIAL) for e in args]
     if func is builtins.range:
         args, kwargs = p.eval_args(call)
+        annotations = kwargs.pop("annotations", None)  # range(0, n, annotations={...}), as TVM
         if kwargs or not 1 <= len(args) <= 2:
-            raise p.error(call, f"range(...) in TVMScript takes 1 or 2 arguments, got {len(args)}")
+            raise p.error(call, f"range(...) in TVMScript takes 1 or 2 arguments (and annotations=), "
+                                f"got {len(args)}")
         lo, ext = _bounds(args[0], args[1] if len(args) > 1 else None)
-        return [dict(min=lo, extent=ext, kind=ForKind.SERIAL)]
+        return [dict(min=lo, extent=ext, kind=ForKind.SERIAL, annotations=dict(annotations or {}))]
     args = p.bind(call, func)
     if func is W.thread_binding and isinstance(args["stop"], str) and args["thread"] is None:
         args["stop"], args["thread"] = None, args["stop"]  # T.thread_binding(128, "threadIdx.x")
