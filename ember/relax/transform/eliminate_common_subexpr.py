@@ -1,9 +1,10 @@
 """EliminateCommonSubexpr: within one binding block, a pure value computed again
 (structurally equal, on the very same variables) reuses the first result.
 
-With ``call_only=True`` only calls are merged.  Impure calls are never merged.  When
-the repeated binding is a block output and the first one a DataflowVar, the output is
-kept as ``gv = lv`` so it stays visible after the block.
+The repeated binding becomes ``lv1 = lv0`` and later uses read ``lv0`` (a block output
+bound to a DataflowVar keeps its own name for uses after the block); CanonicalizeBindings
+then removes the trivial binding.  With ``call_only=True`` only calls are merged.  Impure
+calls are never merged.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ class _CSE(ExprMutator):
         key = structural_hash(value)
         for prev_value, prev_var in self.seen.get(key, ()):
             if structural_equal(prev_value, value, map_free_vars=False):
-                if isinstance(prev_var, DataflowVar) and not isinstance(binding.var, DataflowVar):
-                    self.builder_.emit_normalized(VarBinding(binding.var, prev_var))
-                else:
+                # as TVM: the repeat becomes ``lv1 = lv0`` (CanonicalizeBindings drops it) and
+                # later uses read the first result, unless that would leak a DataflowVar
+                self.builder_.emit_normalized(VarBinding(binding.var, prev_var))
+                if not (isinstance(prev_var, DataflowVar) and not isinstance(binding.var, DataflowVar)):
                     self.set_var_remap(binding.var, prev_var)
                 return None
         super().visit_var_binding_(binding)
