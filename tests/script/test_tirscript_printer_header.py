@@ -91,3 +91,20 @@ def test_ptr_is_a_typed_handle_declared_with_its_scope():
 
     p = T.ptr("float32")
     assert p.script(verbose_expr=True) == 'v = T.handle("float32", "global")\nv'
+
+
+def test_bool_and_range_fragments_and_free_decl_buffer_data():
+    from ember.script import ir as I
+    from ember.script import tir as T
+    from ember.script.ir_builder import IRBuilder
+    from ember.script.ir_builder import tir as IB
+
+    assert tir.Select(True, 0, 2).script() == "T.Select(T.bool(True), 0, 2)"
+    r = ember.ir.Range(0, 10)
+    assert r.script() == "I.Range(0, 10)" and I.Range(0, 10).extent.value == 10
+    with IRBuilder() as ib:
+        with IB.decl_buffer((10, 10), data=T.ptr("float32")):
+            IB.evaluate(0)
+    assert ib.get().script(verbose_expr=True) == (
+        'v = T.handle("float32", "global")\nwith T.decl_buffer((10, 10), data=v) as buffer:\n'
+        "    T.evaluate(0)")

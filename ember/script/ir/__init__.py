@@ -6,7 +6,7 @@ import inspect
 
 from ember.ir import GlobalVar
 
-__all__ = ["ir_module", "module_attrs", "GlobalVar"]
+__all__ = ["ir_module", "module_attrs", "GlobalVar", "Range"]
 
 
 def ir_module(cls=None, *, check_well_formed: bool = True):
@@ -24,3 +24,11 @@ def module_attrs(attrs: dict):
     when called; the parser reads the attributes from the source."""
     if not isinstance(attrs, dict):
         raise TypeError(f"I.module_attrs expects a dict, got {type(attrs).__name__}")
+
+
+def Range(begin, end=None):  # noqa: N802 - TVM's name
+    """``I.Range(begin, end)``: the range ``[begin, end)`` (``I.Range(n)`` is ``[0, n)``), as
+    printed for a Range on its own."""
+    from ember.script.tir.exprs import Range_
+
+    return Range_(begin, end)

@@ -159,6 +159,8 @@ class ExprPrinter:
     def expr(self, e, min_prec: int = 0) -> str:
         """Text of ``e``, parenthesised if it binds looser than ``min_prec``."""
         if not isinstance(e, Node):
+            if isinstance(e, bool):  # a bool in an expression position is a T.bool constant
+                return f"T.bool({e})"
             return self.value(e)
         text, prec = self.render(e)
         text = f"({text})" if prec < min_prec else text

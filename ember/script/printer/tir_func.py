@@ -8,14 +8,14 @@ its shape variables are declared (``n = T.int32()``), as TVM prints it.
 
 from __future__ import annotations
 
-from ember.ir import IntImm, PrimExpr, Var
+from ember.ir import IntImm, PrimExpr, Range, Var
 from ember.runtime.dtype import DataType
 from ember.tir.buffer import Buffer, MatchBufferRegion
 from ember.tir.function import PrimFunc
 from ember.tir.stmt import Block, BlockRealize
 
 from .names import sanitize
-from .tir_expr import py_str
+from .tir_expr import py_str, range_stop
 from .tir_stmt import StmtPrinter, buffer_free_vars
 
 __all__ = ["PrimFuncPrinter", "is_implicit_root"]
@@ -150,6 +150,8 @@ def print_tir_fragment(node, config) -> str:
 def _fragment_text(printer: PrimFuncPrinter, node) -> str:
     if isinstance(node, PrimExpr):
         return printer.expr(node)
+    if isinstance(node, Range):  # an ir object on its own: I.Range (inside TIR it is T.Range)
+        return f"I.Range({printer.expr(node.min)}, {printer.expr(range_stop(node))})"
     if isinstance(node, Buffer):
         if printer.declare_free:
             return printer.buffer(node)

@@ -244,7 +244,7 @@ class StmtPrinter(ExprPrinter):
 
     def _allocate(self, s: Allocate, last: bool) -> None:
         if self._is_decl_buffer_sugar(s):  # T.decl_buffer without data= allocates its memory
-            self._decl_buffer(s.body, last)
+            self._decl_buffer(s.body, last, owns_data=True)
             return
         ann = s.buffer_var.type_annotation
         scope = ann.storage_scope if ann is not None else "global"
@@ -266,7 +266,9 @@ class StmtPrinter(ExprPrinter):
                 and len(s.extents) == len(body.buffer.shape)
                 and all(self.expr(a) == self.expr(b) for a, b in zip(s.extents, body.buffer.shape)))
 
-    def _decl_buffer(self, s: DeclBuffer, last: bool) -> None:
+    def _decl_buffer(self, s: DeclBuffer, last: bool, owns_data: bool = False) -> None:
+        if not owns_data and id(s.buffer.data) not in self.defined:
+            self.var(s.buffer.data)  # a data pointer defined elsewhere (or free): data=<it>
         call = self.buffer_call("T.decl_buffer", s.buffer, with_data=True)
         name = self.define(s.buffer, s.buffer.name)
         self.bind_buffer_data(s.buffer, name)
