@@ -84,6 +84,7 @@ class TIRParser(Evaluator):
         self.blocks: list[BlockFrame] = []
         self.loops: dict[int, tuple] = {}  # id(loop var) -> (var, min, extent)
         self.depth = 0  # statement nesting; 0 is the function body's top level
+        self.inferred_top_blocks: set[int] = set()  # top-level blocks without iterators or T.reads/writes
 
     # -- statement lists ------------------------------------------------------------
     def parse_body(self, nodes: list) -> Stmt:

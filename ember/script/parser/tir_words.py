@@ -403,6 +403,9 @@ def _block(p: TIRParser, node: ast.With, item, func):
 
         block = replace(block, reads=frame.reads if frame.reads is not None else reads,
                         writes=frame.writes if frame.writes is not None else writes)
+    if not p.blocks and p.depth == 0 and not frame.iter_vars and frame.reads is None \
+            and frame.writes is None:
+        p.inferred_top_blocks.add(id(block))  # may turn out to be the root (regions then empty)
     if frame.no_realize:
         return block
     pred = frame.predicate if frame.predicate is not None else const(True)
