@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ember.ir import Var, const
+from ember.ir import Var, const, replace
 from ember.script.tir import frames as W
 from ember.tir.buffer import Buffer
 from ember.tir.function import PrimFunc
@@ -110,6 +110,11 @@ def parse_prim_func(source: Source, fdef: ast.FunctionDef, outer: dict, private:
     body = p.parse_stmts(fdef.body) or Evaluate(const(0))
     allocs = p.func.root_allocs
     is_root = isinstance(body, BlockRealize) and body.block.name_hint == "root"
+    if not allocs and isinstance(body, BlockRealize) and not body.block.iter_vars and not is_root:
+        # the whole body is one block without iterators: it is the root block, as in TVM
+        is_root = True
+        if id(body.block) in p.inferred_top_blocks:  # a root block reads and writes nothing
+            body = replace(body, block=replace(body.block, reads=(), writes=()))
     if allocs or (not is_root and _contains_block(body)):
         root = Block((), (), (), "root", body, alloc_buffers=tuple(allocs))
         body = BlockRealize((), const(True), root)
