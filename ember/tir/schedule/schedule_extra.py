@@ -75,3 +75,12 @@ class ExtraPrimitives:
         padding = [int(self._int(p)) for p in padding]
         self._apply(block, pad_einsum, self._block(block), padding)
         self._record("pad_einsum", [block], [padding], [])
+
+    def cache_index(self, block: BlockRV, storage_scope: str, cse_thresh: int = 0) -> list[BlockRV]:
+        """Precompute the block's index expressions into tables (see cache_index.py)."""
+        from .cache_index import cache_index
+
+        fname, names = self._apply(block, cache_index, self._block(block), storage_scope, int(cse_thresh))
+        rvs = [self._new(BlockRV, (fname, name)) for name in names]
+        self._record("cache_index", [block], [storage_scope, int(cse_thresh)], rvs)
+        return rvs

@@ -106,6 +106,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("decompose_padding", ("block", "loop"), ()),
     K("read_at", ("loop", "block"), ("read_buffer_index", "storage_scope")),
     K("pad_einsum", ("block",), ("padding",)),
+    K("cache_index", ("block",), ("storage_scope", "cse_thresh"), returns_list=True),
     K("write_at", ("loop", "block"), ("write_buffer_index", "storage_scope")),
 )
 del K
