@@ -8,7 +8,7 @@ bindings such as ``vi = i`` become ``vi = i_0 * 4 + i_1``.
 
 from __future__ import annotations
 
-from ember.ir import And, IntImm, Var, const, replace
+from ember.ir import And, FloorDiv, FloorMod, IntImm, Var, const, replace
 from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, For, ForKind
 
@@ -225,19 +225,50 @@ def reorder(func, loops: list[For]):
     if found != len(loops):
         raise ScheduleError("reorder: the loops are not all in one nest", func, loop=outer)
     chain_vars = {lp.loop_var for lp in chain}
-    for lp in loops:
-        from .analysis import vars_in
-
+    for lp in chain:
         if any(v in chain_vars for v in vars_in(lp.extent) + vars_in(lp.min)):
             raise ScheduleError(f"reorder: the range of loop {lp.loop_var.name!r} depends on another "
                                 "loop of the nest", func, loop=lp)
     _check_iter_types(func, chain, loops)
+    _check_affine(func, chain)
     order = iter(loops)
     headers = [next(order) if id(lp) in wanted else lp for lp in chain]
     body = chain[-1].body
     for h in reversed(headers):
         body = replace(h, body=body)
     return replace_stmts(func, {outer: body}), None
+
+
+def _check_affine(func, chain: list) -> None:
+    """As TVM: each block under the reordered range binds its iterators affinely in the
+    range's loops (other loops are constants there): sums of loops (and their // or % by
+    constants) whose finest loop has coefficient 1."""
+    from .analysis import blocks_under
+
+    range_vars: set = set()
+
+    def affine(e) -> bool:
+        coeffs = []
+        for atom, coeff in _arith.linear(e).terms.values():
+            used = [v for v in vars_in(atom) if v in range_vars]
+            if not used:
+                continue
+            if isinstance(atom, Var):
+                coeffs.append(abs(coeff))
+            elif isinstance(atom, FloorDiv | FloorMod) and _arith.as_int(atom.b) is not None and affine(atom.a):
+                coeffs.append(1)
+            else:
+                return False
+        return not coeffs or min(coeffs) == 1
+
+    for realize in blocks_under(chain[-1].body):
+        # the loops from the top of the range down to the block (TVM's loop domain)
+        range_vars = {s.loop_var for s in [chain[0]] + (path_to(chain[0], realize) or []) if isinstance(s, For)}
+        for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+            if not affine(value):
+                raise ScheduleError(f"reorder: block {realize.block.name_hint!r} binds iterator "
+                                    f"{iv.var.name!r} to {value!r}, not an affine map of the reordered "
+                                    "loops", func, block=realize.block)
 
 
 def _check_iter_types(func, chain: list, loops: list) -> None:

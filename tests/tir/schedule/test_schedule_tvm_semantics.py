@@ -289,3 +289,34 @@ def test_decompose_reduction_init_keeps_loop_kinds_and_block_annotations():
     assert sch.get(loop).kind == ForKind.VECTORIZED
     assert sch.get(init).annotations == {"note": 1}
     assert_same_numerics(col_sum_vectorized, sch.mod["main"])
+
+
+@T.prim_func
+def strided_binding(A: T.Buffer((16, 128), "float32"), B: T.Buffer((16, 128), "float32")):
+    for i, l in T.grid(16, 8):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            vl = T.axis.spatial(128, l * 16)
+            B[vi, vl] = A[vi, vl]
+
+
+@T.prim_func
+def dependent_extent(A: T.Buffer((8, 8), "float32")):
+    for i in range(8):
+        for j in range(i):
+            with T.block("A"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = T.float32(1)
+
+
+def test_reorder_refuses_non_affine_bindings_and_dependent_ranges():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(strided_binding)
+    i, l = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="not an affine map of the reordered loops"):
+        sch.reorder(l, i)
+    sch = tir.Schedule(dependent_extent)
+    i, j = sch.get_loops(sch.get_block("A"))
+    with pytest.raises(ScheduleError, match="depends on another loop of the nest"):
+        sch.reorder(j, i)
