@@ -95,15 +95,22 @@ def _relax_signatures(source: Source, cdef: ast.ClassDef, ev: Evaluator, scope: 
     names = {"cls", cdef.name}
     if len(defs) < 2 or not any(_calls_module_function(s, names) for s in defs):
         return None
-    found = {}
-    for stmt in defs:
-        try:
-            decorator, kwargs = decorator_of(ev, stmt)
-            parse = function_parser(decorator)
-            if getattr(parse, "__name__", "") != "parse_relax_function":
-                continue
-            kwargs["check_well_formed"] = False
-            found[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
-        except Exception:  # noqa: BLE001 - the real parse below reports any error
-            continue
+    found: dict = {}
+    pending = list(defs)
+    while pending:  # a function whose callee failed to parse may succeed once the callee is known
+        scope[MODULE_FUNCTIONS] = IRModule(found) if found else None
+        failed = []
+        for stmt in pending:
+            try:
+                decorator, kwargs = decorator_of(ev, stmt)
+                parse = function_parser(decorator)
+                if getattr(parse, "__name__", "") != "parse_relax_function":
+                    continue
+                kwargs["check_well_formed"] = False
+                found[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
+            except Exception:  # noqa: BLE001 - the real parse below reports any error
+                failed.append(stmt)
+        if len(failed) == len(pending):
+            break
+        pending = failed
     return IRModule(found) if found else None
