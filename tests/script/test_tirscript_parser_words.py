@@ -129,3 +129,21 @@ def f():
 '''
     with pytest.raises(ParserError, match="cannot set a global_symbol"):
         from_source(text)
+
+
+def test_prefetch_parses_prints_and_builds():
+    from ember.script.ir_builder import IRBuilder
+    from ember.script.ir_builder import tir as IB
+    from ember.tir.stmt import Prefetch
+
+    text = '''@T.prim_func
+def f(A: T.Buffer((128, 128), "float16")):
+    T.prefetch(A, [T.Range(0, 64), T.Range(0, 64)])
+'''
+    f = from_source(text)
+    assert isinstance(f.body, Prefetch) and len(f.body.bounds) == 2
+    assert "    T.prefetch(A, [T.Range(0, 64), T.Range(0, 64)])" in f.script()
+    assert_structural_equal(from_source(f.script()), f)
+    with IRBuilder() as ib:
+        IB.prefetch(f.buffer_map[f.params[0]], [])
+    assert isinstance(ib.get(), Prefetch)

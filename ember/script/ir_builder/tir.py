@@ -337,6 +337,13 @@ def evaluate(value) -> Evaluate:
     return _add(Evaluate(as_expr(value)))
 
 
+def prefetch(buffer, bounds):
+    """Add ``T.prefetch(buffer, bounds)``: a hint that the region is read soon."""
+    from ember.tir.stmt import Prefetch
+
+    return _add(Prefetch(buffer, tuple(bounds)))
+
+
 def buffer_store(buffer, value, indices, predicate=None) -> BufferStore:
     if predicate is not None:
         raise NotImplementedError("T.buffer_store: predicated stores are not supported by ember")

@@ -15,7 +15,7 @@ from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 from ember.tir.functor import post_order_visit, pre_order_visit
 from ember.tir.stmt import (
     Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
-    ForKind, IfThenElse, IterVar, IterVarType, LetStmt, SeqStmt, While,
+    ForKind, IfThenElse, IterVar, IterVarType, LetStmt, Prefetch, SeqStmt, While,
 )
 
 from .tir_expr import ExprPrinter, bound_stop, py_str, range_stop
@@ -217,6 +217,10 @@ class StmtPrinter(ExprPrinter):
             args.append(f"annotations={self.value(s.annotations)}")
         name = self.define(s.loop_var, s.loop_var.name)
         return f"{name} in {head}({', '.join(args)})"
+
+    def _prefetch(self, s: Prefetch, last: bool) -> None:
+        bounds = ", ".join(self.expr(r) for r in s.bounds)
+        self.emit(f"T.prefetch({self.buffer(s.buffer)}, [{bounds}])")
 
     def _while(self, s: While, last: bool) -> None:
         self.emit(f"while {self.expr(s.condition)}:")
@@ -428,7 +432,7 @@ _STMT_RULES = {
     BufferStore: StmtPrinter._store, Evaluate: StmtPrinter._evaluate, For: StmtPrinter._for,
     While: StmtPrinter._while, IfThenElse: StmtPrinter._if, LetStmt: StmtPrinter._let,
     Allocate: StmtPrinter._allocate, DeclBuffer: StmtPrinter._decl_buffer,
-    AssertStmt: StmtPrinter._assert, AttrStmt: StmtPrinter._attr,
+    AssertStmt: StmtPrinter._assert, AttrStmt: StmtPrinter._attr, Prefetch: StmtPrinter._prefetch,
     BlockRealize: StmtPrinter._block_realize, Block: StmtPrinter._bare_block,
     SeqStmt: lambda self, s, last: self.body(s, last),
 }

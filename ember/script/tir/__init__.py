@@ -22,7 +22,8 @@ from .exprs import (
 from .exprs import Range_ as Range
 from .frames import (
     Assert, Buffer, LetStmt, alloc_buffer, allocate, attr, axis, block, block_attr, decl_buffer,
-    env_thread, evaluate, func_attr, grid, init, launch_thread, match_buffer, parallel, reads, realize, sblock, serial,
+    env_thread, evaluate, func_attr, grid, init, launch_thread, match_buffer, parallel, prefetch, reads, realize,
+    sblock, serial,
     thread_binding, unroll, vectorized, where, writes,
 )
 
@@ -61,7 +62,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "iter_var", "call_intrin", "meta_var", "call_extern", "call_pure_extern", "StringImm", "Buffer", "alloc_buffer", "match_buffer", "decl_buffer",
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
-    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer", "boolean", "realize", "ptr",
+    "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer", "boolean", "realize", "ptr", "prefetch",
 ]
 
 

@@ -223,6 +223,13 @@ def Assert(condition, message):  # noqa: N802 - TVM's name
     """``with T.Assert(cond, "msg"):`` checks ``cond`` before the body."""
 
 
+def prefetch(buffer, bounds):
+    """``T.prefetch(A, [T.Range(0, 64)])``: the hint that a region of ``A`` is read soon."""
+    from ember.tir.stmt import Prefetch
+
+    return Prefetch(buffer, tuple(bounds))
+
+
 def evaluate(value):
     """The statement that evaluates ``value`` (a call, usually) for its effect."""
     from ember.tir.stmt import Evaluate
