@@ -358,6 +358,11 @@ class BlockBuilder:
             )
             if isinstance(func, Function):
                 return _call_ret(func.struct_info, call)
+            ret_type = getattr(func, "ret_type", None)
+            if ret_type is not None and str(ret_type) not in ("void", "handle") and not call.sinfo_args:
+                from .struct_info import PrimStructInfo  # a PrimFunc returning a scalar (T.ret)
+
+                return PrimStructInfo(str(ret_type))
             return call.sinfo_args[0] if call.sinfo_args else ObjectStructInfo()
         sinfo = op.struct_info
         if isinstance(sinfo, FuncStructInfo):

@@ -52,6 +52,7 @@ from .reorder_take_after_matmul import ReorderTakeAfterMatmul  # noqa: E402
 from .combine_parallel_matmul import CombineParallelMatmul  # noqa: E402
 from .attach_attr_layout_free_buffers import AttachAttrLayoutFreeBuffers  # noqa: E402
 from .split_layout_rewrite_preproc import SplitLayoutRewritePreproc  # noqa: E402
+from .compute_prim_value import ComputePrimValue  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",

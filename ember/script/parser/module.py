@@ -104,8 +104,9 @@ def _relax_signatures(source: Source, cdef: ast.ClassDef, ev: Evaluator, scope: 
             try:
                 decorator, kwargs = decorator_of(ev, stmt)
                 parse = function_parser(decorator)
-                if getattr(parse, "__name__", "") != "parse_relax_function":
-                    continue
+                name = getattr(parse, "__name__", "")
+                if name != "parse_relax_function" and not (stmt.returns is not None and name == "parse_prim_func"):
+                    continue  # PrimFuncs only when they return a value a Relax call can use
                 kwargs["check_well_formed"] = False
                 found[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
             except Exception:  # noqa: BLE001 - the real parse below reports any error
