@@ -45,3 +45,37 @@ def test_branches_merge_and_results_match():
 def test_check_can_veto():
     out = relax.transform.CombineParallelMatmul(lambda x, ws, bs, acts: len(ws) > 2)(Branches)
     assert _ops(out).count("relax.matmul") == 2
+
+
+def test_partial_bias_keeps_the_adds_apart():
+    @I.ir_module
+    class Mixed:
+        @R.function
+        def main(x: R.Tensor((2, 4), "float32"), a: R.Tensor((4, 3), "float32"), b: R.Tensor((4, 5), "float32"),
+                 ba: R.Tensor((3,), "float32")):
+            with R.dataflow():
+                p = R.matmul(x, a)
+                q = R.add(p, ba)
+                s = R.matmul(x, b)
+                out = (q, s)
+                R.output(out)
+            return out
+
+    out = relax.transform.CombineParallelMatmul()(Mixed)
+    ops = _ops(out)
+    assert ops.count("relax.matmul") == 1 and ops.count("relax.add") == 1
+
+
+def test_script_r_offers_the_ir_builder_words():
+    from ember.script.ir_builder import IRBuilder
+    from ember.script.ir_builder import relax as rb
+
+    with IRBuilder() as builder:
+        with rb.function():
+            R.func_name("main")
+            x = R.arg("x", R.Tensor((4,), "float32"))
+            with R.dataflow() as frame:
+                R.output(R.emit(R.exp(x)))
+            R.func_ret_value(frame.output_vars[0])
+    func = builder.get()
+    assert isinstance(func, relax.Function) and func.params[0].name_hint == "x"

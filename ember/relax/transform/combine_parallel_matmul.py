@@ -89,10 +89,9 @@ def _groups(block: DataflowBlock, check) -> list:
         w_shape = shape_values(br.weight.struct_info_or_none())
         if w_shape is None or len(w_shape) < 2:
             continue
-        key = (br.x, len(w_shape), br.bias is not None, br.activation)
-        by_key.setdefault(key, []).append(br)
+        by_key.setdefault((br.x, len(w_shape)), []).append(br)
     groups = []
-    for (_, rank, _, _), members in by_key.items():
+    for (_, rank), members in by_key.items():
         if len(members) < 2:
             continue
         batch = [tuple(shape_values(m.weight.struct_info)[:-2]) for m in members]
@@ -106,8 +105,27 @@ def _groups(block: DataflowBlock, check) -> list:
         if check is not None and not check(chosen[0].x, [m.weight for m in chosen], [m.bias for m in chosen],
                                            [m.activation for m in chosen]):
             continue
+        _trim(chosen)
         groups.append(chosen)
     return groups
+
+
+def _trim(group: list) -> None:
+    """Keep in the merged computation only the steps every branch has: the bias when all
+    have one, then the activation when all apply the same one after the same steps."""
+    with_bias = all(m.bias is not None for m in group)
+    same_bias = with_bias or all(m.bias is None for m in group)
+    acts = {m.activation for m in group}
+    with_act = same_bias and len(acts) == 1 and None not in acts
+    for m in group:
+        keep = 1 + (1 if with_bias else 0)
+        if with_act:
+            keep = len(m.bindings)
+        m.bindings = m.bindings[:keep]
+        if not with_bias:
+            m.bias = None
+        if not with_act:
+            m.activation = None
 
 
 class _Combiner(ExprMutator):

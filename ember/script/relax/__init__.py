@@ -16,6 +16,10 @@ from ember.relax.op import max, min, print, sum  # noqa: F401, A004
 
 from . import entry  # noqa: F401 - tvm.script.parser.relax.entry (the struct-info word classes)
 from . import printer as _printer  # noqa: F401 - registers the Relax printers
+from ember.script.ir_builder.relax import (  # noqa: F401 - IR-builder words TVM's R also offers
+    arg, emit, emit_match_cast, emit_var_binding, func_name, func_ret_struct_info, func_ret_value,
+)
+
 from .words import (  # noqa: F401
     Callable, ExternFunc, call_packed, Object, Prim, Shape, Tensor, Tuple, const, dataflow, dtype, func_attr,
     match_cast, output, prim_value, shape, str, tuple,

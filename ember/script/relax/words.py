@@ -157,6 +157,12 @@ def match_cast(value, struct_info) -> MatchCastMarker:
 
 def _parser_only(name: str):
     def word(*args, **kwargs):
+        from ember.script.ir_builder import IRBuilder
+
+        if IRBuilder.is_in_scope():  # building IR with `with IRBuilder():` (TVM's R is both)
+            from ember.script.ir_builder import relax as builder
+
+            return getattr(builder, name)(*args, **kwargs)
         raise RuntimeError(f"R.{name} can only be used inside an @R.function")
 
     word.__name__ = name
