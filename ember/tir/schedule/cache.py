@@ -209,6 +209,9 @@ _SCOPE_RANKS = {"global", "shared", "warp", "local", "wmma", "metal", "m16n8k8",
 def storage_align(func, realize: BlockRealize, buffer_index: int, axis: int, factor: int, offset: int):
     block = realize.block
     buffer = _pick(func, block, block.writes, buffer_index, "storage_align", "write")
+    if any(b is buffer for b in func.buffer_map.values()):
+        raise ScheduleError(f"storage_align: buffer {buffer.name!r} is a parameter of the function; only "
+                            "buffers allocated inside it can be aligned", func, block=block)
     ndim = len(buffer.shape)
     if not -ndim <= axis < ndim:
         raise ScheduleError(f"storage_align: axis {axis} is out of range for the {ndim}-d buffer "

@@ -320,3 +320,11 @@ def test_reorder_refuses_non_affine_bindings_and_dependent_ranges():
     i, j = sch.get_loops(sch.get_block("A"))
     with pytest.raises(ScheduleError, match="depends on another loop of the nest"):
         sch.reorder(j, i)
+
+
+def test_storage_align_refuses_a_function_parameter():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(scale_16)
+    with pytest.raises(ScheduleError, match="'B' is a parameter of the function"):
+        sch.storage_align(sch.get_block("B"), 0, axis=0, factor=8, offset=1)
