@@ -85,23 +85,27 @@ class Analyzer:
 
     # -- simplification --------------------------------------------------------------
     def rewrite_simplify(self, expr) -> PrimExpr:
-        """Apply the rewrite rules (linear sums, div/mod, min/max, logic) to a fixpoint."""
+        """Apply the rewrite rules (linear sums, div/mod, min/max, logic) to a fixpoint; the
+        result is spelled as TVM's rewrite simplifier writes it (``x + -1``, ``0 - y``)."""
+        from .rewrite_form import to_rewrite_form
+
         self._check_cache_size()
-        return Simplifier(self).visit(as_expr(expr))
+        return to_rewrite_form(Simplifier(self).visit(as_expr(expr)))
 
     def canonical_simplify(self, expr) -> PrimExpr:
         """Bring integer sums to canonical linear form.
 
         ember has one engine for both: the rule table always rebuilds integer sums in
-        canonical linear form, so this equals ``rewrite_simplify``.
+        canonical linear form; ``rewrite_simplify`` only spells its result differently.
         """
-        return self.rewrite_simplify(expr)
+        self._check_cache_size()
+        return Simplifier(self).visit(as_expr(expr))
 
     def simplify(self, expr, steps: int = 2) -> PrimExpr:
         """Simplify ``expr``; ``steps`` rounds of rewrite + canonical simplification."""
         expr = as_expr(expr)
         for _ in range(max(1, steps)):
-            new = self.rewrite_simplify(expr)
+            new = self.canonical_simplify(expr)
             if new is expr:
                 break
             expr = new

@@ -113,6 +113,17 @@ MIN_RULES = [
          _pos("c1")),
     Rule("min(x * c1, y * c1), c1 < 0", Min(Mul(x, c1), Mul(y, c1)),
          lambda m: Mul(Max(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
+    Rule("min(x * c1, c2), c1 | c2", Min(Mul(x, c1), c2),
+         lambda m: Mul((Min if m.c1 > 0 else Max)(m.x, m.const(m.c2 // m.c1)), m["c1"]),
+         lambda m, s: _int(m, s) and m.c1 != 0 and m.c2 % m.c1 == 0),
+    Rule("min(c1 - x, c2)", Min(Sub(c1, x), c2), lambda m: Sub(m["c1"], Max(m.x, m.const(m.c1 - m.c2))),
+         _int),
+    Rule("min(max(x, y), max(x, z))", Min(Max(x, y), Max(x, z)), Max(Min(y, z), x)),
+    Rule("min(max(x, y), max(z, x))", Min(Max(x, y), Max(z, x)), Max(Min(y, z), x)),
+    Rule("min(max(y, x), max(x, z))", Min(Max(y, x), Max(x, z)), Max(Min(y, z), x)),
+    Rule("min(max(y, x), max(z, x))", Min(Max(y, x), Max(z, x)), Max(Min(y, z), x)),
+    Rule("min(x // c1, y // c1)", Min(FloorDiv(x, c1), FloorDiv(y, c1)),
+         lambda m: FloorDiv((Min if m.c1 > 0 else Max)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
 ]
 MAX_RULES = [
     Rule("max(x, x)", Max(x, x), x),
@@ -128,6 +139,17 @@ MAX_RULES = [
          _pos("c1")),
     Rule("max(x * c1, y * c1), c1 < 0", Max(Mul(x, c1), Mul(y, c1)),
          lambda m: Mul(Min(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
+    Rule("max(x * c1, c2), c1 | c2", Max(Mul(x, c1), c2),
+         lambda m: Mul((Max if m.c1 > 0 else Min)(m.x, m.const(m.c2 // m.c1)), m["c1"]),
+         lambda m, s: _int(m, s) and m.c1 != 0 and m.c2 % m.c1 == 0),
+    Rule("max(c1 - x, c2)", Max(Sub(c1, x), c2), lambda m: Sub(m["c1"], Min(m.x, m.const(m.c1 - m.c2))),
+         _int),
+    Rule("max(min(x, y), min(x, z))", Max(Min(x, y), Min(x, z)), Min(Max(y, z), x)),
+    Rule("max(min(x, y), min(z, x))", Max(Min(x, y), Min(z, x)), Min(Max(y, z), x)),
+    Rule("max(min(y, x), min(x, z))", Max(Min(y, x), Min(x, z)), Min(Max(y, z), x)),
+    Rule("max(min(y, x), min(z, x))", Max(Min(y, x), Min(z, x)), Min(Max(y, z), x)),
+    Rule("max(x // c1, y // c1)", Max(FloorDiv(x, c1), FloorDiv(y, c1)),
+         lambda m: FloorDiv((Max if m.c1 > 0 else Min)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
 ]
 
 
@@ -199,9 +221,9 @@ RULES: dict[type, list] = {
     Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul]), mul_products,
           linear_sum],
     FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_linear],
-    Div: [fold_binary, *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_linear],
+    Div: [fold_binary, *vector_rules(Div), *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_linear],
     FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_linear],
-    Mod: [fold_binary, *_apply(MOD_RULES), mod_linear],
+    Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), mod_linear],
     Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_bound],
     Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), minmax_bound],
     **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]

@@ -236,7 +236,7 @@ def minmax_bound(s, e) -> PrimExpr | None:
     if not is_int_scalar(e.dtype) or e.dtype.is_uint or e.dtype.bits < 32:
         return None
     la, lb = s.linear(e.a), s.linear(e.b)
-    diff = la.plus(lb, -1)
+    diff = _recombine_div_mod(s, la.plus(lb, -1), e.dtype)  # x - (x // 4) * 4 is x % 4 >= 0
     is_min = type(e) is Min
     if s.prove_le0(diff):  # a <= b
         return e.a if is_min else e.b
@@ -249,7 +249,7 @@ def minmax_bound(s, e) -> PrimExpr | None:
     shared = Linear(common, const)
     ra, rb = la.plus(shared, -1), lb.plus(shared, -1)
     inner = type(e)(_emit(s, ra, e.dtype), _emit(s, rb, e.dtype))
-    return _emit(s, shared.plus(_atom(s, inner)), e.dtype)
+    return _emit(s, _atom(s, inner).plus(shared), e.dtype)  # min(y, z) + x, as TVM writes it
 
 
 def _fits(s, e: PrimExpr, dtype) -> bool:

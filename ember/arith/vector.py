@@ -9,8 +9,11 @@ ramps: ``Broadcast(a) op Broadcast(b)`` → ``Broadcast(a op b)``, ``Ramp + Broa
 
 from __future__ import annotations
 
+import math
+
 from ember.ir import (
-    EQ, GE, GT, LE, LT, NE, Add, Broadcast, FloorDiv, FloorMod, IntImm, Max, Min, Mul, Ramp, Sub,
+    EQ, GE, GT, LE, LT, NE, Add, Broadcast, Div, FloorDiv, FloorMod, IntImm, Max, Min, Mod, Mul, Ramp,
+    Sub,
 )
 
 __all__ = ["vector_rules"]
@@ -50,15 +53,40 @@ def _ramp_in_one_period(s, e):
     if type(a) is not Ramp or type(b) is not Broadcast or type(b.value) is not IntImm:
         return None
     c = b.value.value
-    if c <= 0 or type(a.stride) is not IntImm or a.stride.value < 0:
+    if c <= 0 or type(a.stride) is not IntImm or a.stride.value < 0 or not isinstance(a.lanes, int):
         return None
     from .modular_set import modular_of
 
+    # base = g*k + r (g = gcd(coeff, c)): within its period base sits at most c - g + r,
+    # so the ramp stays inside one multiple of c when r + stride*(n - 1) < g
     m = modular_of(s.ana, a.base)
-    if m.coeff % c:
-        return None
-    if m.base % c + a.stride.value * (a.lanes - 1) < c:
+    g = math.gcd(m.coeff, c)
+    if m.base % g + a.stride.value * (a.lanes - 1) < g:
         return a, b.value
+    return None
+
+
+def _ramp_stride_multiple(s, e):
+    """``Ramp(b, k*c, n) // c`` → ``Ramp(b // c, k, n)``; ``Ramp(b, k*c, n) % c`` →
+    ``Broadcast(b % c, n)``; else a base known modulo c is reduced: ``Ramp(x*8 + 1, 15, 4) % 8``
+    → ``Ramp(1, 15, 4) % 8``."""
+    a, b = e.a, e.b
+    if type(a) is not Ramp or type(b) is not Broadcast or type(b.value) is not IntImm:
+        return None
+    c = b.value.value
+    if c <= 0 or type(a.stride) is not IntImm:
+        return None
+    if a.stride.value % c == 0:
+        if type(e) is FloorDiv:
+            return Ramp(FloorDiv(a.base, b.value), IntImm(a.stride.dtype, a.stride.value // c), a.lanes)
+        return Broadcast(FloorMod(a.base, b.value), a.lanes)
+    if type(e) is FloorMod and type(a.base) is not IntImm:
+        from .modular_set import modular_of
+
+        m = modular_of(s.ana, a.base)
+        if m.coeff and m.coeff % c == 0:
+            base = IntImm(a.base.dtype, m.base % c)
+            return FloorMod(Ramp(base, a.stride, a.lanes), b)
     return None
 
 
@@ -88,8 +116,10 @@ _TABLE = {
     Add: [_both_broadcast, _ramp_add],
     Sub: [_both_broadcast, _ramp_add],
     Mul: [_both_broadcast, _ramp_mul],
-    FloorDiv: [_both_broadcast, _ramp_floordiv],
-    FloorMod: [_both_broadcast, _ramp_floormod],
+    FloorDiv: [_both_broadcast, _ramp_floordiv, _ramp_stride_multiple],
+    FloorMod: [_both_broadcast, _ramp_floormod, _ramp_stride_multiple],
+    Div: [_both_broadcast],
+    Mod: [_both_broadcast],
     Min: [_both_broadcast],
     Max: [_both_broadcast],
     Ramp: [_ramp_zero_stride],

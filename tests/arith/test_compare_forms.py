@@ -122,3 +122,11 @@ def test_equality_logic_keeps_value(op, a, b, c, x, y):
     after = Analyzer().rewrite_simplify(before)
     env = {X: x, Y: y}
     assert bool(evaluate(after, env)) == bool(evaluate(before, env)), (before, after)
+
+
+def test_rewrite_simplify_spells_like_tvm_and_simplify_keeps_canonical_form():
+    a = Analyzer()
+    assert structural_equal(a.rewrite_simplify(X + 10 - 20), X + IntImm(X.dtype, -10))
+    assert structural_equal(a.rewrite_simplify(X - (X + Y)), IntImm(X.dtype, 0) - Y)
+    assert str(a.simplify(X + 10 - 20)) == "x - 10"
+    assert str(a.canonical_simplify(X - (X + Y))) == "y * -1"
