@@ -136,7 +136,12 @@ class Evaluator:
         return node.value
 
     def eval_Attribute(self, node: ast.Attribute):
-        return getattr(self.eval(node.value), node.attr)
+        obj = self.eval(node.value)
+        value = getattr(obj, node.attr)
+        if value is None and node.attr == "elem_offset" and isinstance(obj, Buffer):
+            # ember leaves a zero offset unset (None); in expressions it is the number 0
+            return const(0, obj.shape[0].dtype if obj.shape else "int32")
+        return value
 
     def eval_Tuple(self, node: ast.Tuple):
         return tuple(self._elts(node.elts))

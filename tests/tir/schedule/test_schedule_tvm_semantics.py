@@ -328,3 +328,18 @@ def test_storage_align_refuses_a_function_parameter():
     sch = tir.Schedule(scale_16)
     with pytest.raises(ScheduleError, match="'B' is a parameter of the function"):
         sch.storage_align(sch.get_block("B"), 0, axis=0, factor=8, offset=1)
+
+
+@T.prim_func
+def elem_offset_in_expression(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "int32")):
+    with T.block("root"):
+        for i in range(4):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                A0 = T.match_buffer(A[vi, 0:4], (4,), offset_factor=1)
+                B[vi] = A0.elem_offset
+
+
+def test_script_elem_offset_of_a_buffer_without_one_is_zero():
+    text = elem_offset_in_expression.script()
+    assert "B[vi] = 0" in text
