@@ -7,6 +7,7 @@ from ember.tir.op import *  # noqa: F403 - te.exp, te.max_value, te.if_then_else
 
 from .create_prim_func import create_prim_func
 from .extern_primfunc import extern_primfunc
+from .scan import ScanOp, scan
 from .operation import compute, extern, placeholder, reduce_axis, size_var, thread_axis, var
 from .schedule import Schedule, Stage, create_schedule
 from .tag import tag_scope
@@ -23,4 +24,5 @@ __all__ = [
     "size_var", "thread_axis", "var", "CommReducer", "Reduce", "comm_reducer", "max", "min",
     "sum", "ComputeOp", "ExternOp", "Operation", "PlaceholderOp", "ProducerLoad", "Tensor",
     "TensorLoad", "TeIterVar", "IterVar", "Schedule", "Stage", "create_schedule", "extern_primfunc",
+    "ScanOp", "scan",
 ]

@@ -298,6 +298,10 @@ def lower_te(ops, index_dtype_override=None) -> tuple[PrimFunc, dict]:
         param = Var(a.name, "handle")
         params.append(param)
         buffer_map[param] = buf
+    for op in order:  # every operation must be one this lowering knows, before anything else
+        if not isinstance(op, PlaceholderOp) and type(op) not in _BLOCK_BUILDERS:
+            raise TypeError(f"create_prim_func: Unsupported Operation: {type(op).__name__}. Only "
+                            f"PlaceholderOp, ComputeOp and ExternOp are supported ({op.name!r})")
     allocs = []
     stmts = []
     block_names: dict = {}
