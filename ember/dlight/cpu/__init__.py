@@ -7,13 +7,14 @@ from .depthwise_conv2d import DepthwiseConv2DPacked
 from .elementwise import Elementwise, Injective
 from .fallback import Fallback
 from .matmul import Matmul
+from .pool_nchwc import PoolNCHWc
 from .reduction import Reduction
 
 __all__ = ["Matmul", "Conv2D", "Conv2DPacked", "DepthwiseConv2DPacked", "Conv2DNCHWc", "DepthwiseConv2DNCHWc",
-           "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
+           "PoolNCHWc", "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
 
 
 def default_rules() -> tuple:
     """The rule list ``relax.build`` applies to unscheduled kernels for CPU targets."""
-    return (Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2DNCHWc(), DepthwiseConv2DNCHWc(), Conv2D(),
-            Reduction(), Elementwise(), Fallback())
+    return (Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2DNCHWc(), DepthwiseConv2DNCHWc(), PoolNCHWc(),
+            Conv2D(), Reduction(), Elementwise(), Fallback())
