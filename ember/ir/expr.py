@@ -162,9 +162,9 @@ class PrimExpr(Node):
             return self
         if self.dtype.is_handle and not dtype.is_handle:
             raise DataTypeError(f"Can't cast a handle to other types: {self!r} to {dtype}")
-        if self.dtype.lanes == 1 and dtype.lanes > 1:  # a scalar to a vector: cast, then broadcast
+        if self.dtype.is_scalar and dtype.is_vector:  # a scalar to a vector: cast, then broadcast
             return Broadcast(self.astype(dtype.element_of()), dtype.lanes)
-        if isinstance(self, IntImm | FloatImm) and dtype.lanes == 1:
+        if isinstance(self, IntImm | FloatImm) and dtype.is_scalar:
             folded = _fold_cast(self.value, dtype)
             if folded is not None:
                 return folded
@@ -462,6 +462,28 @@ class Select(PrimExpr):
         return self.true_value.dtype
 
 
+def vector_lanes(lanes):
+    """A Ramp's or Broadcast's lane count: a Python int, or for a scalable vector the
+    expression ``vscale() * k`` (``k * vscale()`` is put in that order); anything else
+    (``vscale() + 3``, a bare ``vscale()``) is refused."""
+    if isinstance(lanes, IntImm):
+        return int(lanes.value)
+    if not isinstance(lanes, PrimExpr):
+        return lanes
+    from ember.runtime.dtype import _vscale_factor
+
+    try:
+        factor = _vscale_factor(lanes)
+    except ValueError:
+        raise DataTypeError(f"vector lanes must be an int or vscale() * k, got {lanes!r}") from None
+    return scalable_lanes(factor) if not isinstance(lanes.b, IntImm) else lanes
+
+
+def scalable_lanes(factor: int) -> PrimExpr:
+    """The lanes ``vscale() * factor`` of a scalable vector."""
+    return Mul(Call(INT32, Op.get("tir.vscale"), ()), IntImm(INT32, int(factor)))
+
+
 @node
 class Ramp(PrimExpr):
     """The vector ``[base, base + stride, …]`` of ``lanes`` elements."""
@@ -477,8 +499,7 @@ class Ramp(PrimExpr):
             object.__setattr__(self, "base", base)
         if not isinstance(stride, PrimExpr):
             object.__setattr__(self, "stride", as_expr(stride, base.dtype))
-        if isinstance(self.lanes, IntImm):
-            object.__setattr__(self, "lanes", int(self.lanes.value))
+        object.__setattr__(self, "lanes", vector_lanes(self.lanes))
 
     @property
     def dtype(self) -> DataType:
@@ -493,8 +514,7 @@ class Broadcast(PrimExpr):
     def __post_init__(self):  # Broadcast(0, 4): a Python number becomes an IntImm / FloatImm
         if not isinstance(self.value, PrimExpr):
             object.__setattr__(self, "value", as_expr(self.value))
-        if isinstance(self.lanes, IntImm):
-            object.__setattr__(self, "lanes", int(self.lanes.value))
+        object.__setattr__(self, "lanes", vector_lanes(self.lanes))
 
     @property
     def dtype(self) -> DataType:
@@ -766,7 +786,13 @@ def binary(cls, a, b) -> PrimExpr:
         folded = _fold(cls.__name__, a, b)
         if folded is not None:
             return folded
+    if (cls is EQ or cls is NE) and _is_vscale(a) and _is_vscale(b):  # one run-time constant
+        return IntImm(BOOL, int(cls is EQ))
     return cls(a, b)
+
+
+def _is_vscale(e) -> bool:
+    return isinstance(e, Call) and getattr(e.op, "name", None) == "tir.vscale"
 
 
 def _fold(name: str, a, b):

@@ -166,10 +166,18 @@ class BufferLoad(PrimExpr):
 
     @property
     def dtype(self) -> DataType:
-        lanes = 1
+        lanes, scalable = self.buffer.dtype.lanes, False
         for index in self.indices:
-            lanes *= index.dtype.lanes
-        return self.buffer.dtype.with_lanes(self.buffer.dtype.lanes * lanes)
+            t = index.dtype
+            if t.is_scalable_vector:  # vscale() * k lanes: count k, rebuild the expression at the end
+                lanes, scalable = lanes * t.vscale_factor, True
+            else:
+                lanes *= t.lanes
+        if scalable:
+            from ember.ir.expr import scalable_lanes
+
+            return self.buffer.dtype.with_lanes(scalable_lanes(lanes))
+        return self.buffer.dtype.with_lanes(lanes)
 
 
 @node

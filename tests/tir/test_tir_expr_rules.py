@@ -139,3 +139,17 @@ def test_axis_separators_must_fit_the_shape():
     with pytest.raises(ValueError, match="axis_separators"):
         tir.decl_buffer([1], axis_separators=[1, 2])
     assert tir.decl_buffer([4, 4], axis_separators=[1]).axis_separators == (1,)
+
+
+def test_scalable_vector_lanes():
+    vs = tir.vscale()
+    for lanes in (11 * vs, vs * 11):
+        ramp = tir.Ramp(0, 1, lanes)
+        assert ramp.lanes.a.equal(tir.vscale()) and ramp.lanes.b.value == 11
+        assert tir.Broadcast(0, lanes).dtype == ramp.dtype
+    for bad in (vs, vs + 3, vs * 2 + 5):
+        with pytest.raises(TVMError, match="vscale"):
+            tir.Ramp(0, 1, bad)
+    buf = tir.decl_buffer((24,), "float32")
+    assert tir.BufferLoad(buf, [tir.Ramp(1, 1, 8 * vs)]).dtype == "float32xvscalex8"
+    assert (tir.Ramp(0, 1, 4 * vs) + 3).b.lanes.b.value == 4
