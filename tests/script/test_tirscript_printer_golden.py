@@ -105,10 +105,10 @@ def main(A: T.Buffer((64,), "float32")):
     for bx in T.thread_binding(2, thread="blockIdx.x"):
         for tx in T.thread_binding(32, thread="threadIdx.x"):
             A[bx * 32 + tx] = T.float32(1.0)
-    for i_1 in range(8, 16):
-        A[i_1] = T.float32(2.0)
-    for i_2 in T.serial(4, annotations={"pragma_auto_unroll_max_step": 16}):
-        A[i_2] = T.float32(3.0)'''
+    for i in range(8, 16):
+        A[i] = T.float32(2.0)
+    for i in T.serial(4, annotations={"pragma_auto_unroll_max_step": 16}):
+        A[i] = T.float32(3.0)'''
 
 
 @T.prim_func
@@ -228,3 +228,12 @@ def test_buffer_params_print_as_handles_when_the_handle_or_data_is_shared():
     assert_structural_equal(from_source(text), shared)
     uses_handle = tir.PrimFunc([a], tir.Evaluate(a), buffer_map={a: A}).with_attr("global_symbol", "f")
     assert "def f(a: T.handle):\n    A = T.match_buffer(a, (8,))\n    T.evaluate(a)" in uses_handle.script()
+
+
+def test_sibling_scopes_reuse_names():
+    from ember.ir import assert_structural_equal
+    from ember.script import from_source
+
+    text = every_loop.script()
+    assert "i_1" not in text  # the first loop's scope ended, so `i` is free again
+    assert_structural_equal(from_source(text), every_loop)

@@ -41,27 +41,27 @@ def main(X: T.Buffer((4, 16), "float32"), T_softmax_norm: T.Buffer((4, 16), "flo
             with T.init():
                 T_softmax_maxelem[v_i0] = T.float32("-inf")
             T_softmax_maxelem[v_i0] = T.max(T_softmax_maxelem[v_i0], X[v_i0, v_k])
-    for i0_1, i1 in T.grid(4, 16):
+    for i0, i1 in T.grid(4, 16):
         with T.block("T_softmax_exp"):
-            v_i0_1, v_i1 = T.axis.remap("SS", [i0_1, i1])
-            T.reads(X[v_i0_1, v_i1], T_softmax_maxelem[v_i0_1])
-            T.writes(T_softmax_exp[v_i0_1, v_i1])
-            T_softmax_exp[v_i0_1, v_i1] = T.exp(X[v_i0_1, v_i1] - T_softmax_maxelem[v_i0_1])
-    for i0_2, k_1 in T.grid(4, 16):
+            v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+            T.reads(X[v_i0, v_i1], T_softmax_maxelem[v_i0])
+            T.writes(T_softmax_exp[v_i0, v_i1])
+            T_softmax_exp[v_i0, v_i1] = T.exp(X[v_i0, v_i1] - T_softmax_maxelem[v_i0])
+    for i0, k in T.grid(4, 16):
         with T.block("T_softmax_expsum"):
-            v_i0_2, v_k_1 = T.axis.remap("SR", [i0_2, k_1])
-            T.reads(T_softmax_exp[v_i0_2, v_k_1])
-            T.writes(T_softmax_expsum[v_i0_2])
+            v_i0, v_k = T.axis.remap("SR", [i0, k])
+            T.reads(T_softmax_exp[v_i0, v_k])
+            T.writes(T_softmax_expsum[v_i0])
             with T.init():
-                T_softmax_expsum[v_i0_2] = T.float32(0.0)
-            T_softmax_expsum[v_i0_2] = T_softmax_expsum[v_i0_2] + T_softmax_exp[v_i0_2, v_k_1]
-    for i0_3, i1_1 in T.grid(4, 16):
+                T_softmax_expsum[v_i0] = T.float32(0.0)
+            T_softmax_expsum[v_i0] = T_softmax_expsum[v_i0] + T_softmax_exp[v_i0, v_k]
+    for i0, i1 in T.grid(4, 16):
         with T.block("T_softmax_norm"):
-            v_i0_3, v_i1_1 = T.axis.remap("SS", [i0_3, i1_1])
-            T.reads(T_softmax_exp[v_i0_3, v_i1_1], T_softmax_expsum[v_i0_3])
-            T.writes(T_softmax_norm[v_i0_3, v_i1_1])
+            v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+            T.reads(T_softmax_exp[v_i0, v_i1], T_softmax_expsum[v_i0])
+            T.writes(T_softmax_norm[v_i0, v_i1])
             T.block_attr({"axis": 1})
-            T_softmax_norm[v_i0_3, v_i1_1] = T_softmax_exp[v_i0_3, v_i1_1] / T_softmax_expsum[v_i0_3]
+            T_softmax_norm[v_i0, v_i1] = T_softmax_exp[v_i0, v_i1] / T_softmax_expsum[v_i0]
 """,
     "conv2d_direct": """\
 # from ember.script import tir as T
@@ -77,14 +77,14 @@ def main(X: T.Buffer((1, 2, 5, 5), "float32"), W: T.Buffer((4, 2, 3, 3), "float3
             T.reads(X[0, v_c, v_h - 1, v_w - 1])
             T.writes(P[v_n, v_c, v_h, v_w])
             P[v_n, v_c, v_h, v_w] = T.if_then_else(1 <= v_h and v_h < 6 and 1 <= v_w and v_w < 6, X[0, v_c, v_h - 1, v_w - 1], T.float32(0.0))
-    for n_1, f, h_1, w_1, rc, rh, rw in T.grid(1, 4, 5, 5, 2, 3, 3):
+    for n, f, h, w, rc, rh, rw in T.grid(1, 4, 5, 5, 2, 3, 3):
         with T.block("Y"):
-            v_n_1, v_f, v_h_1, v_w_1, v_rc, v_rh, v_rw = T.axis.remap("SSSSRRR", [n_1, f, h_1, w_1, rc, rh, rw])
-            T.reads(P[v_n_1, v_rc, v_h_1 + v_rh, v_w_1 + v_rw], W[v_f, v_rc, v_rh, v_rw])
-            T.writes(Y[v_n_1, v_f, v_h_1, v_w_1])
+            v_n, v_f, v_h, v_w, v_rc, v_rh, v_rw = T.axis.remap("SSSSRRR", [n, f, h, w, rc, rh, rw])
+            T.reads(P[v_n, v_rc, v_h + v_rh, v_w + v_rw], W[v_f, v_rc, v_rh, v_rw])
+            T.writes(Y[v_n, v_f, v_h, v_w])
             with T.init():
-                Y[v_n_1, v_f, v_h_1, v_w_1] = T.float32(0.0)
-            Y[v_n_1, v_f, v_h_1, v_w_1] = Y[v_n_1, v_f, v_h_1, v_w_1] + P[v_n_1, v_rc, v_h_1 + v_rh, v_w_1 + v_rw] * W[v_f, v_rc, v_rh, v_rw]
+                Y[v_n, v_f, v_h, v_w] = T.float32(0.0)
+            Y[v_n, v_f, v_h, v_w] = Y[v_n, v_f, v_h, v_w] + P[v_n, v_rc, v_h + v_rh, v_w + v_rw] * W[v_f, v_rc, v_rh, v_rw]
 """,
     "broadcast_add_symbolic": """\
 # from ember.script import tir as T

@@ -58,3 +58,10 @@ class Namer:
         self._names[id(obj)] = text
         self._used.add(text)
         self._keep.append(obj)
+
+    def release(self, obj) -> None:
+        """``obj``'s scope has ended: its name may be given to another object (a later loop's
+        ``i``), as TVM reuses the names of finished scopes. ``obj`` keeps printing as before."""
+        name = self._names.get(id(obj))
+        if name is not None and name not in RESERVED:
+            self._used.discard(name)

@@ -201,6 +201,7 @@ class StmtPrinter(ExprPrinter):
         self.nested(loops[-1].body)
         for f in loops:
             self.loops.pop(id(f.loop_var), None)
+            self.namer.release(f.loop_var)
 
     def loop_header(self, s: For) -> str:
         dtype = s.loop_var.dtype
@@ -351,6 +352,8 @@ class StmtPrinter(ExprPrinter):
             self.nested(block.init)
         self.body(block.body)
         self.depth -= 1
+        for iv in block.iter_vars:
+            self.namer.release(iv.var)
 
     def block_header(self, block: Block, regions: bool = True) -> None:
         """reads, writes, attributes, allocated and matched buffers of a block."""
