@@ -108,3 +108,14 @@ def test_bool_and_range_fragments_and_free_decl_buffer_data():
     assert ib.get().script(verbose_expr=True) == (
         'v = T.handle("float32", "global")\nwith T.decl_buffer((10, 10), data=v) as buffer:\n'
         "    T.evaluate(0)")
+
+
+def test_show_object_address_suffixes_every_name_with_its_object():
+    import re
+
+    func = _func()
+    text = func.script(show_object_address=True)
+    buf = func.buffer_map[func.params[0]]
+    assert f"A_0x{id(buf):x}: T.Buffer((4,), \"float32\")" in text
+    assert not re.search(r"\bA\b:", text)
+    assert "0x" not in func.script()

@@ -29,7 +29,8 @@ def sanitize(hint: str) -> str:
 class Namer:
     """Assigns each object (by identity) one name, unique within this namer."""
 
-    def __init__(self):
+    def __init__(self, show_address: bool = False):
+        self.show_address = show_address  # suffix each name with the object's id (_0x7f…)
         self._names: dict[int, str] = {}
         self._used: set[str] = set(RESERVED)
         self._keep: list = []  # keep named objects alive so their ids stay unique
@@ -46,6 +47,8 @@ class Namer:
         if found is not None:
             return found
         base = sanitize(hint)
+        if self.show_address:
+            base = f"{base}_0x{id(obj):x}"
         name, k = base, 0
         while name in self._used:
             k += 1

@@ -74,9 +74,10 @@ def py_str(text: str) -> str:
 class ExprPrinter:
     """Expression rendering plus the per-function naming and declaration state."""
 
-    def __init__(self, declare_free: bool = True, module_funcs: frozenset = frozenset(), marks=None):
+    def __init__(self, declare_free: bool = True, module_funcs: frozenset = frozenset(), marks=None,
+                 show_address: bool = False):
         self.marks = marks  # marks.Marks: objects to underline or annotate, or None
-        self.namer = Namer()
+        self.namer = Namer(show_address)
         self.defined: set[int] = set()
         self.pending: list[str] = []
         self.declare_free = declare_free

@@ -130,7 +130,8 @@ def print_prim_func(f: PrimFunc, config) -> str:
     attrs = f.attrs or {}
     name = config.name or attrs.get("global_symbol") or "main"
     private = "global_symbol" not in attrs
-    printer = PrimFuncPrinter(module_funcs=config.module_funcs, marks=config.options.get("_marks"))
+    printer = PrimFuncPrinter(module_funcs=config.module_funcs, marks=config.options.get("_marks"),
+                              show_address=bool(config.options.get("show_object_address")))
     return "\n".join(printer.func(f, sanitize(str(name)), private))
 
 
@@ -140,7 +141,8 @@ def print_tir_fragment(node, config) -> str:
     ``A = T.Buffer(...)``), as TVM prints them; otherwise they are used by name only."""
     verbose = bool(config.options.get("verbose_expr"))
     printer = PrimFuncPrinter(declare_free=verbose, module_funcs=config.module_funcs,
-                              marks=config.options.get("_marks"))
+                              marks=config.options.get("_marks"),
+                              show_address=bool(config.options.get("show_object_address")))
     if verbose:
         printer.preamble = []
     text = _fragment_text(printer, node)
