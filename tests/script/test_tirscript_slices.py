@@ -58,3 +58,29 @@ def f(C: T.Buffer((10,), "uint32")):
     (arg, _) = f.body.value.args
     assert isinstance(arg.indices[0], Ramp) and arg.indices[0].lanes == 5
     assert_structural_equal(from_source(f.script()), f)
+
+
+def test_strided_slices_are_strided_ramps_and_print_back():
+    text = '''@T.prim_func
+def f(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(2):
+        B[i * 32:i * 32 + 32:4] = A[i * 32:i * 32 + 32:4] + T.Broadcast(T.float32(1), 8)
+'''
+    f = from_source(text)
+    index = f.body.body.indices[0]
+    assert isinstance(index, Ramp) and index.lanes == 8 and index.stride.value == 4
+    printed = f.script()
+    assert "B[i * 32:i * 32 + 32:4] = A[i * 32:i * 32 + 32:4]" in printed
+    assert_structural_equal(from_source(printed), f)
+
+
+def test_explicit_root_over_a_lone_block_stays_explicit():
+    text = '''@T.prim_func
+def f(A: T.Buffer((1,), "int32")):
+    with T.block("root"):
+        with T.block("inner"):
+            A[0] = 0
+'''
+    f = from_source(text)
+    assert f.body.block.name_hint == "root" and f.body.block.body.block.name_hint == "inner"
+    assert_structural_equal(from_source(f.script()), f)

@@ -305,6 +305,28 @@ def as_value(x):
     return region_as_load(x) if isinstance(x, BufferRegion) else x
 
 
+def _strided_load(buf: Buffer, key) -> BufferLoad:
+    """``A[i, 0:8:2]``: the load of every ``step``-th element, a Ramp index per sliced axis."""
+    indices = []
+    for dim, k in zip(buf.shape, key):
+        if not isinstance(k, slice):
+            indices.append(as_expr(k))
+            continue
+        start = as_expr(0 if k.start is None else k.start)
+        stop = as_expr(dim if k.stop is None else k.stop)
+        step = 1 if k.step is None else k.step
+        span = stop - start
+        if not isinstance(span, ir_IntImm):
+            from ember.arith import Analyzer
+
+            span = Analyzer().simplify(span)  # (i + 128) - i
+        if not isinstance(step, int) or not isinstance(span, ir_IntImm):
+            raise TypeError(f"the strided slice of buffer {buf.name} needs a constant length and step")
+        lanes = (span.value + step - 1) // step
+        indices.append(ir_Ramp(start, const(step, start.dtype), lanes) if lanes != 1 else start)
+    return BufferLoad(buf, tuple(indices))
+
+
 def buffer_access(buf: Buffer, key):
     """``A[i, j]`` (a load), or ``A[i, 0:4]`` (a region, extents simplified)."""
     if not isinstance(key, tuple):
@@ -318,6 +340,8 @@ def buffer_access(buf: Buffer, key):
                             + "; indices must be integers")
     if not any(isinstance(k, slice) for k in key):
         return buf[key]
+    if any(isinstance(k, slice) and k.step not in (None, 1) for k in key):
+        return _strided_load(buf, key)  # A[0:8:2]: a vector load (a region has no step)
     ranges = []
     for dim, k in zip(buf.shape, key):
         if isinstance(k, slice):

@@ -280,11 +280,14 @@ class ExprPrinter:
 
     def index(self, i) -> str:
         """An index; a unit-stride ``Ramp`` prints as the slice it reads (``A[0:4]``)."""
-        if (isinstance(i, Ramp) and isinstance(i.stride, IntImm) and i.stride.value == 1
+        if (isinstance(i, Ramp) and isinstance(i.stride, IntImm) and i.stride.value >= 1
                 and isinstance(i.lanes, int)):
-            stop = i.base + IntImm(i.base.dtype, i.lanes) if not isinstance(i.base, IntImm) else \
-                IntImm(i.base.dtype, i.base.value + i.lanes)
-            return f"{self.expr(i.base)}:{self.expr(stop)}"
+            step = i.stride.value
+            length = i.lanes * step
+            stop = i.base + IntImm(i.base.dtype, length) if not isinstance(i.base, IntImm) else \
+                IntImm(i.base.dtype, i.base.value + length)
+            suffix = f":{step}" if step != 1 else ""
+            return f"{self.expr(i.base)}:{self.expr(stop)}{suffix}"
         return self.expr(i)
 
     def _call(self, e: Call):

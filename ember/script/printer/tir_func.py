@@ -31,6 +31,8 @@ def is_implicit_root(body) -> bool:
         b.name_hint == "root" and not b.iter_vars and not body.iter_values and not b.reads
         and not b.writes and b.init is None and not b.match_buffers and not b.annotations
         and isinstance(pred, IntImm) and pred.value == 1 and _has_block(b.body)
+        # a lone child block without iterators would itself be read back as the root
+        and not (isinstance(b.body, BlockRealize) and not b.body.block.iter_vars)
     )
 
 
