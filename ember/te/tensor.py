@@ -18,17 +18,7 @@ __all__ = [
 ]
 
 
-@node
-class ProducerLoad(PrimExpr):
-    """A read of ``producer[indices]`` where ``producer`` is a te ``Tensor``."""
-
-    producer: Tensor
-    indices: tuple
-
-    @property
-    def dtype(self) -> DataType:
-        return self.producer.dtype
-
+from ember.tir.producer_load import ProducerLoad  # noqa: E402 - a TIR node te builds
 
 TensorLoad = ProducerLoad
 

@@ -6,3 +6,5 @@ from ember.ir.expr import __all__  # noqa: F401
 
 # TVM's ``==`` / ``!=`` give lazy EqualOp / NotEqualOp wrappers; ember's give the nodes
 EqualOp, NotEqualOp = EQ, NE
+
+from ember.tir.producer_load import ProducerLoad  # noqa: E402,F401 - tvm.tir.expr.ProducerLoad

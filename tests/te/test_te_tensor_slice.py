@@ -38,3 +38,10 @@ def test_multi_output_compute_gives_one_block_per_output():
     names = []
     tir.functor.post_order_visit(func.body, lambda n: names.append(n.name_hint) if isinstance(n, tir.Block) else None)
     assert names == ["B.v0", "B.v1", "root"]
+
+
+def test_producer_load_is_a_tir_node():
+    A = te.placeholder((4,), name="A")
+    B = te.compute((), lambda: 2.0, name="B")
+    load = tir.expr.ProducerLoad(B, [])
+    assert isinstance(A[0], tir.expr.ProducerLoad) and load.dtype == B.dtype and load.indices == ()
