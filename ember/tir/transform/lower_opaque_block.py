@@ -13,19 +13,23 @@ ran first.  Each opaque ``BlockRealize`` becomes, at the same position:
 * the block's body.  Block annotations are dropped, except ``buffer_dim_align``
   (from ``storage_align``), which moves to the buffer's ``Allocate`` as
   ``{"buffer_dim_align": ((axis, factor, offset), …)}`` for CompactBufferAllocation
-  to apply; loops keep their annotations and their kind.
+  to apply.  Loops keep their kind and annotations, except that ``pragma_*``
+  annotations become ``AttrStmt(loop_var, key, value)`` around the loop and a loop
+  of extent 1 without annotations is replaced by its body (as TVM).
 """
 
 from __future__ import annotations
 
-from ember.ir import IntImm, Range, Var, const, replace
+from ember.ir import IntImm, Range, StringImm, Var, const, replace
 from ember.transform import Pass
 
 from ..buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion
 from ..function import PrimFunc
 from ..functor import IRMutator, post_order_visit, substitute
-from ..stmt import Allocate, Block, BlockRealize, BufferStore, DeclBuffer, IfThenElse
-from ._common import make_pass
+from ..stmt import (
+    Allocate, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, For, ForKind, IfThenElse,
+)
+from ._common import is_const, make_pass
 from .convert_blocks_to_opaque import CARRIED_LOOPS
 from .region_markers import make_symbols, uses_markers
 
@@ -39,6 +43,22 @@ class _Lowerer(IRMutator):
         super().__init__()
         self.dim_align = dim_align
         self.carried = carried or {}
+
+    def visit_For(self, loop: For):
+        if loop.kind == ForKind.THREAD_BINDING:
+            return self.generic_visit(loop)
+        if is_const(loop.extent, 1) and not loop.annotations:
+            # a unit loop runs its body once, with the loop variable at its minimum
+            return self.visit(substitute(loop.body, {loop.loop_var: loop.min}))
+        loop = self.generic_visit(loop)
+        pragmas = [(k, v) for k, v in loop.annotations.items() if k.startswith("pragma_")]
+        if not pragmas:
+            return loop
+        out = replace(loop, annotations={k: v for k, v in loop.annotations.items()
+                                         if not k.startswith("pragma_")})
+        for key, value in reversed(pragmas):  # pragmas become attributes around the loop, as TVM
+            out = AttrStmt(loop.loop_var, key, _attr_value(value), out)
+        return out
 
     def visit_BlockRealize(self, realize: BlockRealize):
         block = realize.block
@@ -67,6 +87,17 @@ class _Lowerer(IRMutator):
         if not (isinstance(predicate, IntImm) and predicate.value):
             body = IfThenElse(predicate, body)
         return body
+
+
+def _attr_value(value):
+    """An annotation value as an AttrStmt value: strings, ints and floats become immediates."""
+    if isinstance(value, str):
+        return StringImm(value)
+    if isinstance(value, bool | int):
+        return const(int(value), "int32")
+    if isinstance(value, float):
+        return const(value, "float32")
+    return value
 
 
 def _row_major_strides(buf: Buffer) -> list:

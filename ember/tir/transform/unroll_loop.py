@@ -57,6 +57,12 @@ class _Unroller(IRMutator):
         self.explicit_max_extent = explicit_max_extent
 
     def visit_AttrStmt(self, attr: AttrStmt):
+        if attr.attr_key == EXPLICIT_KEY:  # LowerOpaqueBlock's form of the loop annotation
+            saved_explicit, self.explicit = self.explicit, bool(as_const_int(attr.value))
+            try:
+                return self.visit(attr.body)
+            finally:
+                self.explicit = saved_explicit
         if attr.attr_key != AUTO_KEY:
             return self.generic_visit(attr)
         saved, self.auto_max_step = self.auto_max_step, int(as_const_int(attr.value) or 0)

@@ -52,3 +52,21 @@ def test_register_op_attr_decorator():
         return 0
 
     assert tvm.ir.Op.get("tir.ember_test_intrin").get_attr("FTest") is impl
+
+
+def test_lower_opaque_block_drops_unit_loops_and_turns_pragmas_into_attrs():
+    @T.prim_func
+    def unit_and_pragma(A: T.Buffer((8,), "float32")):
+        for i in range(0, 8, annotations={"pragma_hint": 1}):
+            for u in range(1):
+                with T.block():
+                    A[i + u] = T.float32(2)
+
+    after = tvm.tir.transform.LowerOpaqueBlock()(tvm.IRModule({"main": unit_and_pragma}))["main"]
+    attr = after.body
+    assert isinstance(attr, tir.AttrStmt) and attr.attr_key == "pragma_hint"
+    loop = attr.body
+    assert isinstance(loop, tir.For) and isinstance(loop.body, tir.BufferStore)  # u loop gone
+    a = np.zeros(8, dtype="float32")
+    tvm.build(after, target="llvm")(a)
+    np.testing.assert_array_equal(a, np.full(8, 2, dtype="float32"))
