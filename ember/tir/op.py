@@ -148,7 +148,10 @@ def likely(cond, span=None, dtype=None) -> PrimExpr:  # dtype: as TVMScript prin
 
 
 def reinterpret(dtype, value) -> PrimExpr:
-    return Call(DataType(dtype), Op.get("tir.reinterpret"), (as_expr(value),))
+    value = as_expr(value)
+    if value.dtype == DataType(dtype):  # the same bits as the same type: the value itself, as TVM
+        return value
+    return Call(DataType(dtype), Op.get("tir.reinterpret"), (value,))
 
 
 def ret(value, dtype=None, span=None) -> PrimExpr:  # dtype: as TVMScript prints it
