@@ -44,6 +44,14 @@ def _pick(func, block: Block, regions, index: int, what: str, kind: str):
     return regions[index].buffer
 
 
+def _check_scope(func, block, storage_scope: str, what: str) -> None:
+    rank = str(storage_scope).split(".")[0]
+    if rank not in _SCOPE_RANKS:
+        raise ScheduleError(f"{what}: unknown storage scope {storage_scope!r}; expected one of "
+                            f"{', '.join(sorted(_SCOPE_RANKS))} (optionally with a tag, e.g. 'shared.dyn')",
+                            func, block=block)
+
+
 def _scope_name(buffer, scope: str) -> str:
     return f"{buffer.name}_{scope.replace('.', '_')}"
 
@@ -89,6 +97,7 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
     if any(w.buffer is buffer for w in block.writes):
         raise ScheduleError(f"cache_read: block {block.name_hint!r} also writes {buffer.name!r} (a reduction "
                             "reading its own output); use cache_write for it", func, block=block)
+    _check_scope(func, block, storage_scope, "cache_read")
     scope = scope_of(func, realize)
     if scope is None or scope is not func.body:
         raise ScheduleError("cache_read: only blocks directly in the function's root scope are supported "
@@ -102,6 +111,10 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
     new = decl_buffer(buffer.shape, buffer.dtype, name, scope=storage_scope)
     stage = _copy_stage(new.name, buffer, new)
     writers = [r for r in child_blocks(scope) if any(w.buffer is buffer for w in r.block.writes)]
+    if len(writers) > 1:  # TVM: the stage needs one producer to follow
+        raise ScheduleError(f"cache_read: buffer {buffer.name!r} is written by several blocks "
+                            f"({', '.join(repr(w.block.name_hint) for w in writers)}); cache_read needs a "
+                            "single producer", func, block=block)
     children = _scope_children(scope)
     writer_tops = {id(_top_level(scope, w)) for w in writers}
     entangled = [r for r in readers if id(_top_level(scope, r)) in writer_tops]
@@ -156,6 +169,7 @@ def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_sc
         raise ScheduleError(f"cache_write: buffer {buffer.name!r} is also written by block(s) {others}; "
                             "cache_write needs the block to be its only writer (apply it before "
                             "decompose_reduction)", func, block=block)
+    _check_scope(func, block, storage_scope, "cache_write")
     scope = scope_of(func, realize)
     if scope is None or scope is not func.body:
         raise ScheduleError("cache_write: only blocks directly in the function's root scope are supported "

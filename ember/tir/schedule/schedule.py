@@ -362,17 +362,25 @@ def _accept_block_names(cls):
             continue
         sig = inspect.signature(method)
         blocks = {p.name for p in sig.parameters.values() if "BlockRV" in str(p.annotation)}
-        if not blocks:
+        lists = {p.name for p in sig.parameters.values() if p.name == "consumer_blocks"}
+        if not blocks and not lists:
             continue
 
-        def wrap(method=method, sig=sig, blocks=blocks):
+        def wrap(method=method, sig=sig, blocks=blocks, lists=lists):
+            def has_name(v):
+                return isinstance(v, str) or (isinstance(v, list | tuple) and any(isinstance(x, str) for x in v))
+
             @functools.wraps(method)
             def primitive(self, *args, **kwargs):
-                if any(isinstance(a, str) for a in args) or any(isinstance(v, str) for v in kwargs.values()):
+                if any(has_name(a) for a in args) or any(has_name(v) for v in kwargs.values()):
                     bound = sig.bind(self, *args, **kwargs)
                     for key in blocks & bound.arguments.keys():
                         if isinstance(bound.arguments[key], str):
                             bound.arguments[key] = self.get_block(bound.arguments[key])
+                    for key in lists & bound.arguments.keys():  # a list of blocks may name them too
+                        value = bound.arguments[key]
+                        if isinstance(value, list | tuple):
+                            bound.arguments[key] = [self.get_block(b) if isinstance(b, str) else b for b in value]
                     return method(*bound.args, **bound.kwargs)
                 return method(self, *args, **kwargs)
 

@@ -336,10 +336,46 @@ def elem_offset_in_expression(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), 
         for i in range(4):
             with T.block("B"):
                 vi = T.axis.remap("S", [i])
-                A0 = T.match_buffer(A[vi, 0:4], (4,), offset_factor=1)
+                A0 = T.match_buffer(A[vi, 0:4], (4,))
                 B[vi] = A0.elem_offset
 
 
 def test_script_elem_offset_of_a_buffer_without_one_is_zero():
     text = elem_offset_in_expression.script()
     assert "B[vi] = 0" in text
+
+
+@T.prim_func
+def two_producers(B: T.Buffer((8,), "float32")):
+    A = T.alloc_buffer((8,))
+    for i in range(8):
+        with T.block("A0"):
+            vi = T.axis.remap("S", [i])
+            A[vi] = T.float32(1)
+    for i in range(8):
+        with T.block("A1"):
+            vi = T.axis.remap("S", [i])
+            A[vi] = A[vi] + T.float32(2)
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi]
+
+
+def test_cache_read_write_refuse_unknown_scopes_and_several_producers():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(scale_16)
+    with pytest.raises(ScheduleError, match="unknown storage scope 'test_scope'"):
+        sch.cache_read("B", 0, "test_scope")
+    with pytest.raises(ScheduleError, match="unknown storage scope 'test_scope'"):
+        sch.cache_write("B", 0, "test_scope")
+    sch = tir.Schedule(two_producers)
+    with pytest.raises(ScheduleError, match="written by several blocks"):
+        sch.cache_read("B", 0, "global")
+
+
+def test_consumer_blocks_may_be_given_by_name():
+    sch = tir.Schedule(scale_16)
+    sch.cache_read("B", 0, "local", consumer_blocks=["B"])
+    assert_same_numerics(scale_16, sch.mod["main"])
