@@ -18,6 +18,7 @@ from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_sele
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
 from .rules_call import fold_int_intrinsic
+from .rules_push import mod_drop_residues, push_into_minmax
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
 from .vector import vector_rules
@@ -124,6 +125,8 @@ MIN_RULES = [
     Rule("min(max(y, x), max(z, x))", Min(Max(y, x), Max(z, x)), Max(Min(y, z), x)),
     Rule("min(x // c1, y // c1)", Min(FloorDiv(x, c1), FloorDiv(y, c1)),
          lambda m: FloorDiv((Min if m.c1 > 0 else Max)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
+    Rule("min(x / c1, y / c1)", Min(Div(x, c1), Div(y, c1)),
+         lambda m: Div((Min if m.c1 > 0 else Max)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
 ]
 MAX_RULES = [
     Rule("max(x, x)", Max(x, x), x),
@@ -150,6 +153,8 @@ MAX_RULES = [
     Rule("max(min(y, x), min(z, x))", Max(Min(y, x), Min(z, x)), Min(Max(y, z), x)),
     Rule("max(x // c1, y // c1)", Max(FloorDiv(x, c1), FloorDiv(y, c1)),
          lambda m: FloorDiv((Max if m.c1 > 0 else Min)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
+    Rule("max(x / c1, y / c1)", Max(Div(x, c1), Div(y, c1)),
+         lambda m: Div((Max if m.c1 > 0 else Min)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
 ]
 
 
@@ -216,13 +221,15 @@ def _apply(rules):
 
 
 RULES: dict[type, list] = {
-    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2] + FLOAT_IDENTITY[Add]), linear_sum],
-    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4] + FLOAT_IDENTITY[Sub]), linear_sum],
+    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2] + FLOAT_IDENTITY[Add]), push_into_minmax,
+          linear_sum],
+    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4] + FLOAT_IDENTITY[Sub]), push_into_minmax,
+          linear_sum],
     Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul]), mul_products,
           linear_sum],
     FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_linear],
     Div: [fold_binary, *vector_rules(Div), *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_linear],
-    FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_linear],
+    FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_drop_residues, mod_linear],
     Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), mod_linear],
     Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_bound],
     Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), minmax_bound],

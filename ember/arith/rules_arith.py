@@ -236,7 +236,9 @@ def minmax_bound(s, e) -> PrimExpr | None:
     if not is_int_scalar(e.dtype) or e.dtype.is_uint or e.dtype.bits < 32:
         return None
     la, lb = s.linear(e.a), s.linear(e.b)
-    diff = _recombine_div_mod(s, la.plus(lb, -1), e.dtype)  # x - (x // 4) * 4 is x % 4 >= 0
+    from .rules_logic import _recombine
+
+    diff = _recombine(s, la.plus(lb, -1), e.dtype)  # x - (x // 4) * 4 is x % 4 >= 0
     is_min = type(e) is Min
     if s.prove_le0(diff):  # a <= b
         return e.a if is_min else e.b

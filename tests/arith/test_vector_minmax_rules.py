@@ -75,3 +75,40 @@ def test_minmax_factoring_keeps_value(op, c1, k, c2, points):
         for x, y, z in points:
             env = {X: x, Y: y, Z: z}
             assert evaluate(after, env) == evaluate(e, env), (e, after, env)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_minmax, st.integers(-9, 9), st.sampled_from([1, -1]), st.sampled_from([2, 3, 9, -9]),
+       st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20), st.integers(-20, 20)),
+                min_size=1, max_size=5))
+def test_terms_pushed_into_minmax_and_residues_dropped_keep_value(op, k, sign, c, points):
+    exprs = [
+        op(X, Y - Z) * sign + Z,
+        op(X + 2, Y + k) - 2,
+        Z * 2 + op(X, Y - Z * 2),
+        op(0, 1 - X * 4) + X * 4,
+        X - op(X + Y, Z),
+        tir.min(X, Y * 2) + tir.max(X, Y * 2),
+        (X - X % c) % c,
+        (X + (0 - X) % c) % 9,
+        (X + tir.truncmod(X * 8, c)) % c,
+        (X - X % Y) % Y,
+    ]
+    for e in exprs:
+        after = Analyzer().rewrite_simplify(e)
+        for x, y, z in points:
+            env = {X: x, Y: y, Z: z}
+            try:
+                want = evaluate(e, env)
+            except ZeroDivisionError:
+                continue
+            assert evaluate(after, env) == want, (e, after, env)
+
+
+def test_push_and_drop_exact():
+    a = Analyzer()
+    assert structural_equal(a.rewrite_simplify(tir.min(X, Y - Z) + Z), tir.min(X + Z, Y))
+    assert structural_equal(a.rewrite_simplify(tir.max(0, 1 - X * 4) + X * 4),
+                            tir.max(X * 4, IntImm(X.dtype, 1)))
+    assert a.rewrite_simplify((X - X % 9) % 9).value == 0
+    assert structural_equal(a.rewrite_simplify(tir.min(X, Y) + Z), tir.min(X, Y) + Z)

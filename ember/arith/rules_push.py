@@ -1,0 +1,78 @@
+"""Simplifier rules that move terms into ``min``/``max`` or drop multiples under ``%``.
+
+- ``push_into_minmax``: a sum ``min(a, b) + r`` becomes ``min(a + r, b + r)`` when that
+  is shorter (``min(x, y - z) + z`` → ``min(x + z, y)``, ``x - max(x, y)`` →
+  ``min(0, x - y)``); ``min(a, b) + max(a, b)`` is ``a + b``.
+- ``mod_drop_residues``: under ``% c`` a term ``u % v`` (or ``truncmod(u, v)``) with ``c``
+  dividing ``v`` is congruent to ``u``, so it is replaced by ``u`` (``(x - x % 9) % 9`` → 0).
+"""
+
+from __future__ import annotations
+
+from ember.ir import FloorMod, IntImm, Max, Min, Mod, PrimExpr
+
+from .linear import Linear, is_int_scalar
+
+__all__ = ["push_into_minmax", "mod_drop_residues"]
+
+
+def push_into_minmax(s, e) -> PrimExpr | None:
+    if not is_int_scalar(e.dtype) or e.dtype.is_uint or e.dtype.bits < 32:
+        return None
+    from .rules_arith import _emit
+
+    lin = s.linear(e)
+    found = [(k, a, c) for k, (a, c) in lin.terms.items() if type(a) in (Min, Max) and c in (1, -1)]
+    if len(found) == 2:
+        (k1, a1, c1), (k2, a2, c2) = found
+        if c1 == c2 == 1 and type(a1) is not type(a2) and _same_pair(s, a1, a2):
+            rest = Linear({k: t for k, t in lin.terms.items() if k not in (k1, k2)}, lin.const)
+            return _emit(s, rest.plus(s.linear(a1.a)).plus(s.linear(a1.b)), e.dtype)
+        return None
+    if len(found) != 1:
+        return None
+    key, atom, coeff = found[0]
+    rest = Linear({k: t for k, t in lin.terms.items() if k != key}, lin.const)
+    if not rest.terms and not rest.const:
+        return None
+    la, lb = s.linear(atom.a).scaled(coeff), s.linear(atom.b).scaled(coeff)
+    cls = type(atom) if coeff == 1 else (Max if type(atom) is Min else Min)
+    na, nb = la.plus(rest), lb.plus(rest)
+    if na.size() + nb.size() >= la.size() + lb.size() + rest.size():
+        return None
+    return cls(_emit(s, na, e.dtype), _emit(s, nb, e.dtype))
+
+
+def _same_pair(s, a, b) -> bool:
+    return (s.same(a.a, b.a) and s.same(a.b, b.b)) or (s.same(a.a, b.b) and s.same(a.b, b.a))
+
+
+def mod_drop_residues(s, e) -> PrimExpr | None:
+    if type(e) is not FloorMod or not is_int_scalar(e.dtype):
+        return None
+    from .rules_arith import _emit
+
+    lin = s.linear(e.a)
+    out, changed = Linear({}, lin.const), False
+    for k, (atom, c) in lin.terms.items():
+        if type(atom) in (FloorMod, Mod) and _divides(s, e.b, atom.b):
+            out = out.plus(s.linear(atom.a), c)
+            changed = True
+        else:
+            out = out.plus(Linear({k: (atom, c)}))
+    if not changed:
+        return None
+    return FloorMod(_emit(s, out, e.dtype), e.b)
+
+
+def _divides(s, c, v) -> bool:
+    """``c`` divides ``v``: equal, negated, or constant multiples."""
+    if type(c) is IntImm and type(v) is IntImm:
+        return c.value != 0 and v.value % c.value == 0
+    if s.same(c, v):
+        return True
+    lin_c, lin_v = s.linear(c), s.linear(v)
+    return not lin_c.plus(lin_v).terms and lin_c.const == -lin_v.const  # v == -c
+
+
+
