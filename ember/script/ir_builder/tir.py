@@ -97,7 +97,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise TypeError(f"T.match_buffer: 'shape' is required for a handle, got param {param!r}")
         shape = tuple(r.extent for r in param.region)
     buf = _make(shape, dtype, data, strides, elem_offset, scope, 64 if align < 0 else align,
-                (offset_factor if offset_factor > 0 else 1), axis_separators, "buffer")
+                (offset_factor if offset_factor > 0 else None), axis_separators, "buffer")
     if isinstance(param, _Var):
         frame = _frame(PrimFuncFrame, "match_buffer")
         if not builtins.any(param is q for q in frame.params):
@@ -155,7 +155,7 @@ def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=No
                  align=-1, offset_factor=0, buffer_type="default", axis_separators=None):
     """A buffer allocated by the innermost block (or the function's root block)."""
     buf = _make(shape, dtype, data, strides, elem_offset, scope, 64 if align < 0 else align,
-                (offset_factor if offset_factor > 0 else 1), axis_separators, "buffer")
+                (offset_factor if offset_factor > 0 else None), axis_separators, "buffer")
     builder = IRBuilder.current()
     owner = builder.find_frame(BlockFrame)
     if owner is not None:
@@ -282,7 +282,7 @@ def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=Non
                 align=-1, offset_factor=0, buffer_type="default", axis_separators=None) -> DeclBufferFrame:
     """``with T.decl_buffer(shape, dtype) as buf:`` a buffer for the body (allocated unless ``data``)."""
     buf = _make(shape, dtype, data, strides, elem_offset, scope, 64 if align < 0 else align,
-                (offset_factor if offset_factor > 0 else 1), axis_separators, "buffer")
+                (offset_factor if offset_factor > 0 else None), axis_separators, "buffer")
     return DeclBufferFrame(buf, allocate=data is None)
 
 

@@ -52,7 +52,14 @@ def _make(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
           axis_separators, name) -> _Buffer:
     if strides is not None:  # strides=("A_s0",): a stride variable of that name, as TVM makes
         strides = [Var(s, "int32") if isinstance(s, str) else s for s in strides]
-    return _decl_buffer(_shape(shape), dtype, name, data, strides, elem_offset, scope,
+    shape = _shape(shape)
+    if offset_factor is None:  # not given: offset 0 (or elem_offset), factor 1
+        offset_factor = 1
+    elif elem_offset is None and offset_factor:
+        # as TVM: a buffer declared with an offset factor but no offset has a variable offset
+        # (e.g. a matched region's start), a multiple of the factor
+        elem_offset = Var(f"{name}_elem_offset", shape[0].dtype if shape else "int32")
+    return _decl_buffer(shape, dtype, name, data, strides, elem_offset, scope,
                         align, offset_factor, axis_separators)
 
 
@@ -63,14 +70,17 @@ def rename_buffer(buf: _Buffer, name: str) -> _Buffer:
     data = buf.data
     if data.name == buf.name:
         data = Var(name, data.dtype, data.type_annotation)
-    return replace(buf, name=name, data=data)
+    offset = buf.elem_offset
+    if isinstance(offset, Var) and offset.name == f"{buf.name}_elem_offset":
+        offset = Var(f"{name}_elem_offset", offset.dtype)
+    return replace(buf, name=name, data=data, elem_offset=offset)
 
 
 class _BufferType:
     """``T.Buffer((128, 128), "float32")`` and ``T.Buffer[(128, 128), "float32"]``."""
 
     def __call__(self, shape, dtype="float32", data=None, strides=None, elem_offset=None,
-                 scope="global", align=64, offset_factor=1, buffer_type="",
+                 scope="global", align=64, offset_factor=None, buffer_type="",
                  axis_separators=None, *, name="buffer") -> _Buffer:
         return _make(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
                      axis_separators, name)
@@ -88,7 +98,7 @@ Buffer = _BufferType()
 
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
-                 scope="global", align=64, offset_factor=1, buffer_type="default",
+                 scope="global", align=64, offset_factor=None, buffer_type="default",
                  axis_separators=None, *, name="buffer") -> _Buffer:
     """A buffer allocated by the enclosing block (the root block at function level)."""
     return _make(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
@@ -96,7 +106,7 @@ def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=No
 
 
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
-                 scope="global", align=64, offset_factor=1, buffer_type="default",
+                 scope="global", align=64, offset_factor=None, buffer_type="default",
                  axis_separators=None, *, name="buffer") -> _Buffer:
     """Bind a handle parameter (or, in a block, a buffer region) to a new buffer."""
     if shape is None:
@@ -108,7 +118,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 
 
 def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
-                scope="global", align=64, offset_factor=1, buffer_type="default",
+                scope="global", align=64, offset_factor=None, buffer_type="default",
                 axis_separators=None, *, name="buffer") -> _Buffer:
     """Declare a buffer over existing (``data=``) or fresh memory for the statements after it."""
     return _make(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
