@@ -10,6 +10,7 @@ from .analyzer import Analyzer
 from .clip_bound import detect_clip_bound
 from .const_int_bound import ConstIntBound
 from .deduce_bound import deduce_bound
+from .detect_cse import detect_common_subexpr
 from .evaluate import evaluate
 from .extension import Extension
 from .int_set import IntervalSet, IntSet, eval_set, intersect, neg_inf, pos_inf, union
@@ -31,7 +32,7 @@ __all__ = [
     "IterMapLevel", "IterMapResult", "detect_iter_map", "iter_map_simplify",
     "normalize_iter_map_to_expr", "IterMapExpr", "IterMark", "IterSplitExpr", "IterSumExpr",
     "detect_linear_equation", "ProofStrength", "subspace_divide", "narrow_predicate_expression",
-    "detect_clip_bound", "deduce_bound", "estimate_region_lower_bound",
+    "detect_clip_bound", "deduce_bound", "detect_common_subexpr", "estimate_region_lower_bound",
     "estimate_region_upper_bound", "estimate_region_strict_bound",
 ]
 from . import _ffi_api  # noqa: E402,F401 - TVM-named entry points (tvm.arith._ffi_api.X)
