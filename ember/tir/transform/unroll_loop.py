@@ -15,7 +15,8 @@ Assumes VectorizeLoop ran (a VECTORIZED loop is never unrolled here).
 
 from __future__ import annotations
 
-from ember.ir import replace
+from ember.arith import Analyzer
+from ember.ir import Var, replace
 from ember.transform import Pass, PassContext, prim_func_pass
 
 from ..function import PrimFunc
@@ -36,6 +37,8 @@ def _steps(stmt) -> int:
         return sum(_steps(s) for s in stmt.seq)
     if isinstance(stmt, BufferStore | Evaluate):
         return 1
+    if isinstance(stmt, For) and stmt.kind == ForKind.UNROLLED and as_const_int(stmt.extent):
+        return as_const_int(stmt.extent) * _steps(stmt.body)  # a kept unrolled loop's copies
     body = getattr(stmt, "body", None)
     then_case = getattr(stmt, "then_case", None)
     if then_case is not None:
@@ -43,10 +46,17 @@ def _steps(stmt) -> int:
     return 1 + (_steps(body) if body is not None else 0)
 
 
-def _has_loop(stmt) -> bool:
+def _has_loop(stmt, count_unrolled: bool = True) -> bool:
+    """Whether ``stmt`` holds a loop (with ``count_unrolled=False``, a constant-extent
+    UNROLLED loop does not count: it stands for copies of its body)."""
     from ..functor import collect
 
-    return bool(collect(stmt, lambda n: isinstance(n, For)))
+    def is_loop(n) -> bool:
+        if not isinstance(n, For):
+            return False
+        return count_unrolled or not (n.kind == ForKind.UNROLLED and as_const_int(n.extent))
+
+    return bool(collect(stmt, is_loop))
 
 
 class _Unroller(IRMutator):
@@ -86,6 +96,8 @@ class _Unroller(IRMutator):
         kept = {k: v for k, v in annotations.items() if k not in (AUTO_KEY, EXPLICIT_KEY)}
         loop = replace(loop, body=body, annotations=kept if len(kept) != len(annotations) else annotations)
         extent = as_const_int(loop.extent)
+        if extent is None and not isinstance(loop.extent, Var):  # (n + 2) - n is 2
+            extent = as_const_int(Analyzer().simplify(loop.extent))
         if loop.kind == ForKind.UNROLLED:
             if extent is None or extent > self.explicit_max_extent or not explicit:
                 logger.debug(
@@ -98,10 +110,11 @@ class _Unroller(IRMutator):
             loop.kind == ForKind.SERIAL
             and extent is not None
             and auto_max_step > 0
-            and not _has_loop(body)
+            and not _has_loop(body, count_unrolled=explicit)
             and extent * _steps(body) <= auto_max_step
         ):
-            return _expand(loop, extent)
+            # without explicit unrolling the loop is only marked, for the code generator (TVM)
+            return _expand(loop, extent) if explicit else replace(loop, kind=ForKind.UNROLLED)
         return loop
 
 

@@ -67,3 +67,21 @@ def test_renormalize_split_pattern_keeps_values():
     tvm.build(after, target="llvm")(a)
     x = np.arange(512)
     np.testing.assert_array_equal(a, x % 128 // 32 + x // 32)
+
+
+def test_auto_unroll_counts_nested_unrolled_loops_and_marks_without_explicit():
+    ib = tir.ir_builder.create()
+    n = tvm.te.size_var("n")
+    A = ib.buffer_ptr(tir.decl_buffer((n,), "int64", "A"))
+    with ib.for_range(n, n + 2, name="i") as i:  # extent (n + 2) - n: constant 2 once simplified
+        with ib.for_range(0, 8, name="j", kind="unroll") as j:
+            A[j + 1] = A[i] + 1
+    mod = tvm.IRModule({"main": tir.PrimFunc([], ib.get())})
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 16}}):
+        assert not isinstance(tvm.tir.transform.UnrollLoop()(mod)["main"].body, tir.For)
+    with tvm.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_step": 15}}):
+        assert isinstance(tvm.tir.transform.UnrollLoop()(mod)["main"].body, tir.For)
+    config = {"tir.UnrollLoop": {"auto_max_step": 16, "explicit_unroll": False}}
+    with tvm.transform.PassContext(config=config):
+        kept = tvm.tir.transform.UnrollLoop()(mod)["main"].body
+    assert kept.kind == tir.ForKind.UNROLLED
