@@ -562,6 +562,14 @@ class Call(PrimExpr):
     op: Node
     args: tuple
 
+    def __post_init__(self):  # Call("float32", "tir.call_extern", [...]), as TVM's constructor takes
+        if type(self.dtype) is not DataType:
+            object.__setattr__(self, "dtype", DataType(self.dtype))
+        if type(self.op) is str:
+            object.__setattr__(self, "op", Op.get(self.op))
+        if type(self.args) is not tuple:
+            object.__setattr__(self, "args", tuple(self.args))
+
 
 @node
 class Range(Node):

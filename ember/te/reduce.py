@@ -4,50 +4,20 @@ the reducer builders ``comm_reducer``, ``sum``, ``max``, ``min``.
 A ``CommReducer`` is ``result = combine(lhs, rhs)`` over tuples of Vars with an
 identity element per tuple slot; tuple reducers (argmax-style) have several slots and
 one ``Reduce`` expression per slot, sharing combiner, source, axes and condition.
-A ``Reduce`` may only appear at the top level of a ``te.compute`` body.
+A ``Reduce`` may only appear at the top level of a ``te.compute`` body. The two node
+classes are TIR's (``ember.tir.comm_reducer``); this module builds them.
 """
 
 from __future__ import annotations
 
-from ember.ir import DataType, Node, PrimExpr, Var, as_expr, const, node
-from ember.tir import IterVar, IterVarType, substitute
+from ember.ir import Var, as_expr, const
+from ember.tir import IterVar, IterVarType
 from ember.tir import op as tir_op
+from ember.tir.comm_reducer import CommReducer, Reduce
 
 from .tensor import Tensor
 
 __all__ = ["CommReducer", "Reduce", "comm_reducer", "sum", "max", "min"]
-
-
-@node
-class CommReducer(Node):
-    """``combine(lhs, rhs) = result`` with ``identity_element``; all fields are tuples."""
-
-    lhs: tuple
-    rhs: tuple
-    result: tuple
-    identity_element: tuple
-
-    def __call__(self, a, b) -> tuple:
-        """The combined values of the tuples ``a`` (accumulator) and ``b`` (new value)."""
-        vmap = dict(zip(self.lhs, a))
-        vmap.update(zip(self.rhs, b))
-        return tuple(substitute(r, vmap) for r in self.result)
-
-
-@node
-class Reduce(PrimExpr):
-    """Slot ``value_index`` of reducing ``source`` over ``axis`` where ``condition`` holds."""
-
-    combiner: CommReducer
-    source: tuple
-    axis: tuple
-    condition: PrimExpr
-    value_index: int
-    init: tuple = ()
-
-    @property
-    def dtype(self) -> DataType:
-        return self.source[self.value_index].dtype
 
 
 def _as_axes(axis) -> tuple:

@@ -21,6 +21,7 @@ from .stmt import (
 
 from . import analysis, transform  # noqa: E402 - lowering passes and analyses (tvm.tir.transform.X)
 from .bijective_layout import BijectiveLayout, bijective_layout  # noqa: E402 - TVM's data-layout API
+from .comm_reducer import CommReducer, Reduce  # noqa: E402 - tvm.tir.Reduce / CommReducer
 from .data_layout import Layout, layout  # noqa: E402
 from . import expr, stmt_functor  # noqa: E402 - TVM's module paths tvm.tir.expr / tvm.tir.stmt_functor
 from . import ir_builder  # noqa: E402 - tvm.tir.ir_builder (imperative TIR construction)

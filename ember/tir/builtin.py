@@ -36,7 +36,7 @@ BUILTINS: dict[str, str] = {
     "undef": "int32", "q_multiply_shift": "arg0", "q_multiply_shift_per_axis": "arg0", "isnullptr": "bool", "texture2d_load": "handle",
     "texture2d_store": "handle", "dp4a": "int32", "vscale": "int32", "get_active_lane_mask": "handle",
     "anylist_getitem": "handle", "anylist_resetitem": "handle", "anylist_setitem_call_packed": "int32",
-    "create_barriers": "handle",
+    "create_barriers": "handle", "tvm_thread_context": "handle",
     # workspace memory of the device API (lowered Allocate on the host)
     "TVMBackendAllocWorkspace": "handle", "TVMBackendFreeWorkspace": "int32",
 }

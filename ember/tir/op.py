@@ -159,19 +159,38 @@ def ret(value, dtype=None, span=None) -> PrimExpr:  # dtype: as TVMScript prints
     return Call(value.dtype, Op.get("tir.ret"), (value,))
 
 
+def _pack_buffer(buf) -> Call:
+    """A Buffer passed to a packed function travels as a DLTensor built on the stack:
+    ``tvm_stack_make_array(data, shape, strides or 0, ndim, dtype witness, elem_offset)``."""
+    handle = DataType("handle")
+    shape = Call(handle, Op.get("tir.tvm_stack_make_shape"), tuple(buf.shape))
+    strides = (Call(handle, Op.get("tir.tvm_stack_make_shape"), tuple(buf.strides)) if buf.strides
+               else const(0, "int32"))
+    offset = buf.elem_offset if buf.elem_offset is not None else const(0, "int32")
+    return Call(handle, Op.get("tir.tvm_stack_make_array"),
+                (buf.data, shape, strides, const(len(buf.shape), "int32"), const(0, buf.dtype), offset))
+
+
 def _packed(op_name: str, args) -> Call:
+    from .buffer import Buffer
+
     if not args or not isinstance(args[0], str | StringImm):
         raise TypeError(f"{op_name}: the first argument must be the function's name")
     name = args[0] if isinstance(args[0], StringImm) else StringImm(args[0])
-    rest = tuple(a.asobject() if hasattr(a, "asobject") and not isinstance(a, PrimExpr) else a for a in args[1:])
-    return Call(DataType("int32"), Op.get(op_name), (name,) + tuple(
-        a.data if hasattr(a, "data") and hasattr(a, "shape") and not isinstance(a, PrimExpr) else as_expr(a)
-        for a in rest))
+    rest = []
+    for a in args[1:]:
+        if isinstance(a, Buffer):
+            rest.append(_pack_buffer(a))
+        elif hasattr(a, "asobject") and not isinstance(a, PrimExpr):
+            rest.append(as_expr(a.asobject()))
+        else:
+            rest.append(as_expr(a))
+    return Call(DataType("int32"), Op.get(op_name), (name, *rest))
 
 
 def call_packed(*args, span=None) -> Call:
-    """A call of the packed function named ``args[0]`` with the other arguments (buffers
-    pass their data handles)."""
+    """A call of the packed function named ``args[0]`` with the other arguments (a Buffer
+    travels as a DLTensor made on the stack, as TVM passes it)."""
     return _packed("tir.tvm_call_packed", args)
 
 

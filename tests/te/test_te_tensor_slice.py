@@ -27,7 +27,9 @@ def test_call_packed():
     A = tir.decl_buffer((4,), "float32", "A")
     call = tir.call_packed("my_func", A, tir.const(3))
     assert call.op.name == "tir.tvm_call_packed" and call.dtype == "int32"
-    assert call.args[0].value == "my_func" and call.args[1] is A.data
+    assert call.args[0].value == "my_func" and call.args[1].op.name == "tir.tvm_stack_make_array"
+    assert call.args[1].args[0] is A.data and call.args[1].args[3].value == 1
+    assert tir.call_packed("f", A.data).args[1] is A.data
 
 
 def test_multi_output_compute_gives_one_block_per_output():

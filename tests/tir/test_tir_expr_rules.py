@@ -153,3 +153,11 @@ def test_scalable_vector_lanes():
     buf = tir.decl_buffer((24,), "float32")
     assert tir.BufferLoad(buf, [tir.Ramp(1, 1, 8 * vs)]).dtype == "float32xvscalex8"
     assert (tir.Ramp(0, 1, 4 * vs) + 3).b.lanes.b.value == 4
+
+
+def test_tvm_style_constructors():
+    a = tir.const(1.0, "float32")
+    call = tir.Call("float32", "tir.call_extern", [tir.StringImm("xyz"), a])
+    assert call.op.name == "tir.call_extern" and call.dtype == "float32" and call.args[1] is a
+    red = tir.Reduce(None, [1], [tir.IterVar((0, 1), "x", 2)], None, 0)
+    assert red.combiner is None and red.value_index == 0 and len(red.source) == 1
