@@ -17,9 +17,9 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 import tempfile
 
+from ..export.blob import blob_object, run_tool
 from ..library import infos_from_json, infos_to_json
 from .module import CUDAHostModule, CUDAModule, KernelSpec
 
@@ -64,25 +64,6 @@ def decode_cuda_module(data: bytes, where: str = "load_module") -> CUDAHostModul
         raise ValueError(f"{where}: the CUDA module is corrupt ({type(err).__name__}: {err})") from None
 
 
-def _run(cmd: list, what: str) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"export_library: {what} failed ({' '.join(map(str, cmd))}):\n{done.stderr}")
-
-
-def _blob_object(data: bytes, tmp: str, cc: str) -> str:
-    payload, asm, obj = (os.path.join(tmp, n) for n in ("cuda_module.bin", "cuda_module.s", "cuda_module.o"))
-    with open(payload, "wb") as f:
-        f.write(data)
-    with open(asm, "w") as f:
-        f.write(f'  .section .rodata\n  .globl {CUDA_SYMBOL}\n  .p2align 6\n{CUDA_SYMBOL}:\n'
-                f'  .incbin "{payload}"\n  .globl {CUDA_SYMBOL}_size\n  .p2align 3\n'
-                f'{CUDA_SYMBOL}_size:\n  .quad {len(data)}\n'
-                '  .section .note.GNU-stack,"",@progbits\n')
-    _run([cc, "-c", asm, "-o", obj], "assembling the CUDA module")
-    return obj
-
-
 def export_cuda_library(module: CUDAHostModule, file_name: str, cc: str | None = None,
                         options: tuple = ()) -> None:
     """Write ``module`` as a shared library (``.so``), an object (``.o``) or a ``.tar``."""
@@ -94,7 +75,7 @@ def export_cuda_library(module: CUDAHostModule, file_name: str, cc: str | None =
     cc = cc or os.environ.get("CC", "cc")
     data = encode_cuda_module(module)
     with tempfile.TemporaryDirectory() as tmp:
-        obj = _blob_object(data, tmp, cc)
+        obj = blob_object(data, CUDA_SYMBOL, tmp, cc, "the CUDA module")
         if ext == "o":
             shutil.copyfile(obj, file_name)
         elif ext == "tar":
@@ -102,7 +83,7 @@ def export_cuda_library(module: CUDAHostModule, file_name: str, cc: str | None =
 
             write_objects_tar(file_name, [obj, *options])
         else:
-            _run([cc, "-shared", "-o", file_name, obj, *options], "linking")
+            run_tool([cc, "-shared", "-o", file_name, obj, *options], "linking")
             from ..export.seal import seal
 
             seal(file_name)

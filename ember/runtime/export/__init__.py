@@ -4,7 +4,8 @@
   the structural checks (ELF header, segments inside the file) run before ``dlopen``;
 - ``aot_c``: the native entry point (one C function that runs a static-shape VM function
   without Python), compiled into the exported library for the C API;
-- ``library``: ``export_executable`` (``.so`` or ``.tar`` of objects) and loading ``.tar``.
+- ``library``: ``export_executable`` (``.so`` or ``.tar`` of objects) and loading ``.tar``;
+- ``blob``: bytes embedded behind a symbol in an object file, and the toolchain runner.
 """
 
 from .seal import LibraryFileError, check_library_file, seal

@@ -14,7 +14,6 @@ import hashlib
 import json
 import logging
 import os
-import subprocess
 import tarfile
 import tempfile
 
@@ -22,6 +21,7 @@ from .. import safetensors
 from ..vm.executable import Executable
 from ..vm.serialize import PROGRAM_SYMBOL, encode_program
 from . import aot_c
+from .blob import blob_object, run_tool
 from .seal import seal
 
 __all__ = ["export_executable", "load_tar", "constant_offsets", "write_objects_tar"]
@@ -34,12 +34,6 @@ def _cc(cc: str | None) -> str:
     return cc or os.environ.get("CC", "cc")
 
 
-def _run(cmd: list, what: str) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"export_library: {what} failed ({' '.join(map(str, cmd))}):\n{done.stderr}")
-
-
 def constant_offsets(program: bytes) -> dict[int, int]:
     """Constant-pool index → byte offset of its data inside the encoded VM program."""
     size = int.from_bytes(program[8:16], "little")
@@ -47,19 +41,6 @@ def constant_offsets(program: bytes) -> dict[int, int]:
     header, base = safetensors.read_header(memoryview(program)[start:], "VM program constants")
     kinds = json.loads(program[16:16 + size])["constants"]
     return {i: start + base + header[k["array"]]["data_offsets"][0] for i, k in enumerate(kinds) if "array" in k}
-
-
-def _program_object(program: bytes, tmp: str, cc: str) -> str:
-    payload, asm, obj = (os.path.join(tmp, n) for n in ("program.bin", "program.s", "program.o"))
-    with open(payload, "wb") as f:
-        f.write(program)
-    with open(asm, "w") as f:
-        f.write(f'  .section .rodata\n  .globl {PROGRAM_SYMBOL}\n  .p2align 6\n{PROGRAM_SYMBOL}:\n'
-                f'  .incbin "{payload}"\n  .globl {PROGRAM_SYMBOL}_size\n  .p2align 3\n'
-                f'{PROGRAM_SYMBOL}_size:\n  .quad {len(program)}\n'
-                '  .section .note.GNU-stack,"",@progbits\n')
-    _run([cc, "-c", asm, "-o", obj], "assembling the VM program")
-    return obj
 
 
 def _entry_object(exe: Executable, program: bytes, tmp: str, cc: str) -> tuple[str | None, aot_c.AotResult]:
@@ -72,7 +53,7 @@ def _entry_object(exe: Executable, program: bytes, tmp: str, cc: str) -> tuple[s
     src, obj = os.path.join(tmp, "entry.c"), os.path.join(tmp, "entry.o")
     with open(src, "w") as f:
         f.write(result.source)
-    _run([cc, "-O2", "-fPIC", "-c", "-I", include_dir(), src, "-o", obj], "compiling the native entry point")
+    run_tool([cc, "-O2", "-fPIC", "-c", "-I", include_dir(), src, "-o", obj], "compiling the native entry point")
     return obj, result
 
 
@@ -94,7 +75,7 @@ def export_executable(exe: Executable, path: str, cc: str | None = None,
                                   "exported (a loaded library is already a file: copy it)")
     program = encode_program(exe)
     with tempfile.TemporaryDirectory() as tmp:
-        objects = [_program_object(program, tmp, cc)]
+        objects = [blob_object(program, PROGRAM_SYMBOL, tmp, cc, "the VM program")]
         entry = aot_c.AotResult(None, "disabled (native_entry=False)")
         device = (exe.metadata or {}).get("kernel_device", "cpu")
         if native_entry and device != "cpu":
@@ -108,7 +89,7 @@ def export_executable(exe: Executable, path: str, cc: str | None = None,
             exe.kernels.export_library(path, cc=cc, options=tuple(objects))
             seal(path)
         else:
-            _run([cc, "-shared", "-o", path, *objects], "linking")
+            run_tool([cc, "-shared", "-o", path, *objects], "linking")
             seal(path)
     return entry
 
@@ -163,7 +144,7 @@ def load_tar(path: str, cc: str | None = None) -> str:
                 manifest = json.load(f)
             objects = [os.path.join(tmp, o) for o in manifest["objects"] if o in names]
             out = os.path.join(tmp, "model.so")
-            _run([_cc(cc), "-shared", "-o", out, *objects, *manifest["libs"]], "linking the tar's objects")
+            run_tool([_cc(cc), "-shared", "-o", out, *objects, *manifest["libs"]], "linking the tar's objects")
             seal(out)
             os.replace(out, library)
     except (tarfile.TarError, EOFError, json.JSONDecodeError, KeyError) as err:

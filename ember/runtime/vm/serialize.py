@@ -1,7 +1,7 @@
-"""Executables as shared libraries: ``ex.export_library(path)`` and ``load_executable(path)``.
+"""The VM program's byte format, and ``load_executable(path)`` for exported libraries.
 
-The library is the kernels' own shared library (the code generator's
-``export_library``) with one more object linked in: the VM program, a byte string
+An exported library (``ember.runtime.export.library``) is the kernels' own shared library
+with one more object linked in: the VM program, a byte string
 behind the symbol ``__ember_vm_program`` (length in ``__ember_vm_program_size``),
 assembled with ``.incbin`` so large constants cost nothing to embed.  The program is
 ``MAGIC | JSON length | JSON (functions, instructions, constant kinds, plans) | tensors``:
@@ -18,8 +18,6 @@ import ctypes
 import io
 import json
 import os
-import subprocess
-import tempfile
 from collections.abc import Callable
 
 import numpy as np
@@ -28,7 +26,7 @@ from .. import safetensors
 from ..ndarray import NDArray, array
 from .executable import Arg, Call, Executable, Goto, If, Ret, VMFunction
 
-__all__ = ["export_executable", "load_executable", "encode_program", "decode_program"]
+__all__ = ["load_executable", "encode_program", "decode_program"]
 
 MAGIC = b"EMBERVM2"
 MAGIC_V1 = b"EMBERVM1"
@@ -113,35 +111,6 @@ def decode_program(data: bytes, kernels=None) -> Executable:
     except (KeyError, TypeError, IndexError, OSError, UnicodeDecodeError) as err:
         raise ValueError(f"load_executable: the VM program is corrupt ({type(err).__name__}: {err})") from None
     return Executable(functions, constants, kernels, dict(header["memory_plans"]), dict(header.get("metadata", {})))
-
-
-def _run(cmd: list, what: str) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"export_library: {what} failed ({' '.join(cmd)}):\n{done.stderr}")
-
-
-def export_executable(exe: Executable, path: str, cc: str | None = None) -> None:
-    """Write ``exe`` (kernels and VM program) as the shared library ``path``."""
-    cc = cc or os.environ.get("CC", "cc")
-    with tempfile.TemporaryDirectory() as tmp:
-        payload, asm, obj = (os.path.join(tmp, n) for n in ("program.bin", "program.s", "program.o"))
-        data = encode_program(exe)
-        with open(payload, "wb") as f:
-            f.write(data)
-        with open(asm, "w") as f:
-            f.write(f'  .section .rodata\n  .globl {PROGRAM_SYMBOL}\n  .p2align 6\n{PROGRAM_SYMBOL}:\n'
-                    f'  .incbin "{payload}"\n  .globl {PROGRAM_SYMBOL}_size\n  .p2align 3\n'
-                    f'{PROGRAM_SYMBOL}_size:\n  .quad {len(data)}\n'
-                    '  .section .note.GNU-stack,"",@progbits\n')
-        _run([cc, "-c", asm, "-o", obj], "assembling the VM program")
-        if exe.kernels is not None and getattr(exe.kernels, "function_names", None):
-            if not hasattr(exe.kernels, "export_library"):
-                raise NotImplementedError(f"export_library: kernels of type {type(exe.kernels).__name__} "
-                                          "cannot be exported")
-            exe.kernels.export_library(path, options=(obj,))
-        else:
-            _run([cc, "-shared", "-o", path, obj], "linking")
 
 
 def load_executable(path: str, kernel_loader: Callable[[str], object] | None = None) -> Executable:
