@@ -19,7 +19,7 @@ from ember.ir import (
 from ember.ir.expr import PointerType, SizeVar
 from ember.ir.intrinsics import BINARY_MATH, UNARY_MATH
 from ember.runtime.dtype import DataType
-from ember.te.reduce import CommReducer
+from ember.tir.comm_reducer import CommReducer
 from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
 
 from .names import Namer

@@ -128,7 +128,7 @@ def comm_reducer(combiner, identity):
     combiner takes the accumulators then the new values (one per identity element)."""
     import inspect
 
-    from ember.te.reduce import CommReducer
+    from ember.tir.comm_reducer import CommReducer
 
     identity = tuple(as_expr(v) for v in identity)
     names = list(inspect.signature(combiner).parameters)
