@@ -153,3 +153,15 @@ def test_malformed_blocks_and_stores_are_reported(body, message):
 
     with pytest.raises(ParserError, match=message):
         from_source("@T.prim_func\ndef f():\n" + body)
+
+
+def test_load_with_wrong_number_of_indices_is_refused():
+    from ember.script import from_source
+
+    text = '''@T.prim_func
+def f(A: T.Buffer((16,), "float32")):
+    for i in T.grid(16, 16):
+        T.evaluate(A[i])
+'''
+    with pytest.raises(ParserError, match="buffer A has 1 dimensions but the load gives 2 indices"):
+        from_source(text)

@@ -327,7 +327,7 @@ def _strided_load(buf: Buffer, key) -> BufferLoad:
     return BufferLoad(buf, tuple(indices))
 
 
-def buffer_access(buf: Buffer, key):
+def buffer_access(buf: Buffer, key, what: str = "load"):
     """``A[i, j]`` (a load), or ``A[i, 0:4]`` (a region, extents simplified)."""
     if not isinstance(key, tuple):
         key = (key,)
@@ -338,6 +338,9 @@ def buffer_access(buf: Buffer, key):
         if isinstance(k, float) or dtype is not None and not (dtype.is_int or dtype.is_uint):
             raise TypeError(f"buffer {buf.name} is indexed with {k!r}" + (f" of dtype {dtype}" if dtype else "")
                             + "; indices must be integers")
+    if len(key) != len(buf.shape) and not (len(key) == 1 and key[0] == ()):
+        raise ValueError(f"buffer {buf.name} has {len(buf.shape)} dimensions but the {what} "
+                         f"gives {len(key)} indices")
     if not any(isinstance(k, slice) for k in key):
         return buf[key]
     if any(isinstance(k, slice) and k.step not in (None, 1) for k in key):

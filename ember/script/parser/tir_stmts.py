@@ -207,7 +207,7 @@ class TIRParser(Evaluator):
         if not isinstance(buf, Buffer):
             raise self.error(target.value, f"only buffers can be stored to, got {type(buf).__name__}")
         try:
-            load = buffer_access(buf, self.eval(target.slice))
+            load = buffer_access(buf, self.eval(target.slice), "store")
         except (TypeError, ValueError) as err:
             raise self.error(target, str(err)) from None
         from .evaluator import as_value, region_as_load
