@@ -283,3 +283,26 @@ def max_expr(a: PrimExpr, b: PrimExpr, bounds: Bounds | None = None) -> PrimExpr
     if d is not None:
         return a if d >= 0 else b
     return Max(a, b)
+
+
+def is_quasi_affine(e, loop_vars=None) -> bool:
+    """Whether ``e`` is a sum of Vars and of ``//`` / ``%`` by loop-invariant divisors of such
+    sums (TVM's quasi-affine bindings).  With ``loop_vars``, anything free of them (a
+    symbolic shape expression) counts as a constant."""
+    from ember.ir import FloorDiv, FloorMod
+    from ember.tir.functor import collect
+
+    def invariant(x) -> bool:
+        if as_int(x) is not None:
+            return True
+        return loop_vars is not None and not collect(x, lambda n: n in loop_vars if isinstance(n, Var) else False)
+
+    for atom, _ in linear(e).terms.values():
+        if isinstance(atom, Var) or invariant(atom):
+            continue
+        if isinstance(atom, FloorDiv | FloorMod):
+            if not invariant(atom.b) or not is_quasi_affine(atom.a, loop_vars):
+                return False
+        else:
+            return False
+    return True

@@ -21,8 +21,23 @@ _KIND_BY_NAME = {"parallel": ForKind.PARALLEL, "vectorize": ForKind.VECTORIZED, 
 
 
 def _check_data_parallel(func, loop: For, what: str) -> None:
+    from ember.tir.functor import collect
+
+    loop_vars = {f.loop_var for f in collect(func.body, lambda n: isinstance(n, For))}
     for realize in blocks_under(loop.body):
         block = realize.block
+        # TVM: quasi-affine bindings, and a compact data flow (a reduction's output is
+        # indexed by spatial iterators only)
+        for iv, value in zip(block.iter_vars, realize.iter_values):
+            if not _arith.is_quasi_affine(value, loop_vars):
+                raise ScheduleError(f"cannot {what} loop {loop.loop_var.name!r}: block {block.name_hint!r} "
+                                    f"binds {iv.var.name!r} to {value!r}, which is not quasi-affine",
+                                    func, loop=loop)
+        reduce_vars = {iv.var for iv in block.iter_vars if iv.iter_type == IterVarType.CommReduce}
+        if any(v in reduce_vars for w in block.writes for r in w.region for v in vars_in(r.min)):
+            raise ScheduleError(f"cannot {what} loop {loop.loop_var.name!r}: block {block.name_hint!r} writes "
+                                "an element chosen by a reduction iterator (not a compact data flow)",
+                                func, loop=loop)
         for iv, value in zip(block.iter_vars, realize.iter_values):
             if loop.loop_var in vars_in(value) and iv.iter_type != IterVarType.DataPar:
                 kind = "reduction" if iv.iter_type == IterVarType.CommReduce else "non-spatial"

@@ -11,7 +11,7 @@ dimension into the original output.
 
 from __future__ import annotations
 
-from ember.ir import Add, And, FloorDiv, FloorMod, Max, Min, Mul, Range, Var, const, replace, structural_equal
+from ember.ir import Add, And, Max, Min, Mul, Range, Var, const, replace, structural_equal
 from ember.tir.buffer import BufferLoad, decl_buffer
 from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
@@ -282,17 +282,8 @@ def _check_rfactor_loops(func, realize, loops) -> None:
 
     block = realize.block
 
-    def quasi_affine(e) -> bool:  # sums of loop vars, and // or % of such sums by constants
-        for atom, _ in _arith.linear(e).terms.values():
-            if isinstance(atom, FloorDiv | FloorMod):
-                if _arith.as_int(atom.b) is None or not quasi_affine(atom.a):
-                    return False
-            elif not isinstance(atom, Var):
-                return False
-        return True
-
     for iv, v in zip(block.iter_vars, realize.iter_values):
-        if not quasi_affine(v):
+        if not _arith.is_quasi_affine(v, {lp.loop_var for lp in loops}):
             raise ScheduleError(f"rfactor: the binding {v!r} of iterator {iv.var.name!r} of block "
                                 f"{block.name_hint!r} is not affine in the loops", func, block=block)
     reduce_loops = {x for iv, v in zip(block.iter_vars, realize.iter_values)

@@ -379,3 +379,23 @@ def test_consumer_blocks_may_be_given_by_name():
     sch = tir.Schedule(scale_16)
     sch.cache_read("B", 0, "local", consumer_blocks=["B"])
     assert_same_numerics(scale_16, sch.mod["main"])
+
+
+@T.prim_func
+def row_sum_squared_index(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 3):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            vk = T.axis.reduce(8, k * k // 2)
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+def test_parallel_refuses_blocks_with_non_quasi_affine_bindings():
+    from ember.tir.schedule import ScheduleError
+
+    sch = tir.Schedule(row_sum_squared_index)
+    i, _ = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="not quasi-affine"):
+        sch.parallel(i)
