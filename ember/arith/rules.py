@@ -18,7 +18,7 @@ from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_sele
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
 from .rules_call import fold_int_intrinsic
-from .rules_push import mod_drop_residues, push_into_minmax
+from .rules_push import merge_selects, mod_drop_residues, push_into_minmax
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
 from .vector import vector_rules
@@ -158,6 +158,12 @@ MAX_RULES = [
 ]
 
 
+MUL_MINMAX = [
+    Rule("min(x, y) * max(x, y)", Mul(Min(x, y), Max(x, y)), Mul(x, y)),
+    Rule("max(x, y) * min(x, y)", Mul(Max(x, y), Min(x, y)), Mul(x, y)),
+]
+
+
 COMPARE_RULES = {
     EQ: [Rule("x == x", EQ(x, x), T, _args_int)],
     NE: [Rule("x != x", NE(x, x), F, _args_int)],
@@ -221,18 +227,18 @@ def _apply(rules):
 
 
 RULES: dict[type, list] = {
-    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2] + FLOAT_IDENTITY[Add]), push_into_minmax,
-          linear_sum],
-    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4] + FLOAT_IDENTITY[Sub]), push_into_minmax,
-          linear_sum],
-    Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul]), mul_products,
-          linear_sum],
+    Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2] + FLOAT_IDENTITY[Add]), merge_selects,
+          push_into_minmax, linear_sum],
+    Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4] + FLOAT_IDENTITY[Sub]), merge_selects,
+          push_into_minmax, linear_sum],
+    Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul] + MUL_MINMAX),
+          mul_products, linear_sum],
     FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_linear],
     Div: [fold_binary, *vector_rules(Div), *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_linear],
     FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_drop_residues, mod_linear],
     Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), mod_linear],
-    Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_bound],
-    Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), minmax_bound],
+    Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), merge_selects, minmax_bound],
+    Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), merge_selects, minmax_bound],
     **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]
        for cls, rules in COMPARE_RULES.items()},
     And: [fold_binary, *_apply(AND_RULES), logic_entailment],

@@ -3,17 +3,19 @@
 - ``push_into_minmax``: a sum ``min(a, b) + r`` becomes ``min(a + r, b + r)`` when that
   is shorter (``min(x, y - z) + z`` → ``min(x + z, y)``, ``x - max(x, y)`` →
   ``min(0, x - y)``); ``min(a, b) + max(a, b)`` is ``a + b``.
+- ``merge_selects``: ``select(c, a, b) op select(c, d, e)`` → ``select(c, a op d, b op e)``
+  (``+ - min max``), and ``select(c, y, z) - y`` → ``select(c, 0, z - y)``.
 - ``mod_drop_residues``: under ``% c`` a term ``u % v`` (or ``truncmod(u, v)``) with ``c``
   dividing ``v`` is congruent to ``u``, so it is replaced by ``u`` (``(x - x % 9) % 9`` → 0).
 """
 
 from __future__ import annotations
 
-from ember.ir import FloorMod, IntImm, Max, Min, Mod, PrimExpr
+from ember.ir import FloorMod, IntImm, Max, Min, Mod, PrimExpr, Select
 
 from .linear import Linear, is_int_scalar
 
-__all__ = ["push_into_minmax", "mod_drop_residues"]
+__all__ = ["push_into_minmax", "mod_drop_residues", "merge_selects"]
 
 
 def push_into_minmax(s, e) -> PrimExpr | None:
@@ -75,4 +77,12 @@ def _divides(s, c, v) -> bool:
     return not lin_c.plus(lin_v).terms and lin_c.const == -lin_v.const  # v == -c
 
 
-
+def merge_selects(s, e) -> PrimExpr | None:
+    a, b = e.a, e.b
+    cls = type(e)
+    if type(a) is Select and type(b) is Select and s.same(a.condition, b.condition):
+        return Select(a.condition, cls(a.true_value, b.true_value), cls(a.false_value, b.false_value))
+    if type(a) is Select and type(b) is not Select and cls.__name__ == "Sub":
+        if s.same(b, a.true_value) or s.same(b, a.false_value):
+            return Select(a.condition, cls(a.true_value, b), cls(a.false_value, b))
+    return None

@@ -112,3 +112,25 @@ def test_push_and_drop_exact():
                             tir.max(X * 4, IntImm(X.dtype, 1)))
     assert a.rewrite_simplify((X - X % 9) % 9).value == 0
     assert structural_equal(a.rewrite_simplify(tir.min(X, Y) + Z), tir.min(X, Y) + Z)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20), st.integers(-20, 20)),
+                min_size=1, max_size=6))
+def test_select_merging_and_minmax_products_keep_value(points):
+    c = X < 0
+    exprs = [
+        tir.Select(c, Y, 0) + tir.Select(c, 1, Z),
+        tir.Select(c, Y, 1) - tir.Select(c, 1, Z),
+        tir.Select(c, Y, Z) - Y,
+        tir.Select(c, Y, Z) - Z,
+        tir.min(tir.Select(c, Y, 0), tir.Select(c, 1, Z)),
+        tir.max(tir.Select(c, Y, 0), tir.Select(c, 1, Z)),
+        tir.min(X, Y) * tir.max(X, Y),
+    ]
+    for e in exprs:
+        after = Analyzer().rewrite_simplify(e)
+        assert type(after) is not type(e) or not structural_equal(after, e)
+        for x, y, z in points:
+            env = {X: x, Y: y, Z: z}
+            assert evaluate(after, env) == evaluate(e, env), (e, after, env)
