@@ -56,6 +56,11 @@ class Stage:
         return self.sch.tir_schedule
 
     def _block(self):
+        if self.op.num_outputs > 1 and self.block_name.endswith(".v0"):
+            raise NotImplementedError(
+                f"stage {self.block_name[:-3]!r}: block primitives (compute_at, compute_inline, set_scope …) "
+                "on a compute with several outputs, which lowers to one block per output, are not supported"
+            )
         return self._tir.get_block(self.block_name)
 
     def _loop(self, ivar):
@@ -173,7 +178,18 @@ class Schedule:
         self._stage_of: dict = {}
         for op in order:
             if op in names:
-                self._add_stage(op, names[op])
+                self._add_stage(op, self._first_block_name(names[op]))
+
+    def _first_block_name(self, name: str) -> str:
+        """The block a stage is handled through: a data-parallel compute with several outputs
+        lowers to one block per output (``name.v0``, ``name.v1`` …) under one shared loop
+        nest, so its loops are reached through the first of them."""
+        from ember.tir import Block
+        from ember.tir.functor import post_order_visit
+
+        blocks = set()
+        post_order_visit(self._func.body, lambda n: blocks.add(n.name_hint) if isinstance(n, Block) else None)
+        return name if name in blocks or f"{name}.v0" not in blocks else f"{name}.v0"
 
     def _add_stage(self, op, block_name: str) -> Stage:
         stage = Stage(self, op, block_name)

@@ -191,3 +191,19 @@ def test_rfactor_reduction_tutorial_flow():
     func = s.to_prim_func([A, B])
     a = np.random.default_rng(0).random((8, 32), dtype="float32")
     np.testing.assert_allclose(_run(func, a, np.zeros(8, "float32")), a.sum(1), rtol=1e-5)
+
+
+def test_multi_output_compute_stage_splits_shared_loops():
+    """A data-parallel compute with two outputs lowers to blocks B.v0 / B.v1 under one loop
+    nest; its stage splits those shared loops, and block primitives are refused by name."""
+    A = te.placeholder((8,), name="A")
+    B0, B1 = te.compute((8,), lambda i: (A[i] + 1, A[i] * 2), name="B")
+    C = te.compute((8,), lambda i: B0[i] + B1[i], name="C")
+    s = te.create_schedule(C.op)
+    xo, xi = s[B0].split(B0.op.axis[0], factor=4)
+    assert (xo.var.name, xi.var.name) == ("i.outer", "i.inner")
+    with pytest.raises(NotImplementedError, match="stage 'B': block primitives"):
+        s[B0].compute_inline()
+    func = s.to_prim_func([A, C])
+    a = np.arange(8, dtype="float32")
+    np.testing.assert_allclose(_run(func, a, np.zeros(8, "float32")), (a + 1) + a * 2)
