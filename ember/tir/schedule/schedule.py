@@ -224,11 +224,12 @@ class Schedule(MorePrimitives, ExtraPrimitives):
         return rvs
 
     def get_output_blocks(self, scope_block: BlockRV) -> list[BlockRV]:
-        """Child blocks of ``scope_block`` that write a function parameter buffer."""
+        """Blocks under ``scope_block`` (nested ones too, pre-order, as TVM) that write a
+        function parameter buffer."""
         fname = self._fname(scope_block)
         func = self._func(fname)
         params = {id(b) for b in func.buffer_map.values()}
-        outs = [r for r in A.child_blocks(self._block(scope_block))
+        outs = [r for r in A.blocks_under(self._block(scope_block).block.body)
                 if any(id(w.buffer) in params for w in r.block.writes)]
         rvs = self._blocks_rvs(fname, outs)
         self._record("get_output_blocks", [scope_block], [], rvs)

@@ -399,3 +399,11 @@ def test_parallel_refuses_blocks_with_non_quasi_affine_bindings():
     i, _ = sch.get_loops(sch.get_block("B"))
     with pytest.raises(ScheduleError, match="not quasi-affine"):
         sch.parallel(i)
+
+
+def test_get_output_blocks_includes_nested_blocks():
+    sch = tir.Schedule(row_sum_128)
+    k, _ = sch.get_loops(sch.get_block("B"))
+    sch.blockize(k)
+    names = [sch.get(b).name_hint for b in sch.get_output_blocks("root")]
+    assert names == ["B_o", "B_init", "B"]
