@@ -23,7 +23,6 @@ BUILTINS: dict[str, str] = {
     # threads and warps
     "tvm_warp_shuffle": "arg1", "tvm_warp_shuffle_up": "arg1", "tvm_warp_shuffle_down": "arg1",
     "tvm_warp_activemask": "uint32", "tvm_thread_invariant": "arg0", "tvm_global_barrier_kinit": "handle",
-    "tvm_thread_context": "arg0",
     # tensor cores (wmma) and PTX
     "tvm_load_matrix_sync": "handle", "tvm_store_matrix_sync": "handle", "tvm_mma_sync": "handle",
     "tvm_bmma_sync": "handle", "tvm_fill_fragment": "handle", "ptx_mma": "handle", "ptx_mma_sp": "handle",
