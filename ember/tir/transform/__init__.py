@@ -17,6 +17,7 @@ from .force_narrow_index_to_int32 import ForceNarrowIndexToInt32, force_narrow_i
 from .hoist_expression import (
     HoistedConditionals, HoistedLetBindings, HoistExpression, HoistIfThenElse, hoist_expression,
 )
+from .inline_private_functions import InlinePrivateFunctions, inline_private_functions
 from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
 from .lower_match_buffer import LowerMatchBuffer, lower_match_buffer
@@ -63,7 +64,8 @@ __all__ = [
     "ConvertSSA", "convert_ssa", "HoistedConditionals", "HoistedLetBindings", "HoistExpression",
     "HoistIfThenElse", "hoist_expression", "ForceNarrowIndexToInt32", "force_narrow_index_to_int32",
     "NarrowDataType", "narrow_datatype", "LowerMatchBuffer", "lower_match_buffer",
-    "RenormalizeSplitPattern", "renormalize_split_pattern",
+    "RenormalizeSplitPattern", "renormalize_split_pattern", "InlinePrivateFunctions",
+    "inline_private_functions",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
