@@ -88,6 +88,7 @@ def compare_linear(s, e) -> PrimExpr | None:
     divided = _div_bound(s, d)
     if divided is not None:
         d = divided
+    d = _drop_minmax_side(s, d)
     at_bound = _mod_at_its_bound(s, d, strict)
     if at_bound is not None:
         return at_bound
@@ -116,6 +117,30 @@ def _recombine(s, d: Linear, dtype) -> Linear:
         trial = Linear(terms, d.const).plus(s.linear(atom.a), -k)
         if trial.size() <= d.size():
             return _recombine(s, trial, dtype)
+    return d
+
+
+def _drop_minmax_side(s, d: Linear) -> Linear:
+    """``c*m(a, b) + r <= 0`` with one ``min``/``max`` term (c = ±1): when the condition on
+    one side is decided, the comparison is the one on the other side alone
+    (``min(x, 11) < 10`` → ``x < 10``, ``x + 1 < max(8, x)`` → ``x < 7``)."""
+    from ember.ir import Max, Min
+
+    found = [(k, a, c) for k, (a, c) in d.terms.items() if type(a) in (Min, Max) and c in (1, -1)]
+    if len(found) != 1:
+        return d
+    key, atom, coeff = found[0]
+    rest = Linear({k: t for k, t in d.terms.items() if k != key}, d.const)
+    # each side's own condition: coeff*side + rest <= 0
+    conds = [s.linear(side).scaled(coeff).plus(rest) for side in (atom.a, atom.b)]
+    # min with +1 / max with -1: the condition holds when either side's does (an "or");
+    # max with +1 / min with -1: when both do (an "and")
+    either = (type(atom) is Min) == (coeff == 1)
+    for keep, other in ((0, 1), (1, 0)):
+        if either and s.prove_le0(_negation(conds[other])):
+            return conds[keep]  # the other side can never satisfy it
+        if not either and s.prove_le0(conds[other]):
+            return conds[keep]  # the other side always satisfies it
     return d
 
 

@@ -46,6 +46,9 @@ def _check(before, expected):
     ((X + 2) // 4 * 4 >= X, (X + 2) % 4 <= 2),
     (X * Y == 0, tir.Or(X == 0, Y == 0)),
     (10 - X != 0, X != 10),
+    (tir.min(X, 11) < 10, X < 10),
+    (tir.max(8, X) > 10, tir.LT(IntImm(X.dtype, 10), X)),
+    (X + 1 < tir.max(8, X), X < 7),
 ])
 def test_comparison_forms(before, expected):
     _check(before, expected)
@@ -86,7 +89,8 @@ def test_shift_by_width_is_left_alone():
     assert Analyzer().rewrite_simplify(e).same_as(e) or type(Analyzer().rewrite_simplify(e)) is type(e)
 
 
-_atoms = st.sampled_from([X, Y, Z, X // 3, X % 4, tir.truncdiv(Y, 2), tir.truncmod(Y, 3), X * Y])
+_atoms = st.sampled_from([X, Y, Z, X // 3, X % 4, tir.truncdiv(Y, 2), tir.truncmod(Y, 3), X * Y,
+                          tir.min(X, 11), tir.max(8, Y), tir.min(X, Y + 2), tir.max(Z, X)])
 _coeffs = st.integers(-4, 4)
 _terms = st.lists(st.tuples(_coeffs, _atoms), min_size=1, max_size=3)
 _CMPS = [tir.LT, tir.LE, tir.GT, tir.GE, tir.EQ, tir.NE]
