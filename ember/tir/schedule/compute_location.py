@@ -142,8 +142,10 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
         values.append(value)
         if d is not None:
             lo_c, hi_c = _arith.const_bound(value, bounds)
-            if lo_c is None or lo_c < 0:
-                conds.append(value >= 0)
+            if lo_c is None or lo_c < 0:  # TVM's simplified form: `16 <= i`, not `i - 16 >= 0`
+                from ember.arith import Analyzer
+
+                conds.append(Analyzer().simplify(value >= 0))
             dim = _arith.as_int(buffer.shape[d])
             if hi_c is None or dim is None or hi_c >= dim:
                 dim_end = buffer.shape[d]
