@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import InitVar
+
 from ember.ir import DataType, IntImm, Node, PointerType, PrimExpr, Range, Var, as_expr, const, node
 
 __all__ = ["Buffer", "decl_buffer", "BufferLoad", "BufferRegion", "MatchBufferRegion"]
@@ -123,6 +125,26 @@ class Buffer(Node):
         return offset
 
 
+def check_predicate(predicate, dtype: DataType, kind: str) -> None:
+    """TVM's rules for the predicate mask of a vector ``kind`` ("load" / "store") of
+    ``dtype``; a mask that passes them is refused too: ember does not lower predicated
+    accesses yet (they would be silently unmasked)."""
+    from ember.ir.expr import DataTypeError
+
+    mask = as_expr(predicate).dtype
+    if mask.bits != 1 or mask.is_float:
+        raise DataTypeError(f"Predicate mask elements must be boolean values, but got {mask.element_of()}.")
+    if mask.is_scalable_vector != dtype.is_scalable_vector:
+        what = "value dtype" if kind == "store" else "load indices"
+        raise DataTypeError(f"Predicate mask dtype and {what} must both be scalable.")
+    count = (lambda t: t.vscale_factor) if dtype.is_scalable_vector else (lambda t: t.lanes)
+    if count(mask) != count(dtype):
+        what = "value" if kind == "store" else "vector"
+        raise DataTypeError(f"Got a predicate mask with {count(mask)} lanes, but trying to {kind} a {what} "
+                            f"with {count(dtype)} lanes. The number of lanes must match.")
+    raise DataTypeError(f"predicated buffer {kind}s are not supported by ember yet (the mask would be ignored)")
+
+
 def _is_zero(x) -> bool:
     return getattr(x, "value", None) == 0
 
@@ -157,12 +179,15 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
 class BufferLoad(PrimExpr):
     buffer: Buffer
     indices: tuple
+    predicate: InitVar[object] = None  # TVM's predicate mask: checked, not supported yet
 
-    def __post_init__(self):  # BufferLoad(buf, [0]), as TVM accepts: a tuple of PrimExprs
+    def __post_init__(self, predicate=None):  # BufferLoad(buf, [0]), as TVM accepts: a tuple of PrimExprs
         indices = self.indices
         if not isinstance(indices, tuple) or not all(isinstance(i, PrimExpr) for i in indices):
             object.__setattr__(self, "indices", tuple(i if isinstance(i, PrimExpr) else as_expr(i)
                                                       for i in indices))
+        if predicate is not None:
+            check_predicate(predicate, self.dtype, "load")
 
     @property
     def dtype(self) -> DataType:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import InitVar
 
 from ember.ir import DataType, Node, PrimExpr, Range, Var, node
 
@@ -110,14 +111,19 @@ class BufferStore(Stmt):
     buffer: Buffer
     value: PrimExpr
     indices: tuple
+    predicate: InitVar[object] = None  # TVM's predicate mask: checked, not supported yet
 
-    def __post_init__(self):
+    def __post_init__(self, predicate=None):
         if isinstance(self.value, bool | int | float):
             from ember.ir import as_expr
 
             object.__setattr__(self, "value", as_expr(self.value, self.buffer.dtype))
         if not isinstance(self.indices, tuple) or any(isinstance(i, int) for i in self.indices):
             object.__setattr__(self, "indices", _exprs(self.indices))
+        if predicate is not None:
+            from .buffer import check_predicate
+
+            check_predicate(predicate, self.value.dtype, "store")
 
 
 @node

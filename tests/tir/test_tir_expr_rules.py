@@ -161,3 +161,17 @@ def test_tvm_style_constructors():
     assert call.op.name == "tir.call_extern" and call.dtype == "float32" and call.args[1] is a
     red = tir.Reduce(None, [1], [tir.IterVar((0, 1), "x", 2)], None, 0)
     assert red.combiner is None and red.value_index == 0 and len(red.source) == 1
+
+
+def test_predicate_masks_are_checked_then_refused():
+    b = tir.decl_buffer((24,), "int32")
+    vs = tir.vscale()
+    index = tir.Ramp(0, 1, 4 * vs)
+    with pytest.raises(TVMError, match="must be boolean values, but got int32"):
+        tir.BufferLoad(b, [index], tir.Broadcast(1, 4 * vs))
+    with pytest.raises(TVMError, match="load indices must both be scalable"):
+        tir.BufferLoad(b, [index], tir.Broadcast(tir.IntImm("int1", 1), 4))
+    with pytest.raises(TVMError, match="predicate mask with 8 lanes, but trying to store a value with 4"):
+        tir.BufferStore(b, tir.Broadcast(1, 4 * vs), [index], tir.Broadcast(tir.IntImm("int1", 1), 8 * vs))
+    with pytest.raises(TVMError, match="not supported by ember yet"):
+        tir.BufferLoad(b, [tir.Ramp(0, 1, 4)], tir.Broadcast(tir.const(True), 4))
