@@ -80,6 +80,8 @@ def test_sub_indexed_struct_info():
         bb.emit_func_output(p)
     assert [int(d) for d in y.struct_info.shape.values] == [2, 2, 26, 26, 4]
     assert [int(d) for d in p.struct_info.shape.values] == [2, 2, 13, 13, 4]
+    # every dim int64 (a sub-axis factor too), or fused kernels mix i32 and i64 indices
+    assert {str(d.dtype) for d in (*y.struct_info.shape.values, *p.struct_info.shape.values)} == {"int64"}
     with pytest.raises(Exception, match="data has 16 channels"):
         relax.BlockBuilder().normalize(relax.op.nn.conv2d(x, _const(2, 8, 3, 3, 4), data_layout="NCHW4c",
                                                           kernel_layout="OIHW4o"))

@@ -93,6 +93,8 @@ def BlockedConvLayout(target=None) -> Pass:  # noqa: N802 - named like the other
         # the convolution into its layout (a lower-rank operand that is not one sends the add back)
         from .fold_constant import FoldConstant
 
-        return convert_layout(FoldConstant()(mod), desired, choose=choose_blocks(lanes))
+        # int64 index maps, as the shapes are: int32 maps mixed into fused int64 kernels (an LRN's
+        # padding next to a transform, Inception v1) reached LLVM as i64/i32 compares
+        return convert_layout(FoldConstant()(mod), desired, choose=choose_blocks(lanes), index_dtype="int64")
 
     return module_pass(run, opt_level=0, name="BlockedConvLayout")

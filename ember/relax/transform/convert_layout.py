@@ -76,18 +76,20 @@ def _splits_fit(dims, initial: str, target: Layout) -> bool:
     return target.divides(dict(zip(initial, dims)))
 
 
-def _relayout(value, src, dst) -> Call:
+def _relayout(value, src, dst, index_dtype: str = "int32") -> Call:
     """``value`` (laid out as ``src``) in layout ``dst``: a ``permute_dims`` when neither
     layout splits a dimension, else a ``layout_transform`` (int32 indices, as in TVM)."""
     src, dst = layout(src), layout(dst)
     if not (src.is_split or dst.is_split):
         return permute_dims(value, [src.index_of(c) for c in dst.primal])
-    return layout_transform(value, layout_index_map(src, dst), axis_separators=[], input_axis_separators=[])
+    return layout_transform(value, layout_index_map(src, dst, index_dtype), axis_separators=[],
+                            input_axis_separators=[])
 
 
 class _Converter(ExprMutator):
-    def __init__(self, mod: IRModule, desired: dict, choose=None):
+    def __init__(self, mod: IRModule, desired: dict, choose=None, index_dtype: str = "int32"):
         super().__init__(mod)
+        self.index_dtype = index_dtype
         self.desired = {op: [layout(s) for s in ls] for op, ls in desired.items()}
         self.choose = choose  # per-convolution layouts instead of ``desired`` (see convert_layout)
         self.changed = False
@@ -101,7 +103,7 @@ class _Converter(ExprMutator):
             return self._to[(key, dst.name)]
         if isinstance(value, Constant):  # transformed at once, as FoldConstant would
             return const(relayout_array(value.numpy(), src, dst))
-        out = self.builder_.emit(_relayout(value, src, dst))
+        out = self.builder_.emit(_relayout(value, src, dst, self.index_dtype))
         if key is not None:
             self._to[(key, dst.name)] = out
         return out
@@ -127,7 +129,7 @@ class _Converter(ExprMutator):
             return super().visit_var_(op)
         if id(op) not in self._back:
             init, cur, var = self._converted[id(op)]
-            self._back[id(op)] = self.builder_.emit(_relayout(var, cur, init))
+            self._back[id(op)] = self.builder_.emit(_relayout(var, cur, init, self.index_dtype))
         return self._back[id(op)]
 
     def _rebuild_block(self, block, dataflow: bool):
@@ -154,7 +156,7 @@ class _Converter(ExprMutator):
             self.builder_.emit_normalized(VarBinding(var, call))
         else:  # a block output: keep its layout; later uses in the block read the converted one
             var = self.builder_.emit(call)
-            back = _relayout(var, current, initial)
+            back = _relayout(var, current, initial, self.index_dtype)
             self.builder_.emit_normalized(VarBinding(binding.var, self.builder_.normalize(back)))
             self._back[id(binding.var)] = binding.var
         self._converted[id(binding.var)] = (initial, current, var)
@@ -267,13 +269,14 @@ class _Converter(ExprMutator):
         return new, init, cur
 
 
-def convert_layout(mod: IRModule, desired_layouts: dict, choose=None) -> IRModule:
+def convert_layout(mod: IRModule, desired_layouts: dict, choose=None, index_dtype: str = "int32") -> IRModule:
     """``mod`` with its convolutions in ``desired_layouts`` (see module docstring).  ``choose``
     (an ember extension for pipelines), when given, picks each conv2d's layouts itself:
     ``choose(call, input_layout) -> (data, kernel, out layout names) | None`` where
-    ``input_layout`` is the ``Layout`` the input already has, or None when it is unconverted."""
+    ``input_layout`` is the ``Layout`` the input already has, or None when it is unconverted.
+    ``index_dtype``: of the transforms' index maps (TVM's pass writes int32)."""
     funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
-    mutator = _Converter(mod, desired_layouts, choose)
+    mutator = _Converter(mod, desired_layouts, choose, index_dtype)
     new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
     if not mutator.changed:
         return mod

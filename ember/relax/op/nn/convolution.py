@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ember.ir import DataType, PrimExpr
+from ember.ir import DataType, PrimExpr, as_expr
 
 from ..._arith import as_int, simplify
 from ...expr import Call
@@ -106,7 +106,7 @@ def _infer_conv(call: Call, ctx, spatial_letters: str, transpose: bool) -> Tenso
         c = as_int(out["C"])
         if c is not None and c % max(ol.factor_of("C"), 1):
             raise ValueError(f"{name}: {c} output channels do not split into out_layout {a.out_layout!r}")
-        return tensor([simplify(v) for v in ol.shape(out)], out_dtype, data.vdevice)
+        return tensor([simplify(as_expr(v, "int64")) for v in ol.shape(out)], out_dtype, data.vdevice)
     return tensor([out[ch] for ch in ol.primal], out_dtype, data.vdevice)
 
 

@@ -51,7 +51,7 @@ def _layout_dims(call, x: TensorStructInfo, layout: str, spatial: str):
 
 def _out_shape(call, out: dict, out_layout: str, spatial: str) -> list:
     lay = _parsed(call, out_layout, spatial)
-    return [simplify(v) for v in lay.shape(out)] if lay.is_split else [out[c] for c in out_layout]
+    return [simplify(as_expr(v, "int64")) for v in lay.shape(out)] if lay.is_split else [out[c] for c in out_layout]
 
 
 def _pool_rule(spatial: str):
