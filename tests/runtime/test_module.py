@@ -103,14 +103,26 @@ def test_time_evaluator_fields():
     assert re.search(r"mean \(ms\)\s+median \(ms\)\s+max \(ms\)\s+min \(ms\)\s+std \(ms\)", text)
 
 
-def test_time_evaluator_min_repeat_ms_grows_number():
+def test_time_evaluator_min_repeat_ms_grows_number(monkeypatch):
+    # a fake clock that advances 1 ms per call keeps the growth independent of machine load
+    import types
+
+    from ember.runtime import profiling
+
+    clock = [0.0]
+    fake_time = types.SimpleNamespace(perf_counter=lambda: clock[0], sleep=lambda s: None)
+    monkeypatch.setattr(profiling, "time", fake_time)
     calls = []
-    timer = runtime.time_evaluator(
-        lambda: calls.append(1), runtime.cpu(), number=1, repeat=2, min_repeat_ms=5
-    )
+
+    def one_ms_call():
+        calls.append(1)
+        clock[0] += 1e-3
+
+    timer = runtime.time_evaluator(one_ms_call, runtime.cpu(), number=1, repeat=2, min_repeat_ms=5)
     result = timer()
     assert result.number > 1
     assert len(calls) >= 1 + 2 * result.number  # warm-up plus both repeats
+    np.testing.assert_allclose(result.results, [1e-3, 1e-3])
 
 
 def test_time_evaluator_preproc_and_errors():
