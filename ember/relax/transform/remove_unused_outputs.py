@@ -16,6 +16,7 @@ from ..analysis.symbolic_vars import definable_tir_vars_in_struct_info
 from ..analysis.vars import remove_all_unused
 from ..expr import Call, Function, SeqExpr, Tuple, TupleGetItem, Var, VarBinding
 from ..expr_functor import ExprMutator, ExprVisitor
+from .canonicalize_bindings import _refine_return
 
 __all__ = ["RemoveUnusedOutputs"]
 
@@ -137,8 +138,13 @@ def _remove(mod: IRModule, ctx) -> IRModule:
     new_mod = mod.with_functions({gv: (_shrink(f, plans[gv.name_hint]) if gv.name_hint in plans else f)
                                   for gv, f in mod.functions.items()})
     callers = _Callers(new_mod, plans)
-    return new_mod.with_functions({gv: (callers.visit_expr(f) if isinstance(f, Function) else f)
-                                   for gv, f in new_mod.functions.items()})
+    out = {}
+    for gv, f in new_mod.functions.items():
+        if isinstance(f, Function):
+            new = callers.visit_expr(f)
+            f = _refine_return(new, f) if new is not f else f  # an inferred return info follows the body
+        out[gv] = f
+    return new_mod.with_functions(out)
 
 
 def RemoveUnusedOutputs() -> Pass:  # noqa: N802 - TVM's name
