@@ -814,7 +814,14 @@ def _fold(name: str, a, b):
             return None
         if b.value == 0:
             raise DivisionByZeroError(f"{name}({a.value}, {b.value}): division by a constant zero ({a.dtype})")
-    value = fn(a.value, b.value)
+    if isinstance(a, FloatImm) and a.dtype.bits in (16, 32) and str(a.dtype).startswith("float"):
+        import numpy as np  # float32 (float16) arithmetic: operands and result in that precision
+
+        narrow = np.float32 if a.dtype.bits == 32 else np.float16
+        with np.errstate(all="ignore"):
+            value = float(narrow(fn(narrow(a.value), narrow(b.value))))
+    else:
+        value = fn(a.value, b.value)
     if name in ("LT", "LE", "GT", "GE", "EQ", "NE", "And", "Or"):
         return IntImm(BOOL, int(bool(value)))
     if isinstance(a, IntImm) and a.dtype.is_integer:

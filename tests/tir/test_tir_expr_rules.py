@@ -175,3 +175,11 @@ def test_predicate_masks_are_checked_then_refused():
         tir.BufferStore(b, tir.Broadcast(1, 4 * vs), [index], tir.Broadcast(tir.IntImm("int1", 1), 8 * vs))
     with pytest.raises(TVMError, match="not supported by ember yet"):
         tir.BufferLoad(b, [tir.Ramp(0, 1, 4)], tir.Broadcast(tir.const(True), 4))
+
+
+def test_float32_folding_rounds_to_float32():
+    import numpy as np
+
+    x, y = -5.02089346405629e+37, -1.8889944799669855e+38
+    got = (tir.const(x, "float32") + tir.const(y, "float32")).value
+    assert got == float(np.float32(x) + np.float32(y))
