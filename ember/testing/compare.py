@@ -63,15 +63,18 @@ def _as_fixture(cls, name, value):
 
     if _is_fixture(value):
         return value
+    source = None
     if isinstance(value, DeferredFunction):
-        value = _parse_script(value.func, cls, value.kwargs)
+        source = (value.func, value.kwargs)
     elif inspect.isfunction(value) and _takes_self(value):
         return pytest.fixture(value)
     elif inspect.isfunction(value) and name != "transform":
-        value = _parse_script(value, cls, {"check_well_formed": cls.check_well_formed})
+        source = (value, {"check_well_formed": cls.check_well_formed})
 
     def constant(self):
-        return value
+        # parsed when a test asks for it: a case that does not parse fails that test, not the
+        # whole file's import
+        return value if source is None else _parse_script(source[0], cls, source[1])
 
     constant.__name__ = name
     return pytest.fixture(constant)

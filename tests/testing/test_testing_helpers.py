@@ -97,3 +97,24 @@ class TestCompareExpectsError(ember.testing.CompareBeforeAfter):
         A[0] = T.float32(1)
 
     expected = ValueError
+
+
+def test_compare_before_after_parses_cases_when_a_test_runs():
+    """A case that does not parse (here: a loop variable used inside a block with iterators)
+    fails its own test, with the parser's message, instead of the import of the whole file."""
+
+    class Broken(ember.testing.CompareBeforeAfter):  # class creation must not raise
+        transform = staticmethod(_rename_nothing)
+
+        def before(A: T.Buffer((4,), "float32")):
+            A[0] = T.float32(1)
+
+        def expected(A: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.block("b"):
+                    vi = T.axis.spatial(4, i)
+                    A[vi + i - i] = T.float32(1)
+
+    fixture = Broken.__dict__["expected"]
+    with pytest.raises(Exception, match="loop variable i is used inside block 'b'"):
+        getattr(fixture, "__wrapped__", fixture)(Broken())
