@@ -91,7 +91,7 @@ def _groups(block: DataflowBlock, check) -> list:
             continue
         by_key.setdefault((br.x, len(w_shape)), []).append(br)
     groups = []
-    for (_, rank), members in by_key.items():
+    for members in by_key.values():
         if len(members) < 2:
             continue
         batch = [tuple(shape_values(m.weight.struct_info)[:-2]) for m in members]

@@ -10,7 +10,7 @@ transpose, left unused, are removed.
 
 from __future__ import annotations
 
-from ember.ir import IRModule, Op, structural_equal
+from ember.ir import Op, structural_equal
 from ember.transform import Pass
 
 from ..analysis.vars import free_vars, remove_all_unused

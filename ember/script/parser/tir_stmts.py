@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ember.ir import PrimExpr, StringImm, Var, as_expr, const
 from ember.script.errors import ParserError
-from ember.tir.buffer import Buffer, BufferLoad, BufferRegion
+from ember.tir.buffer import Buffer, BufferRegion
 from ember.tir.stmt import (
     AssertStmt, BufferStore, Evaluate, IfThenElse, LetStmt, Stmt, While, seq,
 )

@@ -17,10 +17,9 @@ from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
 from .analysis import (
-    blocks_under, infer_regions, is_true, loops_above, path_to, replace_stmts, scope_of, unique_name,
+    blocks_under, infer_regions, is_true, loops_above, replace_stmts, scope_of, unique_name,
     vars_in,
 )
-from .compute_inline import subtree_root
 from .errors import ScheduleError
 
 __all__ = ["decompose_reduction", "rfactor"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 
-from ember.ir import Call, GlobalVar, IRModule, Var
+from ember.ir import Call, GlobalVar, IRModule
 from ember.transform import Pass, module_pass
 
 from ..function import PrimFunc

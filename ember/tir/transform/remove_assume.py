@@ -7,7 +7,6 @@ removed by RemoveNoOp.
 
 from __future__ import annotations
 
-from ember.ir import Call
 from ember.transform import Pass
 
 from ..function import PrimFunc

@@ -13,7 +13,7 @@ Each rewritten expression is then simplified.
 from __future__ import annotations
 
 from ember.arith import Analyzer
-from ember.ir import FloorDiv, FloorMod, IntImm, PrimExpr, const
+from ember.ir import FloorDiv, FloorMod, IntImm, const
 from ember.transform import Pass
 
 from ..function import PrimFunc
