@@ -37,12 +37,13 @@ from ember.ir import IRModule, Op, replace
 from ember.tir.data_layout import Layout, layout, layout_index_map, relayout_array
 from ember.transform import Pass, module_pass
 
-from ..expr import Call, Constant, DataflowVar, Function, Tuple, Var, VarBinding, const
+from ..expr import Call, Constant, DataflowVar, Tuple, Var, VarBinding, const
 from ..expr_functor import ExprMutator
 from ..op.elementwise import BINARY_OPS, UNARY_OPS
 from ..op.manipulate import permute_dims
 from ..op.manipulate_extra import layout_transform
 from ..struct_info import TensorStructInfo, shape_values
+from .pass_wrappers import rewrite_functions
 
 __all__ = ["ConvertLayout"]
 
@@ -275,15 +276,8 @@ def convert_layout(mod: IRModule, desired_layouts: dict, choose=None, index_dtyp
     ``choose(call, input_layout) -> (data, kernel, out layout names) | None`` where
     ``input_layout`` is the ``Layout`` the input already has, or None when it is unconverted.
     ``index_dtype``: of the transforms' index maps (TVM's pass writes int32)."""
-    funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
     mutator = _Converter(mod, desired_layouts, choose, index_dtype)
-    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
-    if not mutator.changed:
-        return mod
-    out = mutator.builder_.get()
-    for gv, f in new_funcs.items():
-        out[gv.name_hint] = f
-    return out
+    return rewrite_functions(mod, mutator)
 
 
 def ConvertLayout(desired_layouts: dict) -> Pass:  # noqa: N802 - TVM's pass name

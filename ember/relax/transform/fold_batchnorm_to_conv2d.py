@@ -34,6 +34,7 @@ from ..expr import Call, Constant, Function, TupleGetItem, Var, VarBinding, cons
 from ..expr_functor import ExprMutator, ExprVisitor
 from ..op import add
 from ..op.nn import conv2d
+from .pass_wrappers import rewrite_functions
 
 __all__ = ["FoldBatchnormToConv2D"]
 
@@ -156,13 +157,7 @@ def fold_batchnorm_to_conv2d(mod: IRModule) -> IRModule:
     mutator = _Folder(mod, scan)
     if not mutator._bn_of_conv:
         return mod
-    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
-    if not mutator.changed:
-        return mod
-    out = mutator.builder_.get()
-    for gv, f in new_funcs.items():
-        out[gv.name_hint] = f
-    return out
+    return rewrite_functions(mod, mutator, funcs)
 
 
 def FoldBatchnormToConv2D() -> Pass:  # noqa: N802 - TVM's pass name

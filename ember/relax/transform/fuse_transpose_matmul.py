@@ -27,6 +27,7 @@ from ..expr import Call, Function, Var, VarBinding
 from ..expr_functor import ExprMutator, ExprVisitor
 from ..struct_info import TensorStructInfo, shape_values
 from .legalize_ops.common import emit_te, out_dtype, out_shape
+from .pass_wrappers import rewrite_functions
 
 __all__ = ["FuseTransposeMatmul", "nt_matmul"]
 
@@ -144,13 +145,7 @@ def fuse_transpose_matmul(mod: IRModule) -> IRModule:
     for _, f in funcs:
         counter.visit_expr(f)
     mutator = _Fuser(mod, counter.uses)
-    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
-    if not mutator.changed:
-        return mod
-    out = mutator.builder_.get()
-    for gv, f in new_funcs.items():
-        out[gv.name_hint] = f
-    return out
+    return rewrite_functions(mod, mutator, funcs)
 
 
 def FuseTransposeMatmul() -> Pass:  # noqa: N802 - TVM's name

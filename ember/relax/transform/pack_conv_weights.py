@@ -34,11 +34,12 @@ from ember.ir import IRModule, Op
 from ember.tir import op as tir_op
 from ember.transform import Pass, module_pass
 
-from ..expr import Call, Constant, Function, VarBinding, const
+from ..expr import Call, Constant, VarBinding, const
 from ..expr_functor import ExprMutator
 from ..op.manipulate import strided_slice
 from ..struct_info import TensorStructInfo, shape_values
 from .legalize_ops.common import emit_te, out_dtype
+from .pass_wrappers import rewrite_functions
 
 __all__ = ["PackConvWeights", "conv2d_nchw_packed", "pack_oihw"]
 
@@ -195,15 +196,8 @@ class _Packer(ExprMutator):
 
 def pack_conv_weights(mod: IRModule) -> IRModule:
     """``mod`` with every packable convolution rewritten (see module docstring)."""
-    funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
     mutator = _Packer(mod)
-    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
-    if not mutator.changed:
-        return mod
-    out = mutator.builder_.get()
-    for gv, f in new_funcs.items():
-        out[gv.name_hint] = f
-    return out
+    return rewrite_functions(mod, mutator)
 
 
 def PackConvWeights() -> Pass:  # noqa: N802 - named like TVM's passes

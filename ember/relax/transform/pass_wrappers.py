@@ -1,5 +1,6 @@
 """Relax flavours of the pass decorators: ``function_pass`` applies only to
-``relax.Function``s of a module; ``dataflowblock_pass`` to every dataflow block."""
+``relax.Function``s of a module; ``dataflowblock_pass`` to every dataflow block;
+``rewrite_functions`` runs one mutator over every Relax function of a module."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ember.transform.pass_infra import _make_decorator
 
 from ..expr import DataflowBlock, Function, SeqExpr
 
-__all__ = ["function_pass", "dataflowblock_pass", "relax_module_pass"]
+__all__ = ["function_pass", "dataflowblock_pass", "relax_module_pass", "rewrite_functions"]
 
 
 def function_pass(pass_func=None, opt_level: int = 0, name: str | None = None,
@@ -56,3 +57,16 @@ def relax_module_pass(fn, name: str, opt_level: int = 0):
     return module_pass(run, opt_level=opt_level, name=name)
 
 
+def rewrite_functions(mod, mutator, funcs=None):
+    """Run ``mutator`` (a ``PyExprMutator`` built on ``mod``, with a ``changed`` flag) over
+    ``funcs`` (default: every Relax function of ``mod``); returns ``mod`` itself when nothing
+    changed, else the mutator's module (with the PrimFuncs it added) holding the new functions."""
+    if funcs is None:
+        funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
+    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
+    if not getattr(mutator, "changed", True):
+        return mod
+    out = mutator.builder_.get()
+    for gv, f in new_funcs.items():
+        out[gv.name_hint] = f
+    return out
