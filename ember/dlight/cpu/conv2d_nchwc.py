@@ -79,10 +79,9 @@ class _BlockedConvRule(ScheduleRule):
         return extents, vec, registers
 
 
-class Conv2DNCHWc(_BlockedConvRule):
-    """Parallel over (n, output block group, row); FMA tile of channel blocks × pixels."""
-
-    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+    def _prepare(self, func: PrimFunc, target: Target):
+        """(schedule, blocks, conv position, its info, extents, lanes, registers) of the
+        normalised ``func``, or None (with the reason logged) when the rule does not apply."""
         name = func_name(func)
         sch = Schedule(normalize_for_rules(func))
         found = self._find(sch, name)
@@ -92,7 +91,18 @@ class Conv2DNCHWc(_BlockedConvRule):
         common = self._common(name, info, target)
         if common is None:
             return None
-        extents, vec, registers = common
+        return (sch, blocks, pos, info, *common)
+
+
+class Conv2DNCHWc(_BlockedConvRule):
+    """Parallel over (n, output block group, row); FMA tile of channel blocks × pixels."""
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        prepared = self._prepare(func, target)
+        if prepared is None:
+            return None
+        sch, blocks, pos, info, extents, vec, registers = prepared
         short = extents[5] * extents[6] * extents[7] * extents[8] < 64
         fr, xr = _tile(extents[1] * vec, extents[3], vec, registers, ragged=short)
         n, f, y, x, fi, rco, ry, rx, rci = info.loops
@@ -127,15 +137,10 @@ class DepthwiseConv2DNCHWc(_BlockedConvRule):
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
-        sch = Schedule(normalize_for_rules(func))
-        found = self._find(sch, name)
-        if found is None:
+        prepared = self._prepare(func, target)
+        if prepared is None:
             return None
-        blocks, pos, info = found
-        common = self._common(name, info, target)
-        if common is None:
-            return None
-        extents, vec, registers = common
+        sch, blocks, pos, info, extents, vec, registers = prepared
         _, xr = _tile(vec, extents[3], vec, registers)
         n, f, y, x, fi, ry, rx = info.loops
         x_0, x_1 = sch.split(x, factors=[None, xr])
