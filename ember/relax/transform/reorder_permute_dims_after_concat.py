@@ -9,20 +9,13 @@ unused are removed.
 
 from __future__ import annotations
 
-from ember.ir import Op
 from ember.transform import Pass
 
-from ..analysis.vars import get_var2val, remove_all_unused
-from ..expr import Call, Function, Tuple, Var, VarBinding
-from ..expr_functor import ExprMutator
+from ..expr import Tuple, Var
 from ..op import concat, permute_dims
-from .pass_wrappers import relax_module_pass
+from .binding_rewrite import BindingRewriter, binding_rewrite_pass, is_op_call
 
 __all__ = ["ReorderPermuteDimsAfterConcat"]
-
-
-def _is(expr, name: str) -> bool:
-    return isinstance(expr, Call) and isinstance(expr.op, Op) and expr.op.name == name
 
 
 def _perm(call) -> tuple | None:
@@ -33,13 +26,9 @@ def _perm(call) -> tuple | None:
     return tuple(int(a) % ndim for a in axes) if ndim > 0 else None
 
 
-class _Reorder(ExprMutator):
-    def __init__(self, mod, values: dict):
-        super().__init__(mod)
-        self.values = values
-
+class _Reorder(BindingRewriter):
     def _match(self, value):
-        if not _is(value, "relax.concat"):
+        if not is_op_call(value, "relax.concat"):
             return None
         items = value.args[0]
         if isinstance(items, Var):
@@ -49,7 +38,7 @@ class _Reorder(ExprMutator):
         perms, sources, first = [], [], None
         for f in items.fields:
             p = self.values.get(f) if isinstance(f, Var) else f
-            if not _is(p, "relax.permute_dims"):
+            if not is_op_call(p, "relax.permute_dims"):
                 return None
             perms.append(_perm(p))
             sources.append(p.args[0])
@@ -62,24 +51,14 @@ class _Reorder(ExprMutator):
             return None
         return sources, perms[0][int(axis) % ndim], first.attrs.axes
 
-    def visit_var_binding_(self, binding: VarBinding) -> None:
-        found = self._match(binding.value)
+    def rewrite(self, value):
+        found = self._match(value)
         if found is None:
-            super().visit_var_binding_(binding)
-            return
+            return None
         sources, axis, axes = found
         joined = self.builder_.emit(concat(Tuple([self.visit_expr(s) for s in sources]), axis=axis), "joined")
-        value = self.builder_.normalize(permute_dims(joined, axes))
-        var = self.with_struct_info(self.visit_var_def(binding.var), value.struct_info)
-        if var is not binding.var:
-            self.set_var_remap(binding.var, var)
-        self.builder_.emit_normalized(VarBinding(var, value))
-
-
-def _rewrite(func: Function, mod) -> Function:
-    new = _Reorder(mod, get_var2val(func)).visit_expr(func)
-    return new if new is func else remove_all_unused(new)
+        return permute_dims(joined, axes)
 
 
 def ReorderPermuteDimsAfterConcat() -> Pass:  # noqa: N802 - TVM's name
-    return relax_module_pass(_rewrite, "ReorderPermuteDimsAfterConcat")
+    return binding_rewrite_pass(_Reorder, "ReorderPermuteDimsAfterConcat")

@@ -14,33 +14,22 @@ the gather would otherwise copy it at every call.
 
 from __future__ import annotations
 
-from ember.ir import Op
 from ember.transform import Pass
 
-from ..analysis.vars import get_var2val, remove_all_unused
-from ..expr import Call, Function, ShapeExpr, Var, VarBinding
-from ..expr_functor import ExprMutator
+from ..expr import ShapeExpr, Var
 from ..op import einsum, matmul, permute_dims, reshape, take
 from ..struct_info import shape_values
-from .pass_wrappers import relax_module_pass
+from .binding_rewrite import BindingRewriter, binding_rewrite_pass, is_op_call
 
 __all__ = ["ReorderTakeAfterMatmul"]
 
 
-def _is(expr, name: str) -> bool:
-    return isinstance(expr, Call) and isinstance(expr.op, Op) and expr.op.name == name
-
-
-class _Reorder(ExprMutator):
-    def __init__(self, mod, values: dict):
-        super().__init__(mod)
-        self.values = values
-
+class _Reorder(BindingRewriter):
     def _match(self, value):
-        if not _is(value, "relax.matmul") or not isinstance(value.args[1], Var):
+        if not is_op_call(value, "relax.matmul") or not isinstance(value.args[1], Var):
             return None
         weight = self.values.get(value.args[1])
-        if not _is(weight, "relax.take"):
+        if not is_op_call(weight, "relax.take"):
             return None
         table, idx = weight.args
         x = value.args[0]
@@ -59,38 +48,26 @@ class _Reorder(ExprMutator):
             return "batched", x, table, idx, value
         return None
 
-    def visit_var_binding_(self, binding: VarBinding) -> None:
-        found = self._match(binding.value)
+    def rewrite(self, value):
+        found = self._match(value)
         if found is None:
-            super().visit_var_binding_(binding)
-            return
+            return None
         kind, x, table, idx, call = found
         x, table, idx = self.visit_expr(x), self.visit_expr(table), self.visit_expr(idx)
         out_dtype = getattr(call.attrs, "out_dtype", None)
         if kind == "columns":
             out_table = self.builder_.emit(matmul(x, table, out_dtype=out_dtype), "out_table")
             ndim = out_table.struct_info.ndim
-            value = take(out_table, idx, axis=ndim - 1)
-        else:
-            t, k, n = shape_values(table.struct_info)
-            xs = shape_values(x.struct_info)
-            reordered = self.builder_.emit(permute_dims(table, [1, 0, 2]), "reordered_weight")
-            fused = self.builder_.emit(reshape(reordered, ShapeExpr([k, t * n])), "fused_weight")
-            fused_out = self.builder_.emit(matmul(x, fused, out_dtype=out_dtype), "fused_output")
-            per_entry = self.builder_.emit(reshape(fused_out, ShapeExpr(list(xs[:-1]) + [t, n])), "reordered_output")
-            tabular = self.builder_.emit(take(per_entry, idx, axis=2), "tabular_output")
-            value = einsum([tabular], "ijik->ijk")
-        value = self.builder_.normalize(value)
-        var = self.with_struct_info(self.visit_var_def(binding.var), value.struct_info)
-        if var is not binding.var:
-            self.set_var_remap(binding.var, var)
-        self.builder_.emit_normalized(VarBinding(var, value))
-
-
-def _rewrite(func: Function, mod) -> Function:
-    new = _Reorder(mod, get_var2val(func)).visit_expr(func)
-    return new if new is func else remove_all_unused(new)
+            return take(out_table, idx, axis=ndim - 1)
+        t, k, n = shape_values(table.struct_info)
+        xs = shape_values(x.struct_info)
+        reordered = self.builder_.emit(permute_dims(table, [1, 0, 2]), "reordered_weight")
+        fused = self.builder_.emit(reshape(reordered, ShapeExpr([k, t * n])), "fused_weight")
+        fused_out = self.builder_.emit(matmul(x, fused, out_dtype=out_dtype), "fused_output")
+        per_entry = self.builder_.emit(reshape(fused_out, ShapeExpr(list(xs[:-1]) + [t, n])), "reordered_output")
+        tabular = self.builder_.emit(take(per_entry, idx, axis=2), "tabular_output")
+        return einsum([tabular], "ijik->ijk")
 
 
 def ReorderTakeAfterMatmul() -> Pass:  # noqa: N802 - TVM's name
-    return relax_module_pass(_rewrite, "ReorderTakeAfterMatmul")
+    return binding_rewrite_pass(_Reorder, "ReorderTakeAfterMatmul")
