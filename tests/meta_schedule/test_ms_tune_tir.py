@@ -1,6 +1,7 @@
 """The classic example: tune_tir on a TVMScript matmul, then compile_tir; resume; reports."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -11,10 +12,10 @@ from ember import meta_schedule as ms
 from ember.target import Target
 
 
-def _tune(work_dir, trials, cost_model, **kwargs):
+def _tune(work_dir, trials, cost_model, progress=False, **kwargs):
     return ms.tune_tir(mod=matmul_64, target=Target(TARGET), work_dir=str(work_dir), max_trials_global=trials,
                        num_trials_per_iter=3, builder=shared_builder(), runner=fast_runner(),
-                       strategy=small_search(), cost_model=cost_model, progress=False, **kwargs)
+                       strategy=small_search(), cost_model=cost_model, progress=progress, **kwargs)
 
 
 def test_tune_tir_random_then_xgb_resumes_then_compile_tir(tmp_path):
@@ -42,9 +43,12 @@ def test_tune_tir_random_then_xgb_resumes_then_compile_tir(tmp_path):
     assert (tmp_path / "tuning_curves.png").stat().st_size > 1000
 
 
-def test_max_time_stops_tuning(tmp_path):
-    db = _tune(tmp_path, 1000, "random", max_time="1s")
+def test_max_time_stops_tuning(tmp_path, capsys):
+    db = _tune(tmp_path, 1000, "random", max_time="1s", progress=True)
     assert 0 < len(db) < 1000
+    # stderr is not a terminal here: progress comes as one line per batch, not as bars
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "task 1/1 main:" in ln]
+    assert lines and re.search(r"\d+ trials \(\d+ failed\), (best [\d.]+ us|no valid)", lines[-1])
 
 
 def test_tune_tir_bad_arguments(tmp_path):

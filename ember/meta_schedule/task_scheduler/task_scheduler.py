@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ class TaskState:
 
 class TaskScheduler:
     """Base of the schedulers; subclasses implement ``next_task_id``."""
+
+    _progress_lines = False  # progress as one printed line per batch instead of bars
 
     def next_task_id(self) -> int:
         raise NotImplementedError
@@ -86,9 +89,10 @@ class TaskScheduler:
             if default_seed:
                 task.seed_trace = default_schedule_trace(ctx.mod, ctx.target)
             self._resume(task)
-            if progress:
+            if progress and _bars_fit(len(self.tasks)):
                 # under a time budget the trial count is not the limit: the bar counts without a total
                 task.bar = _bar(ctx.task_name, None if max_time is not None else max_trials_per_task, n)
+        self._progress_lines = progress and not _bars_fit(len(self.tasks))
         total = sum(t.trials for t in self.tasks)
         while total < max_trials_global:
             # every task gets its first batch (with the default seed) even past max_time
@@ -256,7 +260,19 @@ class TaskScheduler:
             task.bar.update(len(candidates))
             if task.best_secs < FAILED_SECS:
                 task.bar.set_postfix_str(f"best {task.best_secs * 1e6:.1f} us")
+        elif self._progress_lines:
+            self._print_progress(task)
         return results
+
+    def _print_progress(self, task: TaskState) -> None:
+        """One line per batch (a log file, or too many tasks for one bar each)."""
+        number = self.tasks.index(task) + 1
+        best = f"best {task.best_secs * 1e6:.1f} us" if task.best_secs < FAILED_SECS else "no valid candidate yet"
+        default = f", default {task.default_secs * 1e6:.1f} us" if task.default_secs else ""
+        total = sum(t.trials for t in self.tasks)
+        print(f"[{(time.time() - self.start) / 60:5.1f} min, {total} trials] task {number}/{len(self.tasks)} "
+              f"{task.ctx.task_name}: {task.trials} trials ({task.failed} failed), {best}{default}",
+              file=sys.stderr, flush=True)
 
 
 def _key(record) -> str:
@@ -265,6 +281,11 @@ def _key(record) -> str:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:60]
+
+
+def _bars_fit(n_tasks: int) -> bool:
+    """One progress bar per task only on a terminal, and only as many as fit on a screen."""
+    return n_tasks <= 12 and sys.stderr.isatty()
 
 
 def _bar(name: str, total: int, position: int):
