@@ -232,6 +232,17 @@ class Evaluator:
                                    "use T.Select(c, a, b) or T.if_then_else(c, a, b)")
         return self.eval(node.body) if cond else self.eval(node.orelse)
 
+    def eval_JoinedStr(self, node: ast.JoinedStr) -> str:
+        """An f-string of Python values (``primfunc_name_hint=f"tir_{name}"``)."""
+        return "".join(self.eval(v) if isinstance(v, ast.Constant) else self.eval_FormattedValue(v)
+                       for v in node.values)
+
+    def eval_FormattedValue(self, node: ast.FormattedValue) -> str:
+        value = self.eval(node.value)
+        value = {115: str, 114: repr, 97: ascii}.get(node.conversion, lambda v: v)(value)
+        spec = self.eval_JoinedStr(node.format_spec) if node.format_spec is not None else ""
+        return format(value, spec)
+
     # -- calls and subscripts ------------------------------------------------------------
     def eval_Lambda(self, node: ast.Lambda):
         """A Python function evaluating the body with its parameters bound (``T.comm_reducer``)."""

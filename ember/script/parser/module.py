@@ -15,10 +15,12 @@ from .dispatch import check_decorator_keywords, function_parser
 from .evaluator import Evaluator, Scope
 from .source import Source
 
-__all__ = ["parse_ir_module", "ModuleRef", "decorator_of", "MODULE_FUNCTIONS"]
+__all__ = ["parse_ir_module", "ModuleRef", "decorator_of", "MODULE_FUNCTIONS", "MODULE_EXTRAS"]
 
 # scope key under which Relax function parsers find the module's (pre-parsed) functions
 MODULE_FUNCTIONS = "__ember_module_functions__"
+# scope key of a dict {GlobalVar: PrimFunc} that Relax parsers fill with R.emit_te's PrimFuncs
+MODULE_EXTRAS = "__ember_module_extras__"
 
 
 class ModuleRef:
@@ -58,8 +60,10 @@ def parse_ir_module(source: Source, cdef: ast.ClassDef, outer: dict,
     scope["cls"] = ModuleRef(gvs)
     scope[cdef.name] = scope["cls"]
     ev = Evaluator(source, Scope(scope))
+    scope[MODULE_EXTRAS] = {}  # the signature pre-parse's R.emit_te functions are dropped
     scope[MODULE_FUNCTIONS] = _relax_signatures(source, cdef, ev, scope, gvs)
     functions, attrs = {}, {}
+    scope[MODULE_EXTRAS] = extras = {}
     for stmt in cdef.body:
         if isinstance(stmt, ast.FunctionDef):
             decorator, kwargs = decorator_of(ev, stmt)
@@ -79,6 +83,10 @@ def parse_ir_module(source: Source, cdef: ast.ClassDef, outer: dict,
         elif not isinstance(stmt, ast.Pass):
             raise ev.error(stmt, "an @I.ir_module class may only contain decorated functions and "
                                  "I.module_attrs(...)")
+    for gv, func in extras.items():
+        if gv.name_hint in gvs:
+            raise ev.error(cdef, f"R.emit_te: a function named {gv.name_hint!r} is already defined in the module")
+        functions[gv] = func
     return IRModule(functions, attrs)
 
 

@@ -21,8 +21,8 @@ from ember.script.ir_builder.relax import (  # noqa: F401 - IR-builder words TVM
 )
 
 from .words import (  # noqa: F401
-    Callable, ExternFunc, call_packed, Object, Prim, Shape, Tensor, Tuple, const, dataflow, dtype, func_attr,
-    match_cast, output, prim_value, shape, str, tuple,
+    Callable, ExternFunc, call_packed, Object, Prim, Shape, Tensor, Tuple, const, dataflow, dtype, emit_te,
+    func_attr, match_cast, output, prim_value, shape, str, tuple,
 )
 
 

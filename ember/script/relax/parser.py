@@ -26,7 +26,7 @@ from ember.relax.op.base import as_operand
 from ember.relax.struct_info import is_base_of
 from ember.script.parser.entry import DeferredFunction, _captured, _first, _is_method
 from ember.script.parser.evaluator import _MISSING, Evaluator, Scope
-from ember.script.parser.module import ModuleRef
+from ember.script.parser.module import MODULE_EXTRAS, ModuleRef
 from ember.script.errors import ParserError
 from ember.script.parser.source import Source
 
@@ -41,6 +41,8 @@ class _RelaxEvaluator(Evaluator):
     GlobalVar or a function-valued Var builds a Relax call."""
 
     auto_symbolic = False
+    bb = None  # the function's BlockBuilder, for R.emit_te
+    module_extras = None  # where PrimFuncs made by R.emit_te go (a dict the module parser reads)
 
     def eval_Name(self, node: ast.Name):
         value = self.scope.lookup(node.id)
@@ -60,7 +62,17 @@ class _RelaxEvaluator(Evaluator):
             kwargs["value"] = self._dim(kwargs["value"])  # R.Prim(value="n")
         if isinstance(func, GlobalVar | Var):
             return relax.Call(func, [as_operand(a) for a in args])
+        if func is words.emit_te:
+            return self._emit_te(node, *args, **kwargs)
         return func(*args, **kwargs)
+
+    def _emit_te(self, node, te_func, *args, **kwargs):
+        """``R.emit_te``: the PrimFunc joins the function's BlockBuilder module (the module
+        parser collects it, named ``primfunc_name_hint`` or after ``te_func``)."""
+        if self.bb is None or self.module_extras is None:
+            raise self.error(node, "R.emit_te can only be used inside an @R.function of an @I.ir_module")
+        kwargs.setdefault("primfunc_name_hint", getattr(te_func, "__name__", None))
+        return self.bb.call_te(te_func, *args, **kwargs)
 
     def eval_Tuple(self, node: ast.Tuple):
         return tuple(self._dims(super().eval_Tuple(node)))
@@ -136,9 +148,12 @@ class _FunctionParser:
         self.source, self.fdef = source, fdef
         self.ev = _RelaxEvaluator(source, Scope(dict(outer)))
         self.bb = BlockBuilder(outer.get("__ember_module_functions__"))  # calls of cls.f know f's signature
+        self.ev.bb, self.ev.module_extras = self.bb, outer.get(MODULE_EXTRAS)
         self.blocks: list = []
         self.attrs: dict = {}
         self.outputs: set[str] | None = None  # names R.output(...) exports from the open dataflow block
+        pre = outer.get("__ember_module_functions__")
+        self.source_functions = set() if pre is None else {gv.name_hint for gv in pre.functions}
 
     def error(self, node, msg: str):
         return self.ev.error(node, msg)
@@ -183,8 +198,19 @@ class _FunctionParser:
         attrs = dict(self.attrs)
         if not private and "global_symbol" not in attrs:
             attrs = {"global_symbol": fdef.name, **attrs}  # first, as TVMScript's convention
+        self._hand_over_emitted_functions()
         seq = SeqExpr(self.blocks, result)
         return Function(params, seq, ret if ret is not None else result.struct_info, pure, attrs)
+
+    def _hand_over_emitted_functions(self) -> None:
+        """PrimFuncs that R.emit_te added to the BlockBuilder's module go to the module parser."""
+        extras = self.ev.module_extras
+        if extras is None:
+            return
+        known = self.source_functions
+        for gv, func in self.bb.get().functions.items():
+            if gv.name_hint not in known:
+                extras[gv] = func
 
     def declare(self, decls) -> None:
         for name, dtype in decls:
@@ -232,8 +258,8 @@ class _FunctionParser:
             self.expr_stmt(stmt)
         elif isinstance(stmt, ast.FunctionDef):
             self.local_function(stmt)
-        elif isinstance(stmt, ast.Pass):
-            return
+        elif isinstance(stmt, ast.Pass | ast.Nonlocal | ast.Global):
+            return  # `nonlocal dtype` only makes Python capture the name; the scope already has it
         else:
             raise self.error(stmt, f"{type(stmt).__name__} statements are not supported in a Relax function")
 

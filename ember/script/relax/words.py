@@ -18,7 +18,7 @@ from ember.relax import struct_info as si
 __all__ = [
     "Tensor", "Shape", "Tuple", "Object", "Prim", "Callable", "const", "shape", "prim_value",
     "str", "dtype", "tuple", "ExternFunc", "call_packed", "dataflow", "output", "func_attr", "match_cast",
-    "MatchCastMarker", "PARSER_WORDS",
+    "MatchCastMarker", "PARSER_WORDS", "emit_te",
 ]
 
 
@@ -173,3 +173,10 @@ dataflow = _parser_only("dataflow")
 output = _parser_only("output")
 func_attr = _parser_only("func_attr")
 PARSER_WORDS = {"dataflow": dataflow, "output": output, "func_attr": func_attr}
+
+
+def emit_te(func, *args, **kwargs):
+    """``R.emit_te(te_func, x, ..., primfunc_name_hint=name)`` inside an ``@R.function`` of an
+    ``@I.ir_module``: the PrimFunc ``te_func`` builds joins the module and the value is its
+    ``call_tir`` (the Relax parser handles the call; outside it this word is refused)."""
+    raise RuntimeError("R.emit_te can only be used inside an @R.function of an @I.ir_module")
