@@ -28,11 +28,16 @@ def _weight_blocked(w, b):
     return np.ascontiguousarray(w.reshape(o // b, b, i, kh, kw).transpose(0, 2, 3, 4, 1))
 
 
-def _run(c, f, hw, k, stride, residual, depthwise, seed, in_block=B, out_block=B):
+def _shape(i64, *dims):
+    """int64 dims are what Relax's legalisation makes (the padding is then read in place)."""
+    return tuple(ember.tir.const(d, "int64") for d in dims) if i64 else dims
+
+
+def _run(c, f, hw, k, stride, residual, depthwise, seed, in_block=B, out_block=B, i64=False):
     pad = k // 2
-    x_t = te.placeholder((1, c // in_block, hw, hw, in_block), name="X")
-    w_t = te.placeholder((f // out_block, 1 if depthwise else c, k, k, out_block), name="W")
-    b_t = te.placeholder((1, f // out_block, 1, 1, out_block), name="Bias")
+    x_t = te.placeholder(_shape(i64, 1, c // in_block, hw, hw, in_block), name="X")
+    w_t = te.placeholder(_shape(i64, f // out_block, 1 if depthwise else c, k, k, out_block), name="W")
+    b_t = te.placeholder(_shape(i64, 1, f // out_block, 1, 1, out_block), name="Bias")
     conv = topi.nn.conv2d_nchwc(x_t, w_t, (stride, stride), (pad,) * 4, (1, 1), "float32", depthwise)
     y_t = topi.add(conv, b_t)
     ins = [x_t, w_t, b_t]
@@ -69,17 +74,29 @@ def test_conv_matches_torch(c, f, hw, k, stride, residual):
     _run(c, f, hw, k, stride, residual, False, seed=c + hw)
 
 
-@pytest.mark.parametrize("c,hw,k,stride", [(2 * B, 14, 3, 1), (B, 15, 3, 2), (3 * B, 7, 5, 2)])
-def test_depthwise_matches_torch(c, hw, k, stride):
-    _run(c, c, hw, k, stride, True, True, seed=c + hw)
+@pytest.mark.parametrize("i64", [False, True])
+@pytest.mark.parametrize("c,hw,k,stride", [(2 * B, 14, 3, 1), (B, 15, 3, 2), (3 * B, 7, 5, 2), (B, 2, 3, 2)])
+def test_depthwise_matches_torch(c, hw, k, stride, i64):
+    _run(c, c, hw, k, stride, True, True, seed=c + hw, i64=i64)
 
 
-@settings(max_examples=4, deadline=None)
+@pytest.mark.parametrize("i64", [False, True])
+def test_depthwise_reads_padding_in_place(i64):
+    """With int64 indices the padding block is inlined (a border test per tap, no padded copy
+    per call); int32 padding indices under int64 taps keep the copy (the test would mix them)."""
+    x_t = te.placeholder(_shape(i64, 1, 2, 10, 10, B), name="X")
+    w_t = te.placeholder(_shape(i64, 2, 1, 3, 3, B), name="W")
+    y_t = topi.nn.conv2d_nchwc(x_t, w_t, (2, 2), (1, 1, 1, 1), (1, 1), "float32", True)
+    sch = cpu.DepthwiseConv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
+    assert ("pad_temp" in sch.mod.script()) != i64
+
+
+@settings(max_examples=6, deadline=None)
 @given(cb=st.integers(1, 3), fb=st.integers(1, 5), hw=st.integers(2, 17), k=st.sampled_from([1, 3]),
-       stride=st.integers(1, 2), residual=st.booleans(), depthwise=st.booleans())
-def test_random_shapes(cb, fb, hw, k, stride, residual, depthwise):
+       stride=st.integers(1, 2), residual=st.booleans(), depthwise=st.booleans(), i64=st.booleans())
+def test_random_shapes(cb, fb, hw, k, stride, residual, depthwise, i64):
     f = cb * B if depthwise else fb * B
-    _run(cb * B, f, hw, k, stride, residual, depthwise, seed=hw * k + fb)
+    _run(cb * B, f, hw, k, stride, residual, depthwise, seed=hw * k + fb, i64=i64)
 
 
 @pytest.mark.parametrize("in_block,out_block", [(B // 2, B), (B, B // 2), (B // 2, B // 2)])
@@ -89,7 +106,7 @@ def test_mixed_and_half_register_blocks(in_block, out_block):
     c = 2 * B if max(in_block, out_block) == B else 3 * B // 2
     _run(c, c, 9, 3, 1, True, False, seed=5, in_block=in_block, out_block=out_block)
     if in_block == out_block:
-        _run(c, c, 9, 3, 2, False, True, seed=6, in_block=in_block, out_block=out_block)
+        _run(c, c, 9, 3, 2, False, True, seed=6, in_block=in_block, out_block=out_block, i64=True)
 
 
 def test_declines_blocks_smaller_than_half_a_register():
