@@ -144,6 +144,9 @@ class _Rewriter:
             if a.value != 0 and b.value % a.value == 0:
                 return IntImm(b.dtype, b.value // a.value)
             return None
+        q = _divide_factors(b, a)
+        if q is not None:
+            return self.ana.simplify(q)
         q = self.ana.simplify(FloorDiv(*_promote(b, a)))
         return q if self.eq(self.ana.simplify(Mul(*_promote(q, a))), b) else None
 
@@ -186,7 +189,8 @@ class _Rewriter:
             if b.args:
                 raise _Fail(f"the index {e!r} divides by an iterator; it is not affine")
             d = b.base
-            if self.ana.const_int_bound(d).min_value <= 0:
+            # a divisor known non-negative (a SizeVar, a shape) is positive: x // 0 is undefined
+            if self.ana.const_int_bound(d).min_value < (0 if type(d) is not IntImm else 1):
                 raise _Fail(f"the index {e!r} divides by {d!r}, which is not provably positive")
             return self.split_div(a, d, e) if cls is FloorDiv else self.split_mod(a, d, e)
         raise _Fail(f"the index {e!r} uses a {cls.__name__} of iterators, which is not affine")
@@ -368,7 +372,7 @@ class _Rewriter:
             self.check_mark(mark, splits, level)
         if level == IterMapLevel.Bijective:
             for var, mark in self.input_marks.items():
-                if id(mark) not in uses:
+                if id(mark) not in uses and not _is_const(mark.extent, 1):  # unit loops: always 0
                     raise _Fail(f"the iterator {var.name} is not used by any index; the map is not bijective")
 
     def check_mark(self, mark: IterMark, splits: list, level: IterMapLevel) -> None:
@@ -404,6 +408,37 @@ class _Rewriter:
         if hit.lower_factor.value < expected.value or hit.lower_factor.value % expected.value:
             raise _Fail(f"the splits of {_name(mark)} overlap; indices are not independent")
         return hit
+
+
+def _factors(e: PrimExpr) -> tuple[int, list]:
+    """``e`` as a constant times a list of symbolic factors (a product tree flattened)."""
+    if type(e) is IntImm:
+        return e.value, []
+    if type(e) is Mul:
+        ca, fa = _factors(e.a)
+        cb, fb = _factors(e.b)
+        return ca * cb, fa + fb
+    return 1, [e]
+
+
+def _divide_factors(b: PrimExpr, a: PrimExpr) -> PrimExpr | None:
+    """``b / a`` when every factor of the product ``a`` appears in the product ``b``."""
+    from ember.ir import structural_equal
+
+    cb, fb = _factors(b)
+    ca, fa = _factors(a)
+    if ca == 0 or cb % ca or not fa:
+        return None
+    rest = list(fb)
+    for f in fa:
+        hit = next((i for i, g in enumerate(rest) if structural_equal(f, g, map_free_vars=False)), None)
+        if hit is None:
+            return None
+        rest.pop(hit)
+    out = IntImm(b.dtype, cb // ca)
+    for f in rest:
+        out = f if _is_const(out, 1) else Mul(*_promote(out, f))
+    return out
 
 
 def _is_const(e, value: int) -> bool:
@@ -467,10 +502,10 @@ def _covers_top(split: IterSplitExpr, mark: IterMark) -> bool:
     return Analyzer().can_prove_equal(lf * ext, total)
 
 
-def iter_map_simplify(indices, input_iters: dict, input_pred=True, check_level="surjective",
+def iter_map_simplify(indices, input_iters: dict, predicate=True, check_level="surjective",
                       simplify_trivial_iterators: bool = True) -> list:
     """Simplify ``indices`` through iterator-map detection; unchanged when detection fails."""
-    result = detect_iter_map(indices, input_iters, input_pred, check_level, simplify_trivial_iterators)
+    result = detect_iter_map(indices, input_iters, predicate, check_level, simplify_trivial_iterators)
     if result.errors:
         return list(indices)
     ana = Analyzer()

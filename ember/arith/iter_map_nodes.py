@@ -9,7 +9,7 @@ representation, scaled.  ``IterSumExpr(args, base)`` is ``sum(args) + base``.
 
 from __future__ import annotations
 
-from ember.ir import Node, PrimExpr, node
+from ember.ir import Node, PrimExpr, as_expr, node
 from ember.runtime.dtype import DataType
 
 __all__ = ["IterMark", "IterSplitExpr", "IterSumExpr", "IterMapExpr"]
@@ -28,6 +28,9 @@ class IterMark(Node):
     source: PrimExpr
     extent: PrimExpr
 
+    def __post_init__(self):
+        _coerce_ints(self, ("source", "extent"))
+
     def __repr__(self) -> str:
         return f"IterMark({self.source!r}, extent={self.extent!r})"
 
@@ -40,6 +43,11 @@ class IterSplitExpr(IterMapExpr):
     lower_factor: PrimExpr
     extent: PrimExpr
     scale: PrimExpr
+
+    def __post_init__(self):
+        if not isinstance(self.source, IterMark):  # TVM accepts a plain expression
+            object.__setattr__(self, "source", IterMark(self.source, self.extent))
+        _coerce_ints(self, ("lower_factor", "extent", "scale"))
 
     @property
     def dtype(self) -> DataType:
@@ -57,6 +65,11 @@ class IterSumExpr(IterMapExpr):
     args: tuple
     base: PrimExpr
 
+    def __post_init__(self):
+        if not isinstance(self.args, tuple):
+            object.__setattr__(self, "args", tuple(self.args))
+        _coerce_ints(self, ("base",))
+
     @property
     def dtype(self) -> DataType:
         return self.base.dtype
@@ -64,3 +77,11 @@ class IterSumExpr(IterMapExpr):
     def __repr__(self) -> str:
         parts = [repr(a) for a in self.args]
         return f"IterSum([{', '.join(parts)}], base={self.base!r})"
+
+
+def _coerce_ints(obj, names) -> None:
+    """Turn plain Python ints given for expression fields into int32 constants (as TVM)."""
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, int):
+            object.__setattr__(obj, name, as_expr(value))
