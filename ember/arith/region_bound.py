@@ -6,7 +6,8 @@ indices that is certainly touched: it exists only when the mins are independent 
 maps of the loops (``detect_iter_map``) and each dimension moves by steps no wider than
 its extent, so the union has no gaps — ``[i*4, i*4 + 8)`` over ``i < 64`` covers
 ``[0, 260)``; ``[i*4, i*4 + 2)`` does not.  The *upper* bound holds every index that
-may be touched: the lower bound when it exists, else interval evaluation.
+may be touched: the lower bound when it exists, else per dimension the affine bound of
+that dimension alone, else interval evaluation.
 """
 
 from __future__ import annotations
@@ -71,7 +72,11 @@ def estimate_region_upper_bound(region, var_dom, predicate=None):
     if exact is not None:
         return exact
     out = []
-    for rng in region:
+    for rng in region:  # each dimension on its own: indices may share loops (a diagonal)
+        alone = _affine_sets([rng], dict(var_dom), predicate, ana)
+        if alone is not None:
+            out.append(alone[0])
+            continue
         lo = eval_set(as_expr(rng.min), var_dom, ana).min_value
         hi = eval_set(ana.simplify(as_expr(rng.min) + rng.extent - 1), var_dom, ana).max_value
         out.append(IntSet(lo, hi))

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ember import tir
 from ember.arith import (
-    IntSet, estimate_region_lower_bound, estimate_region_upper_bound, evaluate,
+    Analyzer, IntSet, estimate_region_lower_bound, estimate_region_upper_bound, evaluate,
 )
 from ember.arith.int_set import is_pos_inf, neg_inf, pos_inf, union_lower_bound
 from ember.ir import Range
@@ -69,3 +69,16 @@ def test_vector_sets():
     s = IntSet.vector(tir.Ramp(5, 2, tir.vscale() * 4))
     assert int(evaluate(s.min_value, {})) == 5 and is_pos_inf(s.max_value)
     assert _ends(IntSet.vector(tir.Broadcast(7, 4))) == (7, 7)
+
+
+def test_upper_bound_per_dimension_when_indices_share_loops():
+    # a diagonal: both indices use j and k, so they are not independent as a whole, but each
+    # one alone is the affine map j*8 + k, which the predicate limits to [0, 60)
+    i, j, k = tir.Var("i", "int32"), tir.Var("j", "int32"), tir.Var("k", "int32")
+    index = i * 64 + j * 8 + k
+    dom = {j: Range(0, 8), k: Range(0, 8)}
+    bounds = estimate_region_upper_bound([Range(index, 1), Range(index, 1)], dom, j * 8 + k < 60)
+    ana = Analyzer()
+    for s in bounds:
+        assert ana.can_prove_equal(s.min_value, i * 64)
+        assert ana.can_prove_equal(s.max_value, i * 64 + 59)
