@@ -120,7 +120,7 @@ def test_reduction_feeds_reduction_is_declined(caplog):
 def test_injective_producers_fuse_into_reduction():
     x = relax.Var("x", TensorStructInfo([3, 4], "float32"))
     mod = _function([x], lambda bb, x: bb.emit(R.sum(bb.emit(R.exp(bb.emit(R.permute_dims(x))), ), axis=[1])))
-    assert list(_primitive_funcs(FuseOps()(_lower(mod)))) == ["fused_permute_dims_exp_sum"]
+    assert list(_primitive_funcs(FuseOps()(_lower(mod)))) == ["fused_permute_dims_tir_exp_sum"]
 
 
 def test_diamond_closes_into_one_group(caplog):
@@ -132,8 +132,8 @@ def test_diamond_closes_into_one_group(caplog):
 
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
         fused = FuseOps()(_lower(_function([x], body)))
-    assert "exp → negative: lv has 1 other uses" in caplog.text  # until add joins both paths
-    assert sorted(_primitive_funcs(fused)) == ["fused_exp_negative_sqrt_add"]
+    assert "tir_exp → tir_negative: lv has 1 other uses" in caplog.text  # until add joins both paths
+    assert sorted(_primitive_funcs(fused)) == ["fused_tir_exp_tir_negative_tir_sqrt_add"]
     a = RNG.random(4).astype("float32")
     out = reference.run(FuseTIR()(fused), a)
     np.testing.assert_allclose(out, -np.exp(a) + np.sqrt(np.exp(a)), rtol=1e-6)
@@ -147,7 +147,7 @@ def test_value_used_outside_the_group_is_not_fused():
         return bb.emit(R.add(bb.emit(R.sum(bb.emit(R.negative(e)), axis=[0])), e))
 
     fused = FuseOps()(_lower(_function([x], body)))
-    assert sorted(_primitive_funcs(fused)) == ["fused_negative_sum"]
+    assert sorted(_primitive_funcs(fused)) == ["fused_tir_negative_sum"]
 
 
 def test_fuse_opt_level_zero_fuses_nothing():
@@ -213,7 +213,7 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
     x = relax.Var("x", TensorStructInfo([n], "float32"))
     y = relax.Var("y", TensorStructInfo([k], "float32"))
     lowered = _lower(_function([x], lambda bb, x: bb.emit(R.negative(bb.emit(R.exp(x))))))
-    exp_gv, neg_gv = lowered.get_global_var("exp"), lowered.get_global_var("negative")
+    exp_gv, neg_gv = lowered.get_global_var("tir_exp"), lowered.get_global_var("tir_negative")
     bb = relax.BlockBuilder(lowered)
     with bb.function("main", [x, y]):
         with bb.dataflow():
@@ -224,7 +224,7 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
         fused = FuseOps()(bb.get())
     assert _primitive_funcs(fused) == {}
-    assert "not fused: group exp_negative: symbolic k not defined by its inputs" in caplog.text
+    assert "not fused: group tir_exp_tir_negative: symbolic k not defined by its inputs" in caplog.text
 
 
 def test_fuse_tir_keeps_unrelated_primfuncs():

@@ -12,13 +12,19 @@ __all__ = ["TABLE"]
 
 
 def _square(x):
-    return te.compute(x.shape, lambda *i: x(*i) * x(*i), name="T_square")
+    return topi.multiply(x, x)
+
+
+def _rounding(fn):
+    """ceil/floor/round/trunc: the identity on integers (as TVM's math intrinsics are)."""
+    return lambda x: topi.identity(x) if not x.dtype.is_float else fn(x)
 
 
 # relax op name → topi function of one tensor
 UNARY = {
     "abs": topi.abs, "negative": topi.negative, "sign": topi.sign, "square": _square,
-    "floor": topi.floor, "ceil": topi.ceil, "round": topi.round, "trunc": topi.trunc,
+    "floor": _rounding(topi.floor), "ceil": _rounding(topi.ceil), "round": _rounding(topi.round),
+    "trunc": _rounding(topi.trunc),
     "bitwise_not": topi.bitwise_not, "exp": topi.exp, "log": topi.log, "sqrt": topi.sqrt,
     "rsqrt": topi.rsqrt, "sin": topi.sin, "cos": topi.cos, "tan": topi.tan, "sinh": topi.sinh,
     "cosh": topi.cosh, "tanh": topi.tanh, "asin": topi.asin, "acos": topi.acos,
@@ -42,8 +48,11 @@ BINARY = {
 }
 
 
-def _unary(fn) -> Legalizer:
-    return lambda bb, call: emit_te(bb, call, fn, call.args[0])
+# TVM names unary kernels "tir_<op>" (so that a kernel never shadows the libm symbol of
+# the same name); erf keeps its own name there.
+def _unary(fn, name: str) -> Legalizer:
+    hint = name if name == "erf" else f"tir_{name}"
+    return lambda bb, call: emit_te(bb, call, fn, call.args[0], primfunc_name_hint=hint)
 
 
 def _binary(fn) -> Legalizer:
@@ -66,7 +75,7 @@ def _clip(bb, call):
     lo, hi = call.attrs.min, call.attrs.max
     if not x.struct_info.dtype.is_float:
         lo, hi = int(lo), int(hi)
-    return emit_te(bb, call, lambda t: topi.clip(t, lo, hi), x)
+    return emit_te(bb, call, lambda t: topi.clip(t, lo, hi), x, primfunc_name_hint="tir_clip")
 
 
 def _astype(bb, call):
@@ -74,7 +83,7 @@ def _astype(bb, call):
 
 
 TABLE: dict[str, Legalizer] = {
-    **{f"relax.{name}": _unary(fn) for name, fn in UNARY.items()},
+    **{f"relax.{name}": _unary(fn, name) for name, fn in UNARY.items()},
     **{f"relax.{name}": _binary(fn) for name, fn in BINARY.items()},
     "relax.where": _where,
     "relax.clip": _clip,
