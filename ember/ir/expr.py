@@ -87,7 +87,7 @@ class PrimExpr(Node):
     def __neg__(self):
         if isinstance(self, IntImm | FloatImm):
             return type(self)(self.dtype, -self.value)
-        return binary(Sub, const(0, self.dtype), self)
+        return binary(Mul, self, const(-1, self.dtype))  # as TVM: -x is x * -1
 
     # comparisons --------------------------------------------------------------
     def __lt__(self, other):
