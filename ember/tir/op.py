@@ -224,6 +224,10 @@ def cast(value, dtype) -> PrimExpr:
     value = as_expr(value)
     if value.dtype is dtype:
         return value
+    if isinstance(value, FloatImm) and dtype.is_integer and not dtype.is_bool:
+        if not math.isfinite(value.value):
+            return Cast(dtype, value)  # inf/nan to an integer: left to the target, not folded
+        return const(math.trunc(value.value), dtype)  # float → int truncates towards zero, as C
     if isinstance(value, IntImm | FloatImm):
         return const(value.value, dtype)
     return Cast(dtype, value)
