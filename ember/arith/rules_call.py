@@ -4,6 +4,7 @@
 (``clz`` counts the leading zero bits of its argument's own width: 32 for an int32 zero,
 64 for an int64 zero).  Results wrap to the call's dtype like machine integers.  Shifts
 by a negative amount or by the full width or more are undefined in C and left alone.
+``likely(True)`` is ``True`` (and ``likely(False)`` is ``False``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ _BINARY = {
 def fold_int_intrinsic(s, e: Call) -> PrimExpr | None:
     """Fold a bit-manipulating intrinsic whose arguments are all integer constants."""
     name = getattr(e.op, "name", None)
+    if name == "tir.likely" and len(e.args) == 1 and type(e.args[0]) is IntImm:
+        return e.args[0]  # a hint about a known condition is that condition
     if not e.dtype.is_integer or not e.dtype.is_scalar:
         return None
     args = e.args
