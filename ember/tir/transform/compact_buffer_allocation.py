@@ -48,7 +48,7 @@ from .lower_opaque_block import DIM_ALIGN
 from .region_markers import marked_accesses, marker_kind
 from .simplify import make_analyzer
 
-__all__ = ["compact_buffer_allocation", "CompactBufferAllocation"]
+__all__ = ["compact_buffer_allocation", "CompactBufferAllocation", "PlaceAndCompactAllocations"]
 
 _DESCEND_KINDS = (ForKind.SERIAL, ForKind.PARALLEL, ForKind.UNROLLED)
 
@@ -511,6 +511,14 @@ def compact_buffer_allocation(func: PrimFunc) -> PrimFunc:
     return func.with_body(placed)
 
 
-def CompactBufferAllocation() -> Pass:  # noqa: N802 - TVM's name
-    """The pass form of :func:`compact_buffer_allocation`."""
-    return make_pass(compact_buffer_allocation, "tir.CompactBufferAllocation")
+def PlaceAndCompactAllocations() -> Pass:  # noqa: N802 - the lowering pipeline's step
+    """The pass form of :func:`compact_buffer_allocation` (moves, then shrinks)."""
+    return make_pass(compact_buffer_allocation, "tir.PlaceAndCompactAllocations")
+
+
+def CompactBufferAllocation(is_strict: bool = True) -> Pass:  # noqa: N802 - TVM's name
+    """TVM's pass: shrink allocated buffers where they are (block ``alloc_buffers`` or
+    ``Allocate``), see :mod:`.compact_buffer_region`; ``is_strict`` never lets a buffer grow."""
+    from .compact_buffer_region import compact_buffer_regions
+
+    return make_pass(lambda func: compact_buffer_regions(func, is_strict), "tir.CompactBufferAllocation")

@@ -20,7 +20,7 @@ from ..buffer import Buffer, BufferLoad
 from ..function import PrimFunc
 from ..functor import pre_order_visit
 from ..stmt import Block, BlockRealize, BufferStore, DeclBuffer, For, ForKind
-from .compact_buffer_allocation import CompactBufferAllocation
+from .compact_buffer_allocation import PlaceAndCompactAllocations
 from .convert_blocks_to_opaque import ConvertBlocksToOpaque
 from .flatten_buffer import FlattenBuffer
 from .guard_data_indices import GuardDataDependentIndices
@@ -50,7 +50,7 @@ def lowering_passes(target=None) -> list[Pass]:
         # needs opaque blocks without init; leaves loops, ifs, Allocate + DeclBuffer
         LowerOpaqueBlock(),
         # needs blocks gone; moves Allocates to where they are used and shrinks them
-        CompactBufferAllocation(),
+        PlaceAndCompactAllocations(),
         # needs buffers at their final (compacted) shapes, not yet flat: indices read from
         # data are clamped (loads) or range-checked (stores), so bad data cannot crash a kernel
         GuardDataDependentIndices(),

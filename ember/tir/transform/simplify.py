@@ -101,11 +101,12 @@ class _Simplifier(IRMutator):
             then_case = self.visit(stmt.then_case)
             else_case = self.visit(stmt.else_case) if stmt.else_case is not None else None
             return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
-        with self.analyzer.constraint_scope(cond):
+        known = cond if cond.dtype.is_bool else cond != const(0, cond.dtype)  # ``if i:`` is ``i != 0``
+        with self.analyzer.constraint_scope(known):
             then_case = self.visit(stmt.then_case)
         else_case = stmt.else_case
         if else_case is not None:
-            with self.analyzer.constraint_scope(Not(cond)):
+            with self.analyzer.constraint_scope(Not(known)):
                 else_case = self.visit(else_case)
         return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
 
