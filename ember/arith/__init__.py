@@ -13,6 +13,7 @@ from .deduce_bound import deduce_bound
 from .detect_cse import detect_common_subexpr
 from .evaluate import evaluate
 from .extension import Extension
+from .int_constraints import IntConstraints, IntConstraintsTransform
 from .int_set import IntervalSet, IntSet, eval_set, intersect, neg_inf, pos_inf, union
 from .iter_map import (
     IterMapLevel, IterMapResult, detect_iter_map, iter_map_simplify, normalize_iter_map_to_expr,
@@ -21,6 +22,8 @@ from .iter_map_nodes import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 from .linear_equation import ProofStrength, detect_linear_equation
 from .modular_set import ModularSet
 from .narrow_predicate import narrow_predicate_expression
+from .solve_linear_equations import solve_linear_equations
+from .solve_linear_inequalities import solve_linear_inequalities
 from .region_bound import (
     estimate_region_lower_bound, estimate_region_strict_bound, estimate_region_upper_bound,
 )
@@ -34,5 +37,7 @@ __all__ = [
     "detect_linear_equation", "ProofStrength", "subspace_divide", "narrow_predicate_expression",
     "detect_clip_bound", "deduce_bound", "detect_common_subexpr", "estimate_region_lower_bound",
     "estimate_region_upper_bound", "estimate_region_strict_bound",
+    "IntConstraints", "IntConstraintsTransform", "solve_linear_equations",
+    "solve_linear_inequalities",
 ]
 from . import _ffi_api  # noqa: E402,F401 - TVM-named entry points (tvm.arith._ffi_api.X)

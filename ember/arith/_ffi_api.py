@@ -8,4 +8,14 @@ from __future__ import annotations
 
 from .narrow_predicate import narrow_predicate_expression as NarrowPredicateExpression  # noqa: N812
 
-__all__ = ["NarrowPredicateExpression"]
+from .solve_linear_inequalities import (  # noqa: E402
+    solve_inequalities_as_condition as _solve_as_condition,
+)
+
+
+def SolveInequalitiesAsCondition(variables, ranges, relations):  # noqa: N802 - TVM's name
+    """TVM's ``SolveInequalitiesAsCondition(variables, ranges, relations)``."""
+    return _solve_as_condition(variables, ranges, relations)
+
+
+__all__ = ["NarrowPredicateExpression", "SolveInequalitiesAsCondition"]

@@ -48,11 +48,11 @@ def detect_linear_equation(expr, var_list) -> list:
     wanted = {id(v) for v in var_list}
     dtype = e.dtype
     coeffs: dict[int, PrimExpr] = {id(v): IntImm(dtype, 0) for v in var_list}
-    base: PrimExpr = IntImm(dtype, lin.const)
+    base: PrimExpr | None = None  # the terms first, the constant last (``y + 10``, as TVM)
     for atom, c in lin.terms.values():
         term = atom if c == 1 else Mul(atom, IntImm(dtype, c))
         if not _mentions(atom, wanted):
-            base = base + term
+            base = term if base is None else base + term
             continue
         if isinstance(atom, Var):
             coeffs[id(atom)] = coeffs[id(atom)] + IntImm(dtype, c)
@@ -66,4 +66,8 @@ def detect_linear_equation(expr, var_list) -> list:
                 return []
             continue
         return []
+    if base is None:
+        base = IntImm(dtype, lin.const)
+    elif lin.const:
+        base = base + IntImm(dtype, lin.const)
     return [ana.simplify(coeffs[id(v)]) for v in var_list] + [ana.simplify(base)]

@@ -5,6 +5,7 @@ before/after transform tests."""
 from .asserts import assert_allclose, assert_prim_expr_equal, to_numpy
 from .compare import CompareBeforeAfter
 from .devices import enabled_targets, uses_gpu
+from .int_constraints import check_bool_expr_is_true, check_int_constraints_trans_consistency
 from .fixtures import (
     exclude_targets, fixture, known_failing_targets, parameter, parameters, parametrize_targets,
 )
@@ -15,5 +16,6 @@ from .utils import check_numerical_grads, main
 __all__ = [
     "CompareBeforeAfter", "assert_allclose", "check_numerical_grads", "assert_prim_expr_equal", "enabled_targets",
     "exclude_targets", "fixture", "known_failing_targets", "main", "parameter", "parameters",
-    "parametrize_targets", "to_numpy", "uses_gpu", *_marks_all,
+    "parametrize_targets", "to_numpy", "uses_gpu", "check_bool_expr_is_true",
+    "check_int_constraints_trans_consistency", *_marks_all,
 ]
