@@ -18,4 +18,11 @@ def SolveInequalitiesAsCondition(variables, ranges, relations):  # noqa: N802 - 
     return _solve_as_condition(variables, ranges, relations)
 
 
-__all__ = ["NarrowPredicateExpression", "SolveInequalitiesAsCondition"]
+def DomainTouched(stmt, buffer, consider_loads, consider_stores):  # noqa: N802 - TVM's name
+    """TVM's ``DomainTouched``: per-dimension ranges of ``buffer`` that ``stmt`` touches."""
+    from .domain_touched import domain_touched
+
+    return domain_touched(stmt, buffer, consider_loads, consider_stores)
+
+
+__all__ = ["NarrowPredicateExpression", "SolveInequalitiesAsCondition", "DomainTouched"]
