@@ -440,10 +440,13 @@ class Function(BaseFunc, Expr):
                 raise TypeError(f"Function: params[{i}] must be a relax.Var, got {type(p).__name__}")
             if p.struct_info is None:
                 raise ValueError(f"Function: parameter {p.name_hint!r} has no struct_info")
+        body_sinfo = body.struct_info_or_none()
         if ret_struct_info is None:
-            ret_struct_info = body.struct_info_or_none()
+            ret_struct_info = body_sinfo
             if ret_struct_info is None:
                 raise ValueError("Function: the body has no struct_info; give ret_struct_info or normalise it")
+        elif body_sinfo is not None and body_sinfo is not ret_struct_info:
+            ret_struct_info = _refined_return(params, body_sinfo, ret_struct_info)
         object.__setattr__(self, "params", params)
         object.__setattr__(self, "body", body)
         object.__setattr__(self, "ret_struct_info", ret_struct_info)
@@ -459,6 +462,17 @@ class Function(BaseFunc, Expr):
 
     def __call__(self, *args):
         return Call(self, [_arg(a) for a in args])
+
+
+def _refined_return(params, body_sinfo, ret_sinfo):
+    """The declared return struct info, or the body's when that is finer (TVM's Function does
+    the same), once symbolic vars the parameters do not define are erased from it."""
+    from .struct_info import is_base_of
+    from .struct_info_subst import defined_tir_vars, erase_to_well_defined
+
+    known = {v: v for v in defined_tir_vars([p.struct_info for p in params])}
+    body_sinfo = erase_to_well_defined(body_sinfo, known)
+    return body_sinfo if is_base_of(ret_sinfo, body_sinfo) else ret_sinfo
 
 
 def _arg(a):

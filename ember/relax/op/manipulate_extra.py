@@ -170,6 +170,7 @@ def layout_transform(x, index_map, pad_value=None, axis_separators=None, input_a
         if dtype is None or (isinstance(pad_value, float) and not dtype.is_float):
             dtype = "float32" if isinstance(pad_value, float) else "int64"
         pad_value = const(pad_value, str(dtype))
-    seps = None if axis_separators is None else tuple(int(s) for s in axis_separators)
-    in_seps = None if input_axis_separators is None else tuple(int(s) for s in input_axis_separators)
+    # no separators: an empty tuple, as TVM stores it (its Python wrapper turns None into [])
+    seps = tuple(int(s) for s in axis_separators or ())
+    in_seps = tuple(int(s) for s in input_axis_separators or ())
     return make_call("layout_transform", [x], LayoutTransformAttrs(imap, pad_value, seps, in_seps))

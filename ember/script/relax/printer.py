@@ -154,6 +154,11 @@ class RelaxPrinter:
             return self.sinfo(v)
         if isinstance(v, Expr):
             return self.expr(v)
+        from ember.tir.schedule.index_map import IndexMap
+
+        if isinstance(v, IndexMap):  # layout_transform's map, as TVM prints it
+            dtype = v.initial_indices[0].dtype if v.initial_indices else "int64"
+            return f"T.index_map({v.to_python()}, index_dtype={py_str(str(dtype))})"
         return self.ep.value(v)
 
     def call(self, c: Call) -> str:

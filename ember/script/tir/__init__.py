@@ -63,6 +63,7 @@ __all__ = list(_op_names) + list(SCALAR_DTYPES) + list(NODE_BUILDERS) + [
     "allocate", "block", "init", "where", "reads", "writes", "block_attr", "func_attr", "grid",
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "axis", "attr", "LetStmt",
     "Assert", "evaluate", "launch_thread", "env_thread", "sblock", "macro", "target", "ramp", "broadcast", "assume", "comm_reducer", "boolean", "realize", "ptr", "prefetch",
+    "index_map",
 ]
 
 
@@ -83,6 +84,14 @@ def assume(cond):
     from ember.ir import as_expr
 
     return call_intrin("bool", "tir.assume", as_expr(cond))
+
+
+def index_map(mapping, *, inverse_index_map=None, index_dtype: str = "int64"):
+    """``T.index_map(lambda i, j: (j, i), index_dtype="int32")``: an IndexMap (Relax's
+    ``layout_transform`` attribute) with index variables of ``index_dtype``."""
+    from ember.tir.schedule.index_map import IndexMap
+
+    return IndexMap.from_func(mapping, inverse_index_map=inverse_index_map, index_dtype=index_dtype)
 
 
 def target(target, host=None):

@@ -15,7 +15,7 @@ import inspect
 from dataclasses import dataclass
 
 from ember.error import TVMError
-from ember.ir import Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var, as_expr, const
+from ember.ir import Add, FloorDiv, Node, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Sub, Var, as_expr, const
 
 from . import _arith
 
@@ -38,8 +38,12 @@ def _py(e, names: dict) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class IndexMap:
+class IndexMap(Node):
     """``initial_indices`` (Vars) map to ``final_indices`` (expressions of them)."""
+
+    # structural equality (a Relax layout_transform attribute): the indices are defined here
+    _def_fields = ("initial_indices",)
+    _ignore_fields = ("inverse_index_map",)
 
     initial_indices: tuple
     final_indices: tuple
