@@ -56,11 +56,17 @@ def _respell(e):
             factored = _factor_common(e)
         if factored is not None:
             return factored
+    if cls is Add and type(e.b) is IntImm and type(e.a) is Sub and _is_zero(e.a.a) and e.dtype.is_scalar:
+        return Sub(e.b, e.a.b)  # (0 - a) + c is c - a
     if cls is Sub and type(e.b) is IntImm and e.dtype.is_integer and e.dtype.is_scalar and e.b.value > 0:
-        return Add(e.a, IntImm(e.b.dtype, -e.b.value))
+        return _respell(Add(e.a, IntImm(e.b.dtype, -e.b.value)))
     if cls is Mul and type(e.b) is IntImm and e.b.value == -1 and e.dtype.is_integer and e.dtype.is_scalar:
         return Sub(IntImm(e.dtype, 0), e.a)
     return e
+
+
+def _is_zero(e) -> bool:
+    return type(e) is IntImm and e.value == 0
 
 
 def _signed_terms(e) -> list:

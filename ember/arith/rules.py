@@ -18,6 +18,7 @@ from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_sele
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
 from .rules_call import fold_int_intrinsic
+from .rules_divisor import div_by_symbol
 from .rules_push import merge_selects, mod_drop_residues, push_into_minmax
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
@@ -90,6 +91,8 @@ DIV_RULES = [
 MOD_RULES = [
     Rule("x % 1", FloorMod(x, ONE), ZERO, _int),
     Rule("x truncmod 1", Mod(x, ONE), ZERO, _int),
+    Rule("x truncmod c1, c1 < 0", Mod(x, c1), lambda m: Mod(m.x, m.const(-m.c1)),
+         lambda m, s: m.c1 < 0 and _int(m, s)),  # the sign of a truncated remainder is x's
     Rule("(x % c1) % c2", FloorMod(FloorMod(x, c1), c2), lambda m: FloorMod(m.x, m.const(m.c2)),
          lambda m, s: m.c1 > 0 and m.c2 > 0 and m.c1 % m.c2 == 0),
     Rule("(x * y) % y", FloorMod(Mul(x, y), y), ZERO, lambda m, s: s.bound(m.y)[0] > 0),
@@ -233,10 +236,10 @@ RULES: dict[type, list] = {
           push_into_minmax, linear_sum],
     Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul] + MUL_MINMAX),
           mul_products, linear_sum],
-    FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_linear],
-    Div: [fold_binary, *vector_rules(Div), *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_linear],
-    FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_drop_residues, mod_linear],
-    Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), mod_linear],
+    FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_by_symbol, div_linear],
+    Div: [fold_binary, *vector_rules(Div), *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_by_symbol, div_linear],
+    FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_drop_residues, div_by_symbol, mod_linear],
+    Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), div_by_symbol, mod_linear],
     Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), merge_selects, minmax_bound],
     Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), merge_selects, minmax_bound],
     **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]

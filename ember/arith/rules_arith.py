@@ -95,13 +95,16 @@ def _recombine_div_mod(s, lin: Linear, dtype) -> Linear:
             k = -coeff // c
             if k == 0:
                 continue
-            # k*x - k*c*(x//c) == k*(x%c): take it when it makes the sum smaller
+            # k*x - k*c*(x//c) == k*(x%c): take it unless it makes the sum longer; the
+            # remainder takes the place of the quotient (y - (y+z)//5*5 -> (y+z)%5 - z)
             mod_cls = FloorMod if type(atom) is FloorDiv else Mod
-            mod_atom = mod_cls(atom.a, atom.b)
-            trial = lin.plus(s.linear(atom.a), -k)
-            trial = trial.plus(Linear({key: (atom, coeff)}), -1)
-            trial = trial.plus(s.linear(s.visit(mod_atom)), k)
-            if trial.size() < lin.size():
+            mod_lin = s.linear(s.visit(mod_cls(atom.a, atom.b)))
+            trial = Linear({}, lin.const + k * mod_lin.const)
+            for other, t in lin.terms.items():  # merged term by term: keys may repeat
+                trial = trial.plus(mod_lin.scaled(k).plus(Linear({}, -k * mod_lin.const))
+                                   if other == key else Linear({other: t}))
+            trial = trial.plus(s.linear(atom.a), -k)
+            if trial.size() <= lin.size():
                 lin = trial
                 changed = True
                 break

@@ -39,6 +39,39 @@ FACTORING = [
     (Y * 5 - fld(Y + Z, 2) * 10, None, None),
 ]
 
+NONNEG = tir.all(X >= 0, Y >= 0, Z >= 0)
+SYMBOLIC_DIVISOR = [
+    (fld(X + Y, X), fld(Y, X) + 1, X >= 0),
+    (fld(X * Z + Y, Z), X + fld(Y, Z), None),
+    (fld(Y + X * Z, Z), fld(Y, Z) + X, None),
+    (fld(X * Z * 2 + Y, Z * 2), X + fld(Y, Z * 2), None),
+    (flm(X * Z * 2 + Y, Z * 2), flm(Y, Z * 2), None),
+    (fld(X * Y, Y), X, None),
+    (tdiv(X, X), 1, None),
+    (tdiv(X * Z + Y, Z), X + tdiv(Y, Z), NONNEG),
+    (tdiv(Y + (Z + X), X), tdiv(Y + Z, X) + 1, NONNEG),
+    (tdiv(X * Z - Y, Z), None, None),  # x*z - y may change sign: truncation keeps it
+    (tmod(X * Z + Y, Z), tmod(Y, Z), NONNEG),
+]
+RECOMBINE = [
+    (Y - fld(Y + Z, 5) * 5, flm(Y + Z, 5) - Z, None),
+    (fld(Y - Z, 5) * 5 - Y, 0 - flm(Y - Z, 5) - Z, None),
+    (fld(Y - 6, 5) * 5 - Y, -6 - flm(Y + 4, 5), None),
+    (tdiv(Y - Z, 3) * 6 - Y * 2, (0 - tmod(Y - Z, 3) - Z) * 2, None),
+    (Y - tdiv(Y, -5) * -5, tmod(Y, 5), None),
+    (tmod(X * 10 + Y, -2), tmod(Y, 2), NONNEG),
+]
+
+
+def test_truncating_division_keeps_sign_changes():
+    assert isinstance(_simplify(tdiv(X * Z - Y, Z)), tir.Div)
+
+
+@pytest.mark.parametrize("before, expected, cond", [c for c in SYMBOLIC_DIVISOR + RECOMBINE
+                                                    if c[1] is not None])
+def test_division_forms(before, expected, cond):
+    _check(before, expected, cond)
+
 
 @pytest.mark.parametrize("before, expected, cond", [c for c in FACTORING if c[1] is not None])
 def test_factoring_forms(before, expected, cond):
@@ -46,7 +79,7 @@ def test_factoring_forms(before, expected, cond):
 
 
 def _all_cases():
-    return FACTORING
+    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE
 
 
 _values = st.integers(-40, 40)
