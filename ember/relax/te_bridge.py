@@ -90,11 +90,12 @@ def call_te(bb, func, *args, **kwargs):
     te_kwargs = {k: convert(v) for k, v in kwargs.items()}
     outs = func(*te_args, **te_kwargs)
     out_list = list(outs) if isinstance(outs, list | tuple) else [outs]
-    # a var is bound by the inputs only where it is a whole dim of one (not inside n * 2)
-    in_vars = [v for v in _tir_vars_in([d for p in placeholders for d in p.shape])
-               if any(d is v for p in placeholders for d in p.shape)]
-    in_ids = {id(v) for v in in_vars}
+    # a var is bound by a buffer (input or output, through its match_buffer) only where it
+    # is a whole dim of one (not inside n * 2); the others are passed as tir_vars
+    buffers = placeholders + out_list
     dims = [d for o in out_list for d in o.shape] + [d for p in placeholders for d in p.shape]
+    in_vars = [v for v in _tir_vars_in(dims) if any(d is v for b in buffers for d in b.shape)]
+    in_ids = {id(v) for v in in_vars}
     out_vars = [v for v in _tir_vars_in(dims) if id(v) not in in_ids]
     prim = te.create_prim_func(placeholders + out_list + out_vars)
     # vars used only inside the compute bodies became scalar params too: pass them as well

@@ -1,4 +1,4 @@
-"""R.emit_te inside an @I.ir_module's @R.function, `nonlocal` in a Relax body, f-strings."""
+"""R.emit_te inside an @I.ir_module's @R.function, `nonlocal` in a Relax body, f-strings, a dim declared again."""
 
 import numpy as np
 import pytest
@@ -7,6 +7,7 @@ import ember
 from ember import relax, te, topi
 from ember.script import ir as I
 from ember.script import relax as R
+from ember.script import tir as T
 from ember.script.errors import ParserError
 
 
@@ -63,3 +64,19 @@ def test_emit_te_outside_a_module_is_refused():
         def main(x: R.Tensor((2, 3), "float32")):
             gv = R.emit_te(topi.exp, x)
             return gv
+
+
+def test_declaring_a_param_dim_again_keeps_the_same_var():
+    @I.ir_module
+    class Module:
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")):
+            cls = Module  # noqa: F841 - not a leading declaration any more
+            n = T.int64()
+            gv = R.reshape(x, (n,))
+            return gv
+
+    func = Module["main"]
+    n_param = func.params[0].struct_info.shape.values[0]
+    n_body = func.body.blocks[0].bindings[0].value.args[1].values[0]
+    assert n_param is n_body

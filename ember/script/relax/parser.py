@@ -214,6 +214,9 @@ class _FunctionParser:
 
     def declare(self, decls) -> None:
         for name, dtype in decls:
+            known = self.ev.scope.local.get(name)
+            if isinstance(known, TirVar) and str(known.dtype) == dtype:
+                continue  # `n = T.int64()` after the parameters named n: the same symbolic var
             self.ev.scope.define(name, TirVar(name, dtype))
 
     def close_block(self) -> None:

@@ -18,7 +18,7 @@ from ...expr import Call, Constant, Expr, PrimValue
 from ...struct_info import TensorStructInfo, TupleStructInfo, shape_values
 
 __all__ = [
-    "Legalizer", "register_legalize", "kernel_name", "emit_te", "scalar_or_tensor", "out_dtype", "out_shape",
+    "Legalizer", "register_legalize", "kernel_name", "TVM_KERNEL_NAMES", "emit_te", "scalar_or_tensor", "out_dtype", "out_shape",
     "int_tuple",
 ]
 
@@ -37,9 +37,21 @@ def register_legalize(op_name: str, legal_func: Legalizer | None = None):
     return register(legal_func) if legal_func is not None else register
 
 
+# Where TVM's legaliser calls a topi function of another name, its kernel carries that
+# name (people diff legalized modules against TVM's, and FuseOps builds names from them).
+TVM_KERNEL_NAMES = {
+    "full_like": "full", "zeros_like": "zeros", "ones_like": "ones", "astype": "cast",
+    "flatten": "reshape", "concat": "concatenate", "permute_dims": "transpose",
+    "collapse_sum_to": "collapse_sum", "collapse_sum_like": "collapse_sum",
+    "leakyrelu": "leaky_relu",
+}
+
+
 def kernel_name(call: Call) -> str:
-    """The PrimFunc name for ``call``: the op name without ``relax.`` / ``nn.``."""
-    return call.op.name.removeprefix("relax.").removeprefix("nn.")
+    """The PrimFunc name for ``call``: the op's last name component (``relax.nn.conv2d`` →
+    ``conv2d``), or the name TVM's kernel has where it differs (``TVM_KERNEL_NAMES``)."""
+    name = call.op.name.rsplit(".", 1)[-1]
+    return TVM_KERNEL_NAMES.get(name, name)
 
 
 def emit_te(bb, call: Call, fn, *args, **kwargs) -> Expr:

@@ -1,15 +1,20 @@
 """Legalisers of creation ops: full/zeros/ones(_like), arange, tril/triu.
 
+``arange`` of constant bounds is a Relax constant (as TVM legalizes it).
+
 A fill value that is a 0-d constant is folded into the kernel; a 0-d tensor variable is
 read inside it (``value[()]``)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember import te, topi
-from ember.ir import PrimExpr
+from ember.ir import FloatImm, IntImm, PrimExpr
 from ember.tir import op as tir_op
 
 from ...expr import PrimValue
+from ...expr import const as relax_const
 from .common import Legalizer, emit_te, out_dtype, out_shape, scalar_or_tensor
 
 __all__ = ["TABLE"]
@@ -44,10 +49,12 @@ def _prim(arg):
 def _arange(bb, call):
     start, end, step = (_prim(a) for a in call.args)
     shape, dtype = out_shape(call), out_dtype(call)
+    if all(isinstance(v, IntImm | FloatImm) for v in (start, end, step)):  # known now: a constant, as TVM
+        return relax_const(np.arange(start.value, end.value, step.value).astype(dtype), dtype)
 
     def f():
         def value(i):
-            return tir_op.cast(start, dtype) + tir_op.cast(i, dtype) * tir_op.cast(step, dtype)
+            return tir_op.cast(i, dtype) * tir_op.cast(step, dtype) + tir_op.cast(start, dtype)
 
         return te.compute(tuple(shape), value, name="T_arange")
 

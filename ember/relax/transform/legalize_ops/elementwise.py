@@ -6,6 +6,8 @@ from __future__ import annotations
 from ember import te, topi
 from ember.ir import PrimExpr
 
+from ...expr import Constant
+from ...expr import const as relax_const
 from .common import Legalizer, emit_te, scalar_or_tensor
 
 __all__ = ["TABLE"]
@@ -79,7 +81,13 @@ def _clip(bb, call):
 
 
 def _astype(bb, call):
-    return emit_te(bb, call, topi.cast, call.args[0], str(call.attrs.dtype))
+    x, dtype = call.args[0], str(call.attrs.dtype)
+    if isinstance(x, Constant) and x.numpy().ndim == 0:  # a scalar constant is cast now, as TVM
+        try:
+            return relax_const(x.numpy().astype(dtype), dtype)
+        except TypeError:  # a dtype numpy does not know (bfloat16 without ml_dtypes): the kernel
+            pass
+    return emit_te(bb, call, topi.cast, x, dtype)
 
 
 TABLE: dict[str, Legalizer] = {
