@@ -11,7 +11,7 @@ fall outside the buffer (non-divisible splits).
 
 from __future__ import annotations
 
-from ember.ir import And, Cast, IntImm, Var, const, replace
+from ember.ir import And, Cast, IntImm, Range, Var, const, replace
 from ember.tir.functor import collect, pre_order_visit, substitute
 from ember.tir.stmt import BlockRealize, For, ForKind, IterVarType, SeqStmt, seq
 
@@ -166,6 +166,102 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
     return body
 
 
+def _solved_nest(func, realize, loop, blocks, buffer, access: str, preserve_unit_loops: bool, err):
+    """The loop nest that recomputes ``realize`` over the iterations that cover the region
+    of ``buffer`` that ``blocks`` under ``loop`` access, solving the block's own access
+    region of ``buffer`` for its iterators (``iter_domain.solve``); ``err`` is raised
+    when that access is beyond the solver."""
+    from .iter_domain import Unsolvable, solve
+
+    block = realize.block
+    own = block.writes if access == "read" else block.reads
+    own = [r for r in own if r.buffer is buffer]
+    if len(own) != 1:
+        raise err
+    bounds = _all_bounds(func)
+    region = _region_under(func, loop, blocks, buffer, access, bounds)
+    required = [(lo, _arith.simplify(lo + extent - 1, bounds)) for lo, extent in region]
+    try:
+        ranges = solve(block, own[0], required, bounds)
+    except Unsolvable:
+        raise err from None
+    loop_ranges = {x.loop_var: Range(x.min, x.extent) for x in _walk_loops(func.body)}
+    return _ranged_nest(realize, ranges, preserve_unit_loops, bounds, loop_ranges)
+
+
+def _provably_within(value, lo, end, bounds: dict, loop_ranges: dict) -> bool:
+    """Whether ``lo <= value < end`` for every iteration of the loops (``loop_ranges``:
+    loop Var -> Range; unit loops are at their start).  Beyond constant bounds this knows
+    ``x % n < n`` and ``x // n < c`` for ``x`` a loop over ``n * c`` (a fused shape loop)."""
+    from ember.arith import Analyzer
+    from ember.ir import FloorDiv, FloorMod
+
+    units = {v: const(a, v.dtype) for v, (a, b) in bounds.items() if a == b}
+    value = _arith.simplify(substitute(value, units), bounds) if units else value
+    v_lo, v_hi = _arith.const_bound(value, bounds)
+    lo_c, end_c = _arith.as_int(lo), _arith.as_int(end)
+    if None not in (v_lo, v_hi, lo_c, end_c):
+        return lo_c <= v_lo and v_hi < end_c
+    ana = Analyzer()
+    for var, rng in loop_ranges.items():
+        for x in vars_in(rng.extent):
+            ana.bind(x, Range(const(1, x.dtype), const(2 ** 31 - 2, x.dtype)))
+        ana.bind(var, rng)
+    low_ok = ana.can_prove(value >= lo)
+    if isinstance(value, FloorMod) and _arith.expr_key(value.b) == _arith.expr_key(end):
+        return low_ok
+    if isinstance(value, FloorDiv) and isinstance(value.a, Var) and value.a in loop_ranges:
+        rng = loop_ranges[value.a]
+        if _arith.is_const(rng.min, 0) and _arith.is_const(_arith.simplify(rng.extent - value.b * end), 0):
+            return low_ok
+    return low_ok and ana.can_prove(value < end)
+
+
+def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool, bounds: dict,
+                 loop_ranges: dict):
+    """A loop nest running ``realize``'s block with each iterator in ``ranges`` over its
+    (lo, hi) (clipped to the iterator's domain when both are constants, else guarded by a
+    predicate) and every other iterator over its whole domain."""
+    block = realize.block
+    bounds = dict(bounds)
+    units = {v: const(lo, v.dtype) for v, (lo, hi) in bounds.items() if lo == hi}
+    loops, values, conds = [], [], []
+    for iv in block.iter_vars:
+        dom_lo, dom_hi = iv.dom.min, _arith.simplify(iv.dom.min + iv.dom.extent - 1)
+        lo, hi = ranges.get(id(iv.var), (dom_lo, dom_hi))
+        if units:
+            lo = _arith.simplify(substitute(lo, units), bounds)
+            hi = _arith.simplify(substitute(hi, units), bounds)
+        los, his, dlo, dhi = (_arith.as_int(x) for x in (lo, hi, dom_lo, dom_hi))
+        if None not in (los, his, dlo, dhi):
+            lo, hi = const(max(los, dlo), iv.var.dtype), const(min(his, dhi), iv.var.dtype)
+        extent = _arith.simplify(hi - lo + 1, bounds)
+        if _arith.as_int(extent) == 1 and not preserve_unit_loops:
+            value = lo
+        else:
+            var = Var(f"ax{len(loops)}", iv.var.dtype)
+            loops.append((var, extent))
+            ext = _arith.as_int(extent)
+            if ext is not None:
+                bounds[var] = (0, ext - 1)
+            value = _arith.simplify(lo + var, bounds)
+        values.append(value)
+        if id(iv.var) in ranges:
+            end = _arith.simplify(iv.dom.min + iv.dom.extent)
+            if not _provably_within(value, dom_lo, end, bounds, loop_ranges):
+                v_lo, _ = _arith.const_bound(value, bounds)
+                if dlo is None or v_lo is None or v_lo < dlo:
+                    conds.append(value >= dom_lo)
+                conds.append(value < end)
+    pred = const(True)
+    for c in conds:
+        pred = c if isinstance(pred, IntImm) else And(pred, c)
+    body = BlockRealize(tuple(values), pred, block)
+    for var, extent in reversed(loops):
+        body = For(var, const(0, var.dtype), extent, ForKind.SERIAL, body)
+    return body
+
+
 def _kept_predicate(realize: BlockRealize, block, dims: dict, values: list) -> list:
     """Conjuncts of the block's old predicate that bound iterators the new nest runs over
     their whole domain (a split reduction's ``k_0 * 16 + k_1 < n``, after ``rfactor``),
@@ -300,9 +396,11 @@ def compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loops: bool
     _check_others_under(func, realize, loop, buffer, what, "read")
     _check_order(func, root, loop, what, block, before=True)
     _check_inputs_ready(func, realize, loop, what)
-    store_indices = _write_indices(func, block, buffer, what)
-    dims = _dim_of_iters(func, block, store_indices, what)
-    nest = _nest_under(func, realize, loop, readers, buffer, "read", dims, preserve_unit_loops)
+    try:
+        dims = _dim_of_iters(func, block, _write_indices(func, block, buffer, what), what)
+        nest = _nest_under(func, realize, loop, readers, buffer, "read", dims, preserve_unit_loops)
+    except ScheduleError as err:  # indices other than plain iterators: solve for the iterators
+        nest = _solved_nest(func, realize, loop, readers, buffer, "read", preserve_unit_loops, err)
     first = _positions(loop, lambda r: any(x.buffer is buffer for x in r.block.reads))[0]
     new_loop = _insert(loop, nest, 0, first, index, func, what)
     return replace_stmts(func, {root: None, loop: new_loop})
@@ -377,12 +475,12 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
     _check_not_under_reduction(func, loop, writers, what, block)
     _check_inputs_ready(func, realize, loop, what)
     loads = _read_indices(func, block, buffer, what)
-    dims = _dim_of_iters(func, block, loads, what)
-    reduce_dims = [iv for iv in block.iter_vars if iv.iter_type != IterVarType.DataPar and id(iv.var) in dims]
-    if reduce_dims:
-        raise ScheduleError(f"{what}: block {block.name_hint!r} indexes {buffer.name!r} with a reduction "
-                            "iterator", func, block=block)
-    nest = _nest_under(func, realize, loop, writers, buffer, "write", dims, preserve_unit_loops)
+    try:
+        dims = _dim_of_iters(func, block, loads, what)
+    except ScheduleError as err:  # indices other than plain iterators: solve for the iterators
+        dims, nest = None, _solved_nest(func, realize, loop, writers, buffer, "write", preserve_unit_loops, err)
+    if dims is not None:  # a reduction iterator may index it too: the block then reduces in chunks, as in TVM
+        nest = _nest_under(func, realize, loop, writers, buffer, "write", dims, preserve_unit_loops)
     last = _positions(loop, lambda r: any(w.buffer is buffer for w in r.block.writes))[-1]
     n = len(loop.body.seq) if isinstance(loop.body, SeqStmt) else 1
     new_loop = _insert(loop, nest, last + 1, n, index, func, what)

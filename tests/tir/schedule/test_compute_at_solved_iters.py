@@ -1,0 +1,141 @@
+"""compute_at / reverse_compute_at of blocks that do not index the moved buffer with
+plain iterators: reversed indices, ``v // c`` / ``v % c`` splits, fused indices, tiles
+of blockized blocks, constant dimensions and a reduction consumer indexed by its
+reduction iterator.  Each result computes what the original does."""
+
+import pytest
+from sched_helpers import check
+
+from ember.script import tir as T
+from ember.tir import Schedule, ScheduleError
+
+
+@T.prim_func
+def reversed_store(X: T.Buffer((10, 10), "float32"), Z: T.Buffer((10, 10), "float32")):
+    Y = T.alloc_buffer((10, 10))
+    for i, j in T.grid(10, 10):
+        with T.block("b0"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Y[9 - vi, 9 - vj] = X[vi, vj] + T.float32(1)
+    for i, j in T.grid(10, 10):
+        with T.block("b1"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Z[vi, vj] = Y[vj, vi] * T.float32(2)
+
+
+@T.prim_func
+def split_load(X: T.Buffer((16, 16), "float32"), Y: T.Buffer((256,), "float32")):
+    temp = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            temp[vi, vj] = X[vj, vi] + T.float32(1)
+    for i in range(256):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            Y[vi] = temp[vi // 16, vi % 16]
+
+
+@T.prim_func
+def fused_load(A: T.Buffer((3, 16), "float32"), C: T.Buffer((6, 8), "float32")):
+    B = T.alloc_buffer((3, 16))
+    for i0, i1 in T.grid(3, 16):
+        with T.block("B"):
+            v0, v1 = T.axis.remap("SS", [i0, i1])
+            B[v0, v1] = A[v0, v1] + T.float32(1)
+    for a0, a1 in T.grid(6, 8):
+        with T.block("C"):
+            v0, v1 = T.axis.remap("SS", [a0, a1])
+            C[v0, v1] = B[(v0 * 8 + v1) // 16, (v0 * 8 + v1) % 16]
+
+
+@T.prim_func
+def blockized_producer(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    B = T.alloc_buffer((64, 64))
+    for io, jo in T.grid(4, 4):
+        with T.block("B_outer"):
+            vio, vjo = T.axis.remap("SS", [io, jo])
+            T.reads(A[vio * 16:vio * 16 + 16, vjo * 16:vjo * 16 + 16])
+            T.writes(B[vio * 16:vio * 16 + 16, vjo * 16:vjo * 16 + 16])
+            for ii, ji in T.grid(16, 16):
+                with T.block("B_inner"):
+                    vi = T.axis.spatial(64, vio * 16 + ii)
+                    vj = T.axis.spatial(64, vjo * 16 + ji)
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+    for io, jo, ii, ji in T.grid(2, 2, 32, 32):
+        with T.block("C"):
+            vi = T.axis.spatial(64, io * 32 + ii)
+            vj = T.axis.spatial(64, jo * 32 + ji)
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+@T.prim_func
+def row_sum_two_stage(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+    P = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("P"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            P[vi, vj] = A[vi, vj] * T.float32(3)
+    for i, k in T.grid(16, 16):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + P[vk, vi]
+
+
+def test_compute_at_solves_reversed_indices():
+    sch = Schedule(reversed_store)
+    sch.compute_at(sch.get_block("b0"), sch.get_loops(sch.get_block("b1"))[0])
+    assert len(sch.get_loops(sch.get_block("b0"))) == 2  # one value of vj per i: a single new loop
+    assert "T.axis.spatial(10, 9 - i)" in sch.mod["main"].script()
+    check(sch, reversed_store)
+
+
+def test_reverse_compute_at_solves_split_indices():
+    sch = Schedule(split_load)
+    sch.reverse_compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("A"))[0])
+    loops = sch.get_loops(sch.get_block("B"))
+    assert [int(sch.get(lp).extent) for lp in loops] == [16, 16]
+    check(sch, split_load)
+
+
+def test_reverse_compute_at_solves_fused_indices():
+    sch = Schedule(fused_load)
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
+    loops = sch.get_loops(sch.get_block("C"))
+    assert [int(sch.get(lp).extent) for lp in loops] == [3, 2, 8]
+    check(sch, fused_load)
+
+
+def test_compute_at_solves_blockized_tiles():
+    sch = Schedule(blockized_producer)
+    sch.compute_at(sch.get_block("B_outer"), sch.get_loops(sch.get_block("C"))[1], preserve_unit_loops=True)
+    loops = sch.get_loops(sch.get_block("B_outer"))
+    assert [int(sch.get(lp).extent) for lp in loops] == [2, 2, 2, 2]
+    check(sch, blockized_producer)
+
+
+def test_reverse_compute_at_reduction_indexed_by_its_reduction_iterator():
+    sch = Schedule(row_sum_two_stage)
+    sch.reverse_compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("P"))[0])
+    check(sch, row_sum_two_stage)
+
+
+@T.prim_func
+def diagonal_mixed(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, (vi + vj) % 16] = A[vj]
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = B[vi, vi]
+
+
+def test_compute_at_refuses_indices_it_cannot_solve():
+    sch = Schedule(diagonal_mixed)
+    with pytest.raises(ScheduleError, match="distinct block iterators"):
+        sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])
