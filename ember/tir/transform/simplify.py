@@ -14,6 +14,8 @@ indices inside them.
 
 from __future__ import annotations
 
+import contextlib
+
 from ember.arith import Analyzer
 from ember.ir import Call, FloatImm, IntImm, Not, PrimExpr, Range, Var, const, replace, structural_equal
 from ember.transform import Pass
@@ -39,16 +41,61 @@ def _wraps_around(dtype) -> bool:
     return (dtype.is_uint or dtype.is_int and dtype.bits < 32) and not dtype.is_bool
 
 
+def _options() -> dict:
+    """The ``tir.Simplify`` options of the current PassContext (TVM's config keys)."""
+    from ember.transform import PassContext
+
+    cfg = PassContext.current().config.get("tir.Simplify") or {}
+    if not isinstance(cfg, dict):
+        cfg = {k: getattr(cfg, k) for k in dir(cfg) if not k.startswith("_")}
+    return {k: bool(v) for k, v in cfg.items()}
+
+
 class _Simplifier(IRMutator):
-    def __init__(self, analyzer):
+    def __init__(self, analyzer, options=None):
         super().__init__()
         self.analyzer = analyzer
+        self.options = options or {}
+        self.conditions: list = []  # branch conditions known to hold here
+        self.bool_lets: dict = {}  # boolean let Var -> its value
+        self._known = None
+
+    def _knowledge(self):
+        """The comparisons of the enclosing branch conditions (built once per scope)."""
+        if self._known is None:
+            from ember.arith.known_comparisons import KnownComparisons
+
+            known = KnownComparisons(self.options.get("transitively_prove_inequalities", False))
+            for cond in self.conditions:
+                known.add(cond)
+            self._known = known
+        return self._known
+
+    @contextlib.contextmanager
+    def _assuming(self, cond):
+        self.conditions.append(cond)
+        self._known = None
+        try:
+            with self.analyzer.constraint_scope(cond):
+                yield
+        finally:
+            self.conditions.pop()
+            self._known = None
 
     def visit(self, x):
         if isinstance(x, PrimExpr) and not isinstance(x, Var):
             if _wraps_around(x.dtype):  # only its (index) sub-expressions are simplified
                 return super().visit(x)
-            return self.analyzer.simplify(x)
+            out = self.analyzer.simplify(x)
+            if self.conditions and out.dtype.is_bool:
+                narrowed = self._knowledge().rewrite(out)
+                if narrowed is not out:
+                    out = self.analyzer.simplify(narrowed)
+            if out.dtype.is_bool and self.options.get("convert_boolean_to_and_of_ors"):
+                from ember.arith.and_of_ors import simplify_as_and_of_ors
+
+                out = simplify_as_and_of_ors(out, self.analyzer)
+            return out
         return super().visit(x)
 
     def visit_Buffer(self, buf):
@@ -67,6 +114,8 @@ class _Simplifier(IRMutator):
 
     def visit_LetStmt(self, let: LetStmt):
         value = self.visit(let.value)
+        if value.dtype.is_bool and not isinstance(value, IntImm):
+            self.bool_lets[let.var] = value  # kept as a Var, but known when proving conditions
         if _can_inline(value) and not _used_in_buffer_definition(let.var, let.body):
             # constants, Vars and pure integer expressions are substituted, as TVM does
             return self.visit(substitute(let.body, {let.var: value}))
@@ -93,6 +142,10 @@ class _Simplifier(IRMutator):
 
     def visit_IfThenElse(self, stmt: IfThenElse):
         cond = self.visit(stmt.condition)
+        if not isinstance(cond, IntImm) and self.bool_lets and collect(cond, lambda x: x in self.bool_lets):
+            proved = self.visit(substitute(cond, self.bool_lets))  # ``if c:`` with ``c = i < 3``
+            if isinstance(proved, IntImm):
+                cond = proved
         if isinstance(cond, IntImm):
             branch = stmt.then_case if cond.value else stmt.else_case
             return no_op() if branch is None else self.visit(branch)
@@ -102,11 +155,11 @@ class _Simplifier(IRMutator):
             else_case = self.visit(stmt.else_case) if stmt.else_case is not None else None
             return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
         known = cond if cond.dtype.is_bool else cond != const(0, cond.dtype)  # ``if i:`` is ``i != 0``
-        with self.analyzer.constraint_scope(known):
+        with self._assuming(known):
             then_case = self.visit(stmt.then_case)
         else_case = stmt.else_case
         if else_case is not None:
-            with self.analyzer.constraint_scope(Not(known)):
+            with self._assuming(Not(known)):
                 else_case = self.visit(else_case)
         return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
 
@@ -122,7 +175,7 @@ def _can_inline(value) -> bool:
 def _used_in_buffer_definition(var: Var, body) -> bool:
     buffers = collect(body, lambda x: isinstance(x, Buffer))
     return any(v is var for buf in buffers
-               for e in (*buf.shape, *buf.strides, buf.elem_offset) if e is not None
+               for e in (buf.data, *buf.shape, *buf.strides, buf.elem_offset) if e is not None
                for v in collect(e, lambda x: isinstance(x, Var)))
 
 
@@ -134,7 +187,14 @@ def _is_self_store(store: BufferStore) -> bool:
 
 def simplify(func: PrimFunc) -> PrimFunc:
     """Simplify ``func``'s expressions, knowing loop ranges and branch conditions."""
-    return func.with_body(_Simplifier(make_analyzer()).visit(func.body))
+    analyzer = make_analyzer()
+    simplifier = _Simplifier(analyzer, _options())
+    with contextlib.ExitStack() as scopes:
+        for buf in func.buffer_map.values():  # a buffer's extents are never negative
+            for dim in buf.shape:
+                if not isinstance(dim, IntImm) and dim.dtype.is_int:
+                    scopes.enter_context(analyzer.constraint_scope(dim >= const(0, dim.dtype)))
+        return func.with_body(simplifier.visit(func.body))
 
 
 def Simplify() -> Pass:  # noqa: N802 - TVM's name
