@@ -1,12 +1,16 @@
 """Small helpers the CPU rules share: vector lanes for a dtype, inlining spatial producers,
-and the "fuse, split, parallel outer, vectorise inner" treatment of a spatial loop nest."""
+the "fuse, split, parallel outer, vectorise inner" treatment of a spatial loop nest, and the
+steps every register-tiled convolution rule ends with (epilogue into the write-back, the
+accumulator tile's initialisation, the padding left as an elementwise loop nest)."""
 
 from __future__ import annotations
 
 from ember.target import Target
 from ember.tir.schedule import Schedule, ScheduleError
 
-from ..analysis import BlockInfo, const_int
+from ..base import ScheduleRule
+
+from ..analysis import BlockInfo, const_int, root_blocks
 
 # below this many elements a loop nest runs on one thread (OpenMP start-up costs more)
 PARALLEL_MIN = 1 << 14
@@ -120,3 +124,45 @@ def _flattens(info: BlockInfo) -> bool:
     post_order_visit(info.block.body, lambda n: selects.append(n) if isinstance(n, Call)
                      and getattr(n.op, "name", "") == "tir.if_then_else" else None)
     return not selects
+
+
+def inline_epilogue(rule: ScheduleRule, sch: Schedule, name: str, blocks: list, pos: int) -> list:
+    """Inline the blocks after the convolution (``blocks[pos]``) into its tile's write-back;
+    returns the names of those kept apart.  All are kept apart when one writes another shape
+    than the convolution (a slice of padded channels: inlined, the tile would write past it)."""
+    rest = blocks[pos + 1:]
+    shape = [const_int(d) for d in blocks[pos].writes[0].buffer.shape]
+    if any([const_int(d) for d in b.writes[0].buffer.shape] != shape for b in rest):
+        rule.decline(name, "epilogue kept apart: it changes the output's shape")
+        return [b.name for b in rest]
+    for b in rest[:-1]:
+        sch.compute_inline(b.rv)
+    if rest:
+        try:
+            sch.reverse_compute_inline(rest[-1].rv)
+        except ScheduleError as err:
+            rule.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
+            return [rest[-1].name]
+    return []
+
+
+def finish_conv_tile(rule: ScheduleRule, sch: Schedule, name: str, blocks: list, pos: int, conv, acc,
+                     first_reduction, outer, target: Target, write_back, before: list) -> None:
+    """The steps a register-tiled convolution rule ends with, once its loops are split and
+    ordered as ``outer (fused) · x_0 · reductions · tile loops · lanes`` and its accumulators
+    cached in ``acc`` under ``x_0``: the epilogue inlined into the write-back, the tile's
+    initialisation split off before ``first_reduction`` (tile loops unrolled, lanes
+    vectorised), ``write_back(sch, acc)`` scheduling the write-back, ``outer`` parallel, and
+    the blocks ``before`` the convolution (its padding, when kept as a copy) and any epilogue
+    kept apart scheduled as elementwise loop nests."""
+    apart = list(before) + inline_epilogue(rule, sch, name, blocks, pos)
+    init = sch.decompose_reduction(conv, first_reduction)
+    *tile, lanes = sch.get_loops(init)[2:]  # below the fused parallel loop and x_0
+    for lp in tile:
+        sch.unroll(lp)
+    sch.vectorize(lanes)
+    write_back(sch, acc)
+    sch.parallel(outer)
+    for b in root_blocks(sch):
+        if b.name in apart:
+            schedule_spatial(sch, b, target)

@@ -31,8 +31,8 @@ from ember.tir.schedule import Schedule, ScheduleError
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
-from .common import lanes_for, schedule_spatial
-from .conv2d_packed import _tile, inline_epilogue
+from .common import finish_conv_tile, lanes_for
+from .conv2d_packed import _tile
 from .normalize import normalize_for_rules
 
 _OUT = tuple(frozenset({n}) for n in range(5))
@@ -118,21 +118,11 @@ class Conv2DNCHWc(_BlockedConvRule):
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
-        apart = [b.name for b in blocks[:pos]]  # the padding, scheduled as elementwise
-        apart += inline_epilogue(self, sch, name, blocks, pos)
-        init = sch.decompose_reduction(info.rv, rco)
         sch.unroll(x_1)
         sch.unroll(f_1)
         sch.vectorize(fi)
-        i_x, i_f, i_v = sch.get_loops(init)[-3:]
-        sch.unroll(i_x)
-        sch.unroll(i_f)
-        sch.vectorize(i_v)
-        _write_back(sch, acc)
-        sch.parallel(outer)
-        for b in root_blocks(sch):
-            if b.name in apart:
-                schedule_spatial(sch, b, target)
+        finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, rco, outer, target, _write_back,
+                         before=[b.name for b in blocks[:pos]])
         return sch
 
 
@@ -155,21 +145,12 @@ class DepthwiseConv2DNCHWc(_BlockedConvRule):
         outer = sch.fuse(n, f, y)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
-        apart = [b.name for b in blocks[:pos]]
-        apart += inline_epilogue(self, sch, name, blocks, pos)
-        init = sch.decompose_reduction(info.rv, ry)
         sch.unroll(ry)
         sch.unroll(rx)
         sch.unroll(x_1)
         sch.vectorize(fi)
-        i_x, i_v = sch.get_loops(init)[-2:]
-        sch.unroll(i_x)
-        sch.vectorize(i_v)
-        _write_back(sch, acc)
-        sch.parallel(outer)
-        for b in root_blocks(sch):
-            if b.name in apart:
-                schedule_spatial(sch, b, target)
+        finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, ry, outer, target, _write_back,
+                         before=[b.name for b in blocks[:pos]])
         return sch
 
 

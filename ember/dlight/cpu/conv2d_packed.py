@@ -21,11 +21,11 @@ from __future__ import annotations
 from ember.target import Target
 from ember.tir import PrimFunc
 from ember.tir import const as tir_const
-from ember.tir.schedule import Schedule, ScheduleError
+from ember.tir.schedule import Schedule
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
-from .common import lanes_for, schedule_spatial
+from .common import finish_conv_tile, inline_epilogue, lanes_for  # noqa: F401 - inline_epilogue: conv2d.py
 from .normalize import normalize_for_rules
 
 
@@ -44,26 +44,6 @@ def packed_block(info: BlockInfo, depthwise: bool = False) -> int | None:
         if r.dims == want:
             return const_int(r.buffer.shape[-1])
     return None
-
-
-def inline_epilogue(rule: ScheduleRule, sch: Schedule, name: str, blocks: list, pos: int) -> list:
-    """Inline the blocks after the convolution (``blocks[pos]``) into its tile's write-back;
-    returns the names of those kept apart.  All are kept apart when one writes another shape
-    than the convolution (a slice of padded channels: inlined, the tile would write past it)."""
-    rest = blocks[pos + 1:]
-    shape = [const_int(d) for d in blocks[pos].writes[0].buffer.shape]
-    if any([const_int(d) for d in b.writes[0].buffer.shape] != shape for b in rest):
-        rule.decline(name, "epilogue kept apart: it changes the output's shape")
-        return [b.name for b in rest]
-    for b in rest[:-1]:
-        sch.compute_inline(b.rv)
-    if rest:
-        try:
-            sch.reverse_compute_inline(rest[-1].rv)
-        except ScheduleError as err:
-            rule.decline(name, f"epilogue kept apart: {str(err).splitlines()[0]}")
-            return [rest[-1].name]
-    return []
 
 
 def _channel_blocked(vec: int):
@@ -136,21 +116,11 @@ class Conv2DPacked(ScheduleRule):
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
         sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
-        apart = [b.name for b in blocks[:pos]]  # the padding, scheduled as elementwise
-        apart += inline_epilogue(self, sch, name, blocks, pos)
-        init = sch.decompose_reduction(info.rv, rc)
         sch.unroll(f_1)
         sch.unroll(x_1)
         sch.vectorize(f_2)
-        i_f, i_x, i_v = sch.get_loops(init)[-3:]
-        sch.unroll(i_f)
-        sch.unroll(i_x)
-        sch.vectorize(i_v)
-        self._write_back(sch, acc, vec)
-        sch.parallel(outer)
-        for b in root_blocks(sch):
-            if b.name in apart:
-                schedule_spatial(sch, b, target)
+        finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, rc, outer, target,
+                         lambda s, a: self._write_back(s, a, vec), before=[b.name for b in blocks[:pos]])
         return sch
 
     @staticmethod

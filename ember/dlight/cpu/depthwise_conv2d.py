@@ -25,8 +25,8 @@ from ember.tir.schedule import Schedule
 
 from ..analysis import const_int, root_blocks
 from ..base import ScheduleRule, func_name
-from .common import lanes_for, schedule_spatial
-from .conv2d_packed import Conv2DPacked, _channel_blocked, _tile, inline_epilogue, packed_block
+from .common import finish_conv_tile, lanes_for
+from .conv2d_packed import Conv2DPacked, _channel_blocked, _tile, packed_block
 from .normalize import normalize_for_rules
 
 
@@ -72,21 +72,13 @@ class DepthwiseConv2DPacked(ScheduleRule):
         sch.reverse_compute_at(acc, x_0)
         sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
         self._channel_blocked_copy(sch, pads[0].rv, vec)
-        apart = [b.name for b in blocks[:pos] if b.name != pads[0].name]
-        apart += inline_epilogue(self, sch, name, blocks, pos)
-        init = sch.decompose_reduction(info.rv, rc)
         sch.unroll(ry)
         sch.unroll(rx)
         sch.unroll(x_1)
         sch.vectorize(f_1)
-        i_x, i_v = sch.get_loops(init)[-2:]
-        sch.unroll(i_x)
-        sch.vectorize(i_v)
-        Conv2DPacked._write_back(sch, acc, vec)
-        sch.parallel(outer)
-        for b in root_blocks(sch):
-            if b.name in apart:
-                schedule_spatial(sch, b, target)
+        finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, rc, outer, target,
+                         lambda s, a: Conv2DPacked._write_back(s, a, vec),
+                         before=[b.name for b in blocks[:pos] if b.name != pads[0].name])
         return sch
 
     @staticmethod
