@@ -180,8 +180,16 @@ def _lift(mod: IRModule, ctx) -> IRModule:
 
 
 def LiftTransformParams(shared_transform=False) -> Pass:  # noqa: N802 - TVM's name
-    """Lift weight-only computations into ``<name>_transform_params`` (see the module docstring)."""
-    if shared_transform:
-        raise NotImplementedError("LiftTransformParams(shared_transform=...) is not supported yet: "
-                                  "each function gets its own <name>_transform_params")
+    """Lift weight-only computations into ``<name>_transform_params`` (see the module docstring);
+    ``shared_transform`` (True or a list of function names): one ``transform_params`` shared by
+    those functions (see ``lift_shared_transform``)."""
+    if shared_transform:  # one transform_params for all (or the named) functions
+        from .lift_shared_transform import lift_shared
+
+        names = True if shared_transform is True else list(shared_transform)
+
+        def run(mod, ctx):
+            return lift_shared(mod, names, bool(PassContext.current().config.get(_CONSUME, False)))
+
+        return module_pass(run, opt_level=0, name="LiftTransformParams")
     return module_pass(_lift, opt_level=0, name="LiftTransformParams")
