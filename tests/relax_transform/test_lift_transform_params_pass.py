@@ -2,7 +2,6 @@
 transform then the new main equals running the original main."""
 
 import numpy as np
-import pytest
 
 from ember import relax
 from ember.script import ir as I, relax as R
@@ -60,8 +59,3 @@ def test_stop_lift_params_and_idempotence():
     assert [p.name_hint for p in once["main"].params] == ["x", "w", "e"]
     twice = relax.transform.LiftTransformParams()(once)
     assert twice is once
-
-
-def test_shared_transform_not_supported_yet():
-    with pytest.raises(NotImplementedError, match="shared_transform"):
-        relax.transform.LiftTransformParams(shared_transform=True)
