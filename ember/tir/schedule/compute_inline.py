@@ -10,13 +10,15 @@ block iterators.
 
 from __future__ import annotations
 
-from ember.ir import Var, replace
+from ember.arith import Analyzer
+from ember.ir import And, Var, replace
 from ember.tir.buffer import BufferLoad
 from ember.tir.functor import IRMutator, collect, substitute
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, IterVarType
 
+from . import _arith
 from .analysis import (
-    consumers, infer_regions, is_reduction, path_to, producers, reads_buffer, replace_stmts,
+    consumers, infer_regions, is_reduction, is_true, path_to, producers, reads_buffer, replace_stmts,
 )
 from .errors import ScheduleError
 
@@ -140,7 +142,8 @@ def reverse_compute_inline(func, realize: BlockRealize):
         raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} has no producer block "
                             "to be inlined into", func, block=block)
     buffer = loads[0].buffer
-    if any(ld.buffer is not buffer or list(ld.indices) != list(loads[0].indices) for ld in loads):
+    first = [_arith.expr_key(i) for i in loads[0].indices]
+    if any(ld.buffer is not buffer or [_arith.expr_key(i) for i in ld.indices] != first for ld in loads):
         raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} must read its "
                             f"producer's buffer {buffer.name!r} once, at one place", func, block=block)
     producer = [p for p in prods if reads_buffer(block, buffer) and
@@ -155,44 +158,81 @@ def reverse_compute_inline(func, realize: BlockRealize):
     if len(consumers(func, producer)) != 1:
         raise ScheduleError(f"reverse_compute_inline: buffer {buffer.name!r} has other consumers "
                             f"besides block {block.name_hint!r}", func, block=block)
-    params = _distinct_iter_vars(func, block, loads[0].indices, "reverse_compute_inline", "load")
-    spatial = [iv.var for iv in block.iter_vars if iv.iter_type == IterVarType.DataPar]
-    if set(map(id, params)) != set(map(id, spatial)):
-        raise ScheduleError(f"reverse_compute_inline: the load of {buffer.name!r} in block "
-                            f"{block.name_hint!r} must use every spatial iterator exactly once",
-                            func, block=block)
-    _check_consumer_covers_producer(func, block, realize, pblock, buffer, params)
     pstore = pblock.body
-    vmap = dict(zip(params, pstore.indices))
+    vmap = _consumer_iters(func, block, loads[0].indices, pstore.indices, buffer)
+    if not is_true(realize.predicate) and not Analyzer().can_prove(realize.predicate):
+        raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} has a predicate, so it reads "
+                            f"only part of what its producer {pblock.name_hint!r} writes to {buffer.name!r}; "
+                            "inlining it would write outside its output", func, block=block)
     value = _InlineLoads(buffer, [], pstore.value).visit(substitute(store.value, vmap))
     new_store = BufferStore(store.buffer, value, tuple(substitute(i, vmap) for i in store.indices))
     new_pblock = replace(pblock, body=new_store)
     reads, writes = infer_regions(new_pblock)
     new_pblock = replace(new_pblock, reads=reads, writes=writes)
-    func = replace_stmts(func, {subtree_root(func, realize): None, pblock: new_pblock})
+    new_producer = replace(producer, block=new_pblock,
+                           predicate=_cover_predicate(block, producer, vmap))
+    func = replace_stmts(func, {subtree_root(func, realize): None, producer: new_producer})
     return drop_alloc(func, buffer)
 
 
-def _check_consumer_covers_producer(func, block: Block, realize: BlockRealize, pblock: Block, buffer, params):
-    """After the inlining the producer writes the consumer's output wherever it wrote
-    ``buffer``: the consumer must have run on every element the producer writes (all of
-    its domain, no predicate), or elements it never wrote get written outside its output."""
-    from ember.arith import Analyzer
+def _consumer_iters(func, block: Block, load_indices, store_indices, buffer) -> dict:
+    """Each iterator of the consumer ``block`` as an expression of the producer's iterators:
+    directly when the load uses distinct iterators, else by inverting an affine load
+    (``B[i * 16 + j, k]``); iterators of extent one are at their start."""
+    spatial = [iv for iv in block.iter_vars if iv.iter_type == IterVarType.DataPar]
+    units = {iv.var: iv.dom.min for iv in spatial if _arith.is_const(iv.dom.extent, 1)}
+    try:
+        params = _distinct_iter_vars(func, block, load_indices, "reverse_compute_inline", "load")
+        vmap = dict(zip(params, store_indices))
+    except ScheduleError as err:
+        from .affine_inverse import invert_load
 
-    consumer_dom = {id(iv.var): iv.dom for iv in block.iter_vars}
-    producer_dom = {id(iv.var): iv.dom for iv in pblock.iter_vars}
-    ana = Analyzer()
-    partial = not _is_true(realize.predicate) and not ana.can_prove(realize.predicate)
-    for var, index in zip(params, pblock.body.indices):  # the producer stores at its own iterators
-        mine, theirs = consumer_dom[id(var)], producer_dom.get(id(index))
-        if theirs is None or not (ana.can_prove(mine.min <= theirs.min)
-                                  and ana.can_prove(mine.min + mine.extent >= theirs.min + theirs.extent)):
-            partial = True
-    if partial:
-        raise ScheduleError(f"reverse_compute_inline: block {block.name_hint!r} reads only part of what its "
-                            f"producer {pblock.name_hint!r} writes to {buffer.name!r}; inlining it would write "
-                            "outside its output", func, block=block)
+        iters = {iv.var: iv.dom for iv in spatial}
+        vmap = invert_load(load_indices, iters, store_indices)
+        if vmap is None:
+            raise err from None
+    for var, start in units.items():
+        vmap.setdefault(var, start)
+    if {id(v) for v in vmap} != {id(iv.var) for iv in spatial} or len(vmap) != len(spatial):
+        raise ScheduleError(f"reverse_compute_inline: the load of {buffer.name!r} in block "
+                            f"{block.name_hint!r} must use every spatial iterator exactly once",
+                            func, block=block)
+    return vmap
 
 
-def _is_true(expr) -> bool:
-    return getattr(expr, "value", None) in (True, 1)
+def _cover_predicate(block: Block, producer: BlockRealize, vmap: dict):
+    """The producer's predicate, and: each consumer iterator (as a function of the producer's
+    iterators) within its domain wherever that is not certain -- the producer may compute
+    more than the consumer reads (TVM adds the same predicate), in the producer's loops."""
+    pblock = producer.block
+    bounds = {iv.var: _arith.const_bound(iv.dom.min)[:1] + _arith.const_bound(iv.dom.min + iv.dom.extent - 1)[1:]
+              for iv in pblock.iter_vars}
+    bounds = {v: b for v, b in bounds.items() if None not in b}
+    binding = {iv.var: v for iv, v in zip(pblock.iter_vars, producer.iter_values)}
+    old = producer.predicate
+    have = {_arith.expr_key(c) for c in _conjuncts(old)}
+    ana, prover = Analyzer(), Analyzer()
+    for piv in pblock.iter_vars:
+        prover.bind(piv.var, piv.dom)
+    conds = []
+    for iv in block.iter_vars:
+        if iv.var not in vmap or _arith.is_const(iv.dom.extent, 1):
+            continue
+        e = vmap[iv.var]
+        lo, hi = _arith.const_bound(e, bounds)
+        dlo, dhi = _arith.as_int(iv.dom.min), _arith.as_int(_arith.simplify(iv.dom.min + iv.dom.extent - 1))
+        at = substitute(e, binding)
+        if (lo is None or dlo is None or lo < dlo) and not prover.can_prove(iv.dom.min <= e):
+            conds.append(ana.simplify(iv.dom.min <= at))
+        if (hi is None or dhi is None or hi > dhi) and not prover.can_prove(e < iv.dom.min + iv.dom.extent):
+            conds.append(ana.simplify(at < iv.dom.min + iv.dom.extent))
+    pred = old
+    for c in conds:
+        if _arith.expr_key(c) in have:
+            continue
+        pred = c if is_true(pred) else And(pred, c)
+    return pred
+
+
+def _conjuncts(e) -> list:
+    return _conjuncts(e.a) + _conjuncts(e.b) if isinstance(e, And) else [e]

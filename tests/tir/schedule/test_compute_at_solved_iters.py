@@ -139,3 +139,86 @@ def test_compute_at_refuses_indices_it_cannot_solve():
     sch = Schedule(diagonal_mixed)
     with pytest.raises(ScheduleError, match="distinct block iterators"):
         sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])
+
+
+# -- reverse_compute_inline of consumers that load through an affine map ---------------
+
+@T.prim_func
+def fused_rows_load(A: T.Buffer((128, 128), "float32"), B: T.Buffer((8, 16), "float32"),
+                    D: T.Buffer((1, 8, 16, 128), "float32")):
+    C = T.alloc_buffer((128, 128))
+    for i, j in T.grid(128, 128):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j, k, m in T.grid(1, 8, 16, 128):
+        with T.block("C"):
+            vi, vj, vk, vm = T.axis.remap("SSSS", [i, j, k, m])
+            D[vi, vj, vk, vm] = C[vj * 16 + vk, vm] + B[vj, vk]
+
+
+@T.prim_func
+def flat_split_load(A: T.Buffer((16, 16), "float32"), C: T.Buffer((4, 8, 8), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] + T.float32(1)
+    for i, j, k in T.grid(4, 8, 8):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            C[vi, vj, vk] = B[((vi * 8 + vj) * 8 + vk) // 16, ((vi * 8 + vj) * 8 + vk) % 16] * T.float32(3)
+
+
+@T.prim_func
+def overcomputed_producer(A: T.Buffer((16, 16), "float32"), C: T.Buffer((15, 13), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(15, 13):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+def test_reverse_compute_inline_inverts_a_fused_load():
+    sch = Schedule(fused_rows_load)
+    sch.reverse_compute_inline(sch.get_block("C"))
+    text = sch.mod["main"].script()
+    assert "D[0, vi // 16, vi % 16, vj]" in text
+    check(sch, fused_rows_load)
+
+
+def test_reverse_compute_inline_inverts_a_flattened_load():
+    sch = Schedule(flat_split_load)
+    sch.reverse_compute_inline(sch.get_block("C"))
+    assert "C[(vj + vi * 16) // 64, (vj + vi * 16) // 8 % 8, (vj + vi * 16) % 8]" in sch.mod["main"].script()
+    check(sch, flat_split_load)
+
+
+def test_reverse_compute_inline_overcomputed_producer_gets_a_predicate():
+    sch = Schedule(overcomputed_producer)
+    sch.reverse_compute_inline(sch.get_block("C"))
+    assert "T.where(i < 15 and j < 13)" in sch.mod["main"].script()
+    check(sch, overcomputed_producer)
+
+
+@T.prim_func
+def non_affine_load(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + T.float32(1)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = B[vi * vi % 16]
+
+
+def test_reverse_compute_inline_refuses_a_non_affine_load():
+    sch = Schedule(non_affine_load)
+    with pytest.raises(ScheduleError, match="distinct block iterators"):
+        sch.reverse_compute_inline(sch.get_block("C"))
