@@ -1,10 +1,6 @@
-"""Memory primitives: cache_read, cache_write, set_scope, storage_align.
-
-``cache_read`` adds a copy stage ``<buf>_<scope>`` (e.g. ``A_shared``) that copies the
-whole buffer into a new buffer of the given storage scope; the chosen consumers read
-the copy.  ``cache_write`` makes the block write ``<buf>_<scope>`` and adds a stage
-copying it back.  Stages are placed in the block's scope (before the first consumer /
-after the writer), covering the full buffer; ``compute_at`` then localises them.
+"""Memory primitives: set_scope, storage_align, reindex (cache_read / cache_write live in
+``cache_stage.py``), and the helpers they share with it (``_pick``, ``_check_scope``,
+``_scope_name``, ``ReplaceBuffer``).
 """
 
 from __future__ import annotations
@@ -17,12 +13,12 @@ from ember.tir.stmt import (
 )
 
 from .analysis import (
-    blocks_under, child_blocks, find_block, infer_regions, path_to, replace_stmts, scope_of, unique_name,
+    blocks_under, find_block, infer_regions, path_to, replace_stmts, scope_of, unique_name,
 )
 from .compute_inline import subtree_root
 from .errors import ScheduleError
 
-__all__ = ["cache_read", "cache_write", "reindex", "set_scope", "storage_align", "ReplaceBuffer"]
+__all__ = ["reindex", "set_scope", "storage_align", "ReplaceBuffer"]
 
 
 class ReplaceBuffer(IRMutator):
@@ -56,22 +52,6 @@ def _scope_name(buffer, scope: str) -> str:
     return f"{buffer.name}_{scope.replace('.', '_')}"
 
 
-def _copy_stage(name: str, src, dst) -> object:
-    """A loop nest copying all of ``src`` into ``dst`` (same shape) in block ``name``."""
-    # iterators take the dtype of the extents (int64 shapes: int64 loops, as TVM does)
-    dtypes = [str(getattr(s, "dtype", "int32")) for s in src.shape]
-    loops = [Var(f"ax{d}", dt) for d, dt in enumerate(dtypes)]
-    ivs = [IterVar(Range(const(0, dt), s), Var(f"v{d}", dt), IterVarType.DataPar)
-           for d, (s, dt) in enumerate(zip(src.shape, dtypes))]
-    idx = tuple(iv.var for iv in ivs)
-    block = Block(tuple(ivs), (), (), name, BufferStore(dst, src[idx], idx))
-    reads, writes = infer_regions(block)
-    body = BlockRealize(tuple(loops), const(True), replace(block, reads=reads, writes=writes))
-    for var, s, dt in reversed(list(zip(loops, src.shape, dtypes))):
-        body = For(var, const(0, dt), s, ForKind.SERIAL, body)
-    return body
-
-
 def _add_alloc(func, scope_name: str, buffer):
     sb = find_block(func, scope_name).block
     return replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + (buffer,))})
@@ -90,59 +70,6 @@ def _top_level(scope: BlockRealize, stmt):
     return None
 
 
-def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scope: str,
-               consumer_blocks=None):
-    block = realize.block
-    buffer = _pick(func, block, block.reads, read_buffer_index, "cache_read", "read")
-    if any(w.buffer is buffer for w in block.writes):
-        raise ScheduleError(f"cache_read: block {block.name_hint!r} also writes {buffer.name!r} (a reduction "
-                            "reading its own output); use cache_write for it", func, block=block)
-    _check_scope(func, block, storage_scope, "cache_read")
-    scope = scope_of(func, realize)
-    if scope is None or scope is not func.body:
-        raise ScheduleError("cache_read: only blocks directly in the function's root scope are supported "
-                            f"(block {block.name_hint!r} is nested in another block)", func, block=block)
-    readers = [r for r in child_blocks(scope) if any(x.buffer is buffer for x in r.block.reads)
-               and not any(w.buffer is buffer for w in r.block.writes)]
-    if consumer_blocks is not None:
-        wanted = {id(r.block) for r in consumer_blocks}
-        readers = [r for r in readers if id(r.block) in wanted]
-    name = unique_name(func, _scope_name(buffer, storage_scope))
-    new = decl_buffer(buffer.shape, buffer.dtype, name, scope=storage_scope)
-    stage = _copy_stage(new.name, buffer, new)
-    writers = [r for r in child_blocks(scope) if any(w.buffer is buffer for w in r.block.writes)]
-    if len(writers) > 1:  # TVM: the stage needs one producer to follow
-        raise ScheduleError(f"cache_read: buffer {buffer.name!r} is written by several blocks "
-                            f"({', '.join(repr(w.block.name_hint) for w in writers)}); cache_read needs a "
-                            "single producer", func, block=block)
-    children = _scope_children(scope)
-    writer_tops = {id(_top_level(scope, w)) for w in writers}
-    entangled = [r for r in readers if id(_top_level(scope, r)) in writer_tops]
-    if entangled:  # produced and consumed in one loop nest: the stage goes inside, before the reader
-        if len(entangled) != len(readers):
-            raise ScheduleError(f"cache_read: {buffer.name!r} is produced and read inside one loop nest and "
-                                "also read elsewhere; pass consumer_blocks to cache one of them", func,
-                                block=block)
-        pos = children.index(_top_level(scope, entangled[0]))
-    elif writers:
-        pos = children.index(_top_level(scope, writers[-1])) + 1
-    else:
-        tops = [_top_level(scope, r) for r in readers]
-        pos = min(children.index(t) for t in tops if t is not None) if tops else 0
-    mapper = ReplaceBuffer({buffer: new})
-    mapping = {r.block: mapper.visit(r.block) for r in readers}  # same shape: regions carry over
-    new_children = [replace_stmts(c, mapping) for c in children]
-    new_children.insert(pos, stage)
-    func = replace_stmts(func, {scope.block: replace(scope.block, body=seq(*new_children))})
-    func = _add_alloc(func, scope.block.name_hint, new)
-    if entangled:
-        from .compute_location import compute_at
-
-        loop, index = _enclosing_loop(func, entangled[0].block.name_hint, "cache_read")
-        func = compute_at(func, find_block(func, new.name), loop, False, index)
-    return func, new.name
-
-
 def _enclosing_loop(func, block_name: str, what: str):
     """The loop directly around the nest of ``block_name`` and that nest's index in its body."""
     realize = find_block(func, block_name)
@@ -156,38 +83,6 @@ def _enclosing_loop(func, block_name: str, what: str):
     children = loop.body.seq if isinstance(loop.body, SeqStmt) else (loop.body,)
     index = next(k for k, c in enumerate(children) if c is sub or path_to(c, sub) is not None)
     return loop, index
-
-
-def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_scope: str,
-                consumer_blocks=None):
-    block = realize.block
-    buffer = _pick(func, block, block.writes, write_buffer_index, "cache_write", "write")
-    others = [r.block.name_hint for r in blocks_under(func.body) if r is not realize
-              and any(w.buffer is buffer for w in r.block.writes) and r.block.name_hint != "root"
-              and path_to(r, realize) is None and path_to(realize, r) is None]
-    if others:
-        raise ScheduleError(f"cache_write: buffer {buffer.name!r} is also written by block(s) {others}; "
-                            "cache_write needs the block to be its only writer (apply it before "
-                            "decompose_reduction)", func, block=block)
-    _check_scope(func, block, storage_scope, "cache_write")
-    scope = scope_of(func, realize)
-    if scope is None or scope is not func.body:
-        raise ScheduleError("cache_write: only blocks directly in the function's root scope are supported "
-                            f"(block {block.name_hint!r} is nested in another block)", func, block=block)
-    name = unique_name(func, _scope_name(buffer, storage_scope))
-    new = decl_buffer(buffer.shape, buffer.dtype, name, scope=storage_scope)
-    stage = _copy_stage(new.name, new, buffer)
-    top = _top_level(scope, realize)
-    inside = [r for r in blocks_under(top) if r is not realize and any(x.buffer is buffer for x in r.block.reads)]
-    new_block = ReplaceBuffer({buffer: new}).visit(block)
-    func = replace_stmts(func, {top: seq(replace_stmts(top, {block: new_block}), stage)})
-    func = _add_alloc(func, scope.block.name_hint, new)
-    if inside:  # read again inside the same loop nest: write back right after the block's own nest
-        from .compute_location import reverse_compute_at
-
-        loop, index = _enclosing_loop(func, block.name_hint, "cache_write")
-        func = reverse_compute_at(func, find_block(func, new.name), loop, False, index + 1)
-    return func, new.name
 
 
 def set_scope(func, realize: BlockRealize, buffer_index: int, storage_scope: str):

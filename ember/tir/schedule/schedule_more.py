@@ -164,7 +164,7 @@ class MorePrimitives:
 
     def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
                    consumer_blocks=None) -> BlockRV:
-        from .cache import cache_read
+        from .cache_stage import cache_read
 
         read_buffer_index = self._buffer_index(block, read_buffer_index, "read")
         consumers = None if consumer_blocks is None else [self._block(b) for b in consumer_blocks]
@@ -177,10 +177,12 @@ class MorePrimitives:
 
     def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
                     consumer_blocks=None) -> BlockRV:
-        from .cache import cache_write
+        from .cache_stage import cache_write
 
         write_buffer_index = self._buffer_index(block, write_buffer_index, "write")
-        fname, name = self._apply(block, cache_write, self._block(block), write_buffer_index, storage_scope)
+        consumers = None if consumer_blocks is None else [self._block(b) for b in consumer_blocks]
+        fname, name = self._apply(block, cache_write, self._block(block), write_buffer_index, storage_scope,
+                                  consumers)
         rv = self._new(BlockRV, (fname, name))
         self._record("cache_write", [block, None if consumer_blocks is None else list(consumer_blocks)],
                      [write_buffer_index, storage_scope], [rv])

@@ -203,13 +203,14 @@ def test_cache_write_and_read_inside_fused_nest():
     c = sch.get_block("C")
     sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(c)[1])
     stage = sch.cache_write(c, 0, "local")
-    assert len(sch.get_loops(stage)) == 2
+    # as TVM: the write-back goes into the (i, j) nest, over unit loops of the copied 1x1 region
+    assert len(sch.get_loops(stage)) == 4
     check(sch, matmul_relu())
     sch = Schedule(matmul_relu())
     c = sch.get_block("C")
     sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(c)[1])
     stage = sch.cache_read(sch.get_block("D"), 0, "local")
-    assert len(sch.get_loops(stage)) == 2
+    assert len(sch.get_loops(stage)) == 4
     check(sch, matmul_relu())
 
 
