@@ -17,6 +17,7 @@ from ember.runtime.dtype import DataType
 from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_select
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
+from .rules_and import and_div_mod
 from .rules_call import fold_int_intrinsic
 from .rules_divisor import div_by_symbol
 from .rules_push import merge_selects, mod_drop_residues, push_into_minmax
@@ -244,7 +245,7 @@ RULES: dict[type, list] = {
     Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), merge_selects, minmax_bound],
     **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]
        for cls, rules in COMPARE_RULES.items()},
-    And: [fold_binary, *_apply(AND_RULES), logic_entailment],
+    And: [fold_binary, *_apply(AND_RULES), logic_entailment, and_div_mod],
     Or: [fold_binary, *_apply(OR_RULES), logic_entailment],
     Not: [fold_not, *_apply(NOT_RULES)],
     Select: [fold_select, *_apply(SELECT_RULES)],

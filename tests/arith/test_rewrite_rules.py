@@ -62,12 +62,28 @@ RECOMBINE = [
     (tmod(X * 10 + Y, -2), tmod(Y, 2), NONNEG),
 ]
 
+AND_DIV_MOD = [
+    (tir.And(fld(X, 8) == 3, flm(X, 8) == 4), X == 28, None),
+    (tir.And(flm(X, 8) == 4, fld(X, 8) == -3), X == -20, None),
+    (tir.And(fld(X, 10) == 5, flm(X, 10) < 7), tir.And(tir.LE(50, X), X < 57), None),
+    (tir.And(fld(X, 10) == -5, flm(X, 10) <= 7), tir.And(tir.LE(-50, X), X <= -43), None),
+    (tir.And(fld(X, 10) == 5, tir.LT(7, flm(X, 10))), tir.And(tir.LT(57, X), X < 60), None),
+    (tir.And(X < 20, flm(X, 5) < 2), tir.And(X < 17, flm(X, 5) < 2), None),
+    (tir.And(X <= -21, flm(X, 5) < 2), tir.And(X < -23, flm(X, 5) < 2), None),
+    (tir.And(flm(X, 5) < 2, X < 20), tir.And(flm(X, 5) < 2, X < 17), None),
+    (tir.And(X > 3, flm(X, 5) < 2), None, None),
+    (tir.And(X > 3, tir.LT(2, flm(X, 5))), None, None),
+    (tir.And(0 <= X - Y * 5, X - Y * 5 < 5), Y == fld(X, 5), None),
+    (tir.And(Y * 4 <= X + Z, X + Z < Y * 4 + 4), None, None),
+    (tir.And(Y * 4 <= X + Z, X + Z < Y * 4 + 3), None, None),
+]
+
 
 def test_truncating_division_keeps_sign_changes():
     assert isinstance(_simplify(tdiv(X * Z - Y, Z)), tir.Div)
 
 
-@pytest.mark.parametrize("before, expected, cond", [c for c in SYMBOLIC_DIVISOR + RECOMBINE
+@pytest.mark.parametrize("before, expected, cond", [c for c in SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD
                                                     if c[1] is not None])
 def test_division_forms(before, expected, cond):
     _check(before, expected, cond)
@@ -79,7 +95,7 @@ def test_factoring_forms(before, expected, cond):
 
 
 def _all_cases():
-    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE
+    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD
 
 
 _values = st.integers(-40, 40)
@@ -98,4 +114,15 @@ def test_rules_keep_value(case, points):
             want = evaluate(before, env)
         except ZeroDivisionError:
             continue
-        assert evaluate(after, env) == want, (before, after, env)
+        assert bool(evaluate(after, env)) == bool(want) if before.dtype.is_bool else \
+            evaluate(after, env) == want, (before, after, env)
+
+
+@pytest.mark.parametrize("before, expected, cond", AND_DIV_MOD)
+def test_and_div_mod_keeps_value_exhaustively(before, expected, cond):
+    after = _simplify(before, cond)
+    for x in range(-70, 71):
+        for y in (-3, 0, 2, 11):
+            for z in (-1, 0, 3):
+                env = {X: x, Y: y, Z: z}
+                assert bool(evaluate(after, env)) == bool(evaluate(before, env)), (before, after, env)
