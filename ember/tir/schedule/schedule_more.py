@@ -188,6 +188,33 @@ class MorePrimitives:
                      [write_buffer_index, storage_scope], [rv])
         return rv
 
+    def _reindex_cache(self, fn_name: str, block: BlockRV, buffer_index: int, storage_scope: str,
+                       index_map) -> BlockRV:
+        from . import reindex_cache
+        from .index_map import IndexMap
+
+        kind = "read" if fn_name.endswith("read") else "write"
+        buffer_index = self._buffer_index(block, buffer_index, kind)
+        realize = self._block(block)
+        if not isinstance(index_map, IndexMap):
+            index_map = IndexMap.from_func(index_map, ndim=len(realize.block.iter_vars))
+        fname, name = self._apply(block, getattr(reindex_cache, fn_name), realize, buffer_index, storage_scope,
+                                  index_map)
+        rv = self._new(BlockRV, (fname, name))
+        self._record(fn_name, [block], [buffer_index, storage_scope, index_map], [rv])
+        return rv
+
+    def reindex_cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
+                           index_map) -> BlockRV:
+        """A copy of the buffer the block reads at one point, laid out by ``index_map`` of the
+        block's iterators (see reindex_cache.py)."""
+        return self._reindex_cache("reindex_cache_read", block, read_buffer_index, storage_scope, index_map)
+
+    def reindex_cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
+                            index_map) -> BlockRV:
+        """The block writes a copy laid out by ``index_map`` of its iterators; a stage writes it back."""
+        return self._reindex_cache("reindex_cache_write", block, write_buffer_index, storage_scope, index_map)
+
     def reindex(self, block: BlockRV, buffer) -> BlockRV:
         from .cache import reindex
 

@@ -84,6 +84,8 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("cache_read", ("block", "consumer_blocks"), ("read_buffer_index", "storage_scope")),
     K("cache_write", ("block", "consumer_blocks"), ("write_buffer_index", "storage_scope")),
     K("reindex", ("block",), ("buffer",)),
+    K("reindex_cache_read", ("block",), ("read_buffer_index", "storage_scope", "index_map")),
+    K("reindex_cache_write", ("block",), ("write_buffer_index", "storage_scope", "index_map")),
     K("set_scope", ("block",), ("buffer_index", "storage_scope")),
     K("storage_align", ("block",), ("buffer_index", "axis", "factor", "offset")),
     K("unsafe_set_dtype", ("block",), ("buffer_index", "dtype")),
