@@ -7,8 +7,8 @@ up in the current IR on each use (see ``state.py``).  Every primitive is recorde
 a ``Trace`` that prints as Python, serialises to JSON and replays.  Illegal uses raise
 ``ScheduleError`` with the IR printed and the offending block or loop marked.
 
-Known limits (each refused with a ScheduleError, never silently wrong): cache_read,
-cache_write and reindex work on blocks of the root scope; compute_at / reverse_compute_at
+Known limits (each refused with a ScheduleError, never silently wrong): reindex works
+on blocks of the root scope; compute_at / reverse_compute_at
 move blocks whose accesses of the moved buffer are indexed by distinct block iterators;
 rfactor needs ``C[...] = C[...] op value`` with op in +, *, min, max; IndexMap.inverse
 handles permutations, tilings (``x // c``, ``x % c``) and mixed-radix fusions; tensorize

@@ -32,7 +32,7 @@ from . import _arith
 from .analysis import blocks_under, child_blocks, path_to, replace_stmts, scope_of, stmt_children, unique_name
 from .errors import ScheduleError
 
-__all__ = ["cache_read", "cache_write"]
+__all__ = ["cache_read", "cache_write", "cache_inplace"]
 
 
 # -- where the stage goes ---------------------------------------------------------------
@@ -282,9 +282,11 @@ def _writers_in(scope: BlockRealize, buffer) -> list:
     return [r for r in child_blocks(scope.block) if any(w.buffer is buffer for w in r.block.writes)]
 
 
-def _readers_in(scope: BlockRealize, buffer, exclude) -> list:
-    return [r.block for r in child_blocks(scope.block)
-            if r is not exclude and any(x.buffer is buffer for x in r.block.reads)]
+def _readers_in(scope: BlockRealize, buffer, writer) -> list:
+    """Blocks of the scope after ``writer`` reading ``buffer`` (TVM's read-after-write deps)."""
+    blocks = child_blocks(scope.block)
+    after = blocks[next((k for k, r in enumerate(blocks) if r is writer), -1) + 1:]
+    return [r.block for r in after if any(x.buffer is buffer for x in r.block.reads)]
 
 
 def _consumer_set(consumer_blocks) -> list:
@@ -395,3 +397,32 @@ def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_sc
     offsets = tuple(lo for lo, _ in region) if compact else None
     mutator = _UseCache(buffer, new, offsets, chosen, {id(block)}, {id(_stage_block(stage))})
     return _finish(func, scope, loc, pos, stage, new, mutator), new.name
+
+
+def cache_inplace(func, realize: BlockRealize, read_buffer_index: int, storage_scope: str):
+    """A block that reads and writes a buffer in place works on a cache: a stage copies the
+    block's region in right before it and another copies it back right after it."""
+    from .cache import _pick
+
+    block = realize.block
+    buffer = _pick(func, block, block.reads, read_buffer_index, "cache_inplace", "read")
+    scope = _prepare(func, realize, buffer, storage_scope, "cache_inplace")
+    declared = next((r for r in block.reads if r.buffer is buffer), None)
+    region = tuple((r.min, r.extent) for r in (declared or BufferRegion.full_region(buffer)).region)
+    path = (path_to(scope.block, realize) or [])
+    loc = next(s for s in reversed(path) if isinstance(s, For | Block))
+    below = path[path.index(loc) + 1] if path.index(loc) + 1 < len(path) else realize
+    body = loc.body.body if isinstance(loc.body, DeclBuffer) else loc.body
+    pos = list(body.seq).index(below) if isinstance(body, SeqStmt) else 0
+    compact = isinstance(loc, Block)
+    new = _cache_buffer(func, buffer, storage_scope, region, compact)
+    load = _make_stage(new.name, buffer, new, region, compact, reading=True)
+    store_name = unique_name(func, new.name + "_1")  # block names stay unique (TVM reuses the name)
+    store = _make_stage(store_name, new, buffer, region, compact, reading=False)
+    offsets = tuple(lo for lo, _ in region) if compact else None
+    mutator = _UseCache(buffer, new, offsets, set(), {id(block)}, {id(_stage_block(load)), id(_stage_block(store))})
+    loc_new = replace(loc, body=_insert(_insert(loc.body, pos, load), pos + 2, store))
+    func = replace_stmts(func, {loc: loc_new})
+    scope_block = loc_new if loc is scope.block else _find_same(func, scope)
+    func = replace_stmts(func, {scope_block: replace(scope_block, alloc_buffers=scope_block.alloc_buffers + (new,))})
+    return replace(func, body=mutator.visit(func.body)), [new.name, store_name]

@@ -188,6 +188,17 @@ class MorePrimitives:
                      [write_buffer_index, storage_scope], [rv])
         return rv
 
+    def cache_inplace(self, block: BlockRV, read_buffer_index: int, storage_scope: str) -> list[BlockRV]:
+        """The block (reading and writing the buffer in place) works on a copy in
+        ``storage_scope``: returns the copy-in and the copy-back stages."""
+        from .cache_stage import cache_inplace
+
+        read_buffer_index = self._buffer_index(block, read_buffer_index, "read")
+        fname, names = self._apply(block, cache_inplace, self._block(block), read_buffer_index, storage_scope)
+        rvs = [self._new(BlockRV, (fname, n)) for n in names]
+        self._record("cache_inplace", [block], [read_buffer_index, storage_scope], rvs)
+        return rvs
+
     def _reindex_cache(self, fn_name: str, block: BlockRV, buffer_index: int, storage_scope: str,
                        index_map) -> BlockRV:
         from . import reindex_cache

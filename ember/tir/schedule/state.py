@@ -19,11 +19,23 @@ the latest IR.
 
 from __future__ import annotations
 
+import enum
+
 from ember.ir import IRModule
 
 from .cached_flags import CachedFlags
 
-__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "StmtSRef", "CachedFlags", "ROOT", "INLINE"]
+__all__ = ["BlockRV", "LoopRV", "ExprRV", "ScheduleState", "StmtSRef", "CachedFlags", "ROOT", "INLINE",
+           "ScheduleDebugMask"]
+
+
+class ScheduleDebugMask(enum.IntFlag):
+    """What a schedule checks after each primitive (``Schedule(debug_mask=...)``).  ember
+    checks the IR's well-formedness for any non-zero mask (its srefs are derived from the
+    IR, so there is no separate sref tree to verify)."""
+
+    VERIFY_SREF_TREE = 1
+    VERIFY_CACHED_FLAGS = 2
 
 
 class _RV:

@@ -84,6 +84,7 @@ KINDS: dict[str, InstructionKind] = _kinds(
     K("cache_read", ("block", "consumer_blocks"), ("read_buffer_index", "storage_scope")),
     K("cache_write", ("block", "consumer_blocks"), ("write_buffer_index", "storage_scope")),
     K("reindex", ("block",), ("buffer",)),
+    K("cache_inplace", ("block",), ("read_buffer_index", "storage_scope"), returns_list=True),
     K("reindex_cache_read", ("block",), ("read_buffer_index", "storage_scope", "index_map")),
     K("reindex_cache_write", ("block",), ("write_buffer_index", "storage_scope", "index_map")),
     K("set_scope", ("block",), ("buffer_index", "storage_scope")),

@@ -148,3 +148,37 @@ def test_cache_write_without_other_readers_writes_back_last():
         last = last.body
     assert last.block.name_hint == "A_global"
     check(sch, produce_then_two_readers)
+
+
+@T.prim_func
+def negate_in_place(A: T.Buffer((16,), "float32")):
+    for i in range(1):
+        with T.block("negate"):
+            T.reads(A[0:16])
+            T.writes(A[0:16])
+            for k in range(16):
+                A[k] = T.float32(0) - A[k]
+
+
+def test_cache_inplace_copies_in_and_back_around_the_block():
+    sch = Schedule(negate_in_place)
+    load, store = sch.cache_inplace("negate", 0, "local")
+    assert [sch.get(load).name_hint, sch.get(store).name_hint] == ["A_local", "A_local_1"]
+    block = sch.get(sch.get_block("negate"))
+    assert [r.buffer.name for r in block.reads + block.writes] == ["A_local", "A_local"]
+    # both stages sit in the block's loop, around it
+    assert sch.get(sch.get_loops(load)[0]) is sch.get(sch.get_loops(sch.get_block("negate"))[0])
+    check(sch, negate_in_place)
+
+
+def test_cache_write_ignores_readers_before_the_writer():
+    sch = Schedule(negate_in_place)
+    _, store = sch.cache_inplace("negate", 0, "local")
+    sch.cache_read(sch.get_block("A_local"), 0, "global", consumer_blocks=["A_local"])
+    sch.cache_write(store, 0, "global")  # A's copy-in stage reads A earlier: the write-back still goes last
+    body = sch.mod["main"].body.block.body
+    last = body.seq[-1]
+    while not hasattr(last, "block"):
+        last = last.body
+    assert last.block.name_hint == "A_global_1"
+    check(sch, negate_in_place)
