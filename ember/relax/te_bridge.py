@@ -43,6 +43,13 @@ def _own_vars(prim, shared: list):
     return substitute(prim, lambda v: fresh.get(id(v)))
 
 
+def _function_name(func) -> str | None:
+    """The PrimFunc's default name, as TVM's: the TE function's own name (a lambda, which
+    has none usable, gives way to the name of its output tensor)."""
+    name = getattr(func, "__name__", None)
+    return name if isinstance(name, str) and name.isidentifier() else None
+
+
 def call_te(bb, func, *args, **kwargs):
     """See module docstring; ``primfunc_name_hint`` and ``primfunc_attrs`` are honoured."""
     te = _te()
@@ -108,7 +115,7 @@ def call_te(bb, func, *args, **kwargs):
         prim = prim.without_attr("global_symbol")
     if extra_attrs:
         prim = prim.with_attr(dict(extra_attrs))
-    name = name_hint or out_list[0].op.name
+    name = name_hint or _function_name(func) or out_list[0].op.name
     gv = bb.add_func(prim, name)
     out_sinfo = [TensorStructInfo(list(o.shape), str(o.dtype)) for o in out_list]
     from .op.call import call_tir

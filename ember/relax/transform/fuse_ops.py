@@ -222,7 +222,7 @@ def _make_primitive(bindings: list, inputs: list, name: str) -> Function:
               for i, x in enumerate(inputs)]
     remap = {id(x): p for x, p in zip(inputs, params)}
     bb = BlockBuilder()
-    with bb.function(name, params, attrs={"Primitive": True}, private=True):
+    with bb.function(name, params, attrs={"Primitive": 1}, private=True):  # Integer(1), as TVM
         with bb.dataflow():
             for b in bindings[:-1] + [bindings[-1]]:
                 call = b.value
