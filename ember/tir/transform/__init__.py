@@ -18,6 +18,7 @@ from .hoist_expression import (
     HoistedConditionals, HoistedLetBindings, HoistExpression, HoistIfThenElse, hoist_expression,
 )
 from .inline_private_functions import InlinePrivateFunctions, inline_private_functions
+from .loop_partition import LoopPartition, loop_partition
 from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
 from .lower_match_buffer import LowerMatchBuffer, lower_match_buffer
@@ -65,7 +66,7 @@ __all__ = [
     "HoistIfThenElse", "hoist_expression", "ForceNarrowIndexToInt32", "force_narrow_index_to_int32",
     "NarrowDataType", "narrow_datatype", "LowerMatchBuffer", "lower_match_buffer",
     "RenormalizeSplitPattern", "renormalize_split_pattern", "InlinePrivateFunctions",
-    "inline_private_functions",
+    "inline_private_functions", "LoopPartition", "loop_partition",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above

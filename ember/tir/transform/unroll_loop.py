@@ -81,6 +81,12 @@ class _Unroller(IRMutator):
         finally:
             self.auto_max_step = saved
 
+    def visit_SeqStmt(self, stmt: SeqStmt):
+        items = [self.visit(s) for s in stmt.seq]
+        if all(a is b for a, b in zip(items, stmt.seq)):
+            return stmt
+        return seq(*items)  # a loop replaced by several statements joins the sequence
+
     def visit_For(self, loop: For):
         saved = (self.auto_max_step, self.explicit)
         annotations = loop.annotations
