@@ -176,12 +176,13 @@ def reindex(func, realize: BlockRealize, buffer):
     if len(keys) != 1:
         raise ScheduleError(f"reindex: block {block.name_hint!r} must access {buf.name!r} with one set of "
                             "indices", func, block=block)
-    indices = accesses[0]
     bounds = {}
     for iv in block.iter_vars:
         lo, ext = _arith.as_int(iv.dom.min), _arith.as_int(iv.dom.extent)
         if lo is not None and ext is not None:
             bounds[iv.var] = (lo, lo + ext - 1)
+    # simplified within the iterators' domains first: ``co // 64 * 3 + rc`` is ``rc`` for co < 64
+    indices = tuple(_arith.simplify(i, bounds) for i in accesses[0])
     for d, i in enumerate(indices):
         lo, hi = _arith.const_bound(i, bounds)
         dim = _arith.as_int(buf.shape[d])
@@ -218,10 +219,10 @@ def reindex(func, realize: BlockRealize, buffer):
              BufferStore(buf, BufferLoad(new, tuple(n.var for n in ivs)), src.indices))
     stage_block = Block(tuple(ivs), (), (), name, store)
     r, w = infer_regions(stage_block)
-    loops = [Var(f"ax{k}", "int32") for k in range(len(ivs))]
+    loops = [Var(f"ax{k}", iv.dom.extent.dtype) for k, iv in enumerate(ivs)]  # int64 extents: int64 loops
     stage = BlockRealize(tuple(loops), const(True), replace(stage_block, reads=r, writes=w))
     for var, iv in reversed(list(zip(loops, ivs))):
-        stage = For(var, const(0, "int32"), iv.dom.extent, ForKind.SERIAL, stage)
+        stage = For(var, const(0, var.dtype), iv.dom.extent, ForKind.SERIAL, stage)
     top = _top_level(scope, realize)
     role = (lambda r: any(w.buffer is buf for w in r.block.writes)) if kind == "read" else \
         (lambda r: any(x.buffer is buf for x in r.block.reads))

@@ -323,3 +323,22 @@ def test_set_scope_checks_the_scope_name():
         sch.set_scope(sch.get_block("B"), 0, "test_scope")
     sch.set_scope(sch.get_block("B"), 0, "shared.dyn")
     assert sch.get(sch.get_block("B")).writes[0].buffer.scope() == "shared.dyn"
+
+
+@T.prim_func
+def grouped_read(A: T.Buffer((T.int64(4), 6), "float32"), B: T.Buffer((T.int64(4), 8, 6), "float32")):
+    for i, co, c in T.grid(T.int64(4), 8, 6):
+        with T.block("B"):
+            vi, vco, vc = T.axis.remap("SSS", [i, co, c])
+            B[vi, vco, vc] = A[vi, vco // 8 * 6 + vc] * T.float32(3)
+
+
+def test_reindex_simplifies_the_access_within_the_iterator_domains():
+    sch = Schedule(grouped_read)
+    stage = sch.reindex(sch.get_block("B"), ("read", 0))
+    cache = sch.get(sch.get_block("B")).reads[0].buffer
+    # vco // 8 is 0 for vco < 8: the copy is indexed by (vi, vc) only, not by vco
+    assert [int(s) for s in cache.shape] == [4, 6]
+    loops = sch.get_loops(stage)
+    assert [str(sch.get(x).loop_var.dtype) for x in loops] == ["int64", "int32"]
+    check(sch, grouped_read)
