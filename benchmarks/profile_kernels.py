@@ -58,7 +58,8 @@ def call_counts(mod) -> collections.Counter:
     counts = collections.Counter()
     text = "\n".join(f.script() for f in mod.functions.values() if type(f).__name__ == "Function")
     for gv in mod.functions:
-        counts[gv.name_hint] = text.count(f"cls.{gv.name_hint},") + text.count(f"cls.{gv.name_hint}(")
+        name = gv.name_hint  # a function printed alone names its callees I.GlobalVar("...")
+        counts[name] = text.count(f"cls.{name},") + text.count(f"cls.{name}(") + text.count(f'I.GlobalVar("{name}")')
     return counts
 
 
