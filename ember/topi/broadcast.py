@@ -118,7 +118,12 @@ add = _binary_op(lambda a, b: a + b, "add")
 subtract = _binary_op(lambda a, b: a - b, "subtract")
 multiply = _binary_op(lambda a, b: a * b, "multiply")
 divide = _binary_op(lambda a, b: a / b, "divide")
-floor_divide = _binary_op(tir_op.floordiv, "floor_divide")
+def _floor_div(a, b):
+    """Integers: floordiv; floats: floor(a / b), as TVM's topi writes it."""
+    return tir_op.floor(a / b) if a.dtype.is_float else tir_op.floordiv(a, b)
+
+
+floor_divide = _binary_op(_floor_div, "floor_divide")
 floor_mod = _binary_op(tir_op.floormod, "floor_mod")
 trunc_divide = _binary_op(tir_op.truncdiv, "trunc_divide")
 trunc_mod = _binary_op(tir_op.truncmod, "trunc_mod")
@@ -130,8 +135,9 @@ equal = _binary_op(lambda a, b: a == b, "equal")
 not_equal = _binary_op(lambda a, b: a != b, "not_equal")
 less = _binary_op(lambda a, b: a < b, "less")
 less_equal = _binary_op(lambda a, b: a <= b, "less_equal")
-greater = _binary_op(lambda a, b: a > b, "greater")
-greater_equal = _binary_op(lambda a, b: a >= b, "greater_equal")
+# written with the operands swapped (b < a), the form TVM's topi gives them
+greater = _binary_op(lambda a, b: b < a, "greater")
+greater_equal = _binary_op(lambda a, b: b <= a, "greater_equal")
 logical_and = _binary_op(_logic(tir_op.logical_and), "logical_and")
 logical_or = _binary_op(_logic(tir_op.logical_or), "logical_or")
 logical_xor = _binary_op(_logic(lambda a, b: a != b), "logical_xor")

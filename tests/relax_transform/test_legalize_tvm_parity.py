@@ -119,3 +119,48 @@ def test_symbolic_arange_passes_the_var_used_inside_a_dim():
     assert isinstance(call.args[2], relax.ShapeExpr) and isinstance(call.args[2].values[0], tir.Var)
     out = _run(legal, np.zeros(9, "float32"))
     np.testing.assert_array_equal(out, np.arange(1, 9, 2)[:9 // 2])
+
+
+def test_comparisons_and_float_floor_divide_as_tvm_writes_them():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")):
+            a = R.greater(x, y)
+            b = R.greater_equal(x, y)
+            c = R.floor_divide(x, y)
+            return (a, b, c)
+
+    legal = LegalizeOps()(Mod)
+    greater = legal["greater"].script()
+    assert "y[v_ax0, v_ax1] < x[v_ax0, v_ax1]" in greater
+    assert "T.floor(x[v_ax0, v_ax1] / y[v_ax0, v_ax1])" in legal["floor_divide"].script()
+    x = np.array([[-3.5, 2.0, 7.0], [1.0, -1.0, 0.5]], "float32")
+    y = np.array([[2.0, 2.0, -2.0], [1.5, -1.0, 0.25]], "float32")
+    ex = relax.build(legal, "llvm")
+    vm = relax.VirtualMachine(ex, ember.cpu())
+    a, b, c = (t.numpy() for t in vm["main"](ember.nd.array(x), ember.nd.array(y)))
+    np.testing.assert_array_equal(a, x > y)
+    np.testing.assert_array_equal(b, x >= y)
+    np.testing.assert_allclose(c, np.floor_divide(x, y))
+
+
+def test_leaky_relu_and_conv_kernels():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 2, 5, 5), "float32"), w: R.Tensor((3, 2, 3, 3), "float32")):
+            a = R.nn.leakyrelu(x, 0.1)
+            b = R.nn.conv2d(a, w)
+            return b
+
+    legal = LegalizeOps()(Mod)
+    assert "layout_free_buffers" not in legal["conv2d"].attrs
+    x = np.random.randn(1, 2, 5, 5).astype("float32")
+    w = np.random.randn(3, 2, 3, 3).astype("float32")
+    a = np.where(x > 0, x, 0.1 * x)
+    want = np.zeros((1, 3, 3, 3), "float32")
+    for i in range(3):
+        for j in range(3):
+            want[0, :, i, j] = np.tensordot(w, a[0, :, i:i + 3, j:j + 3], axes=([1, 2, 3], [0, 1, 2]))
+    np.testing.assert_allclose(_run(legal, x, w), want, rtol=1e-4, atol=1e-5)

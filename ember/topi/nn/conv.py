@@ -109,8 +109,9 @@ def conv(data, kernel, strides=1, padding=0, dilation=1, groups: int = 1, out_dt
     if groups > 1:
         default = "group_" + default
     shape = (data.shape[0], out_ch) + out_spatial
+    # no layout_free_placeholders mark on the kernel, as TVM's generic conv (Relax's
+    # AttachAttrLayoutFreeBuffers marks constant weights where a schedule may repack them)
     return te.compute(shape, f, name=name or default, tag=default,
-                      attrs={"layout_free_placeholders": [kernel]},
                       varargs_names=["nn", "ff", *_SPATIAL_NAMES[n]])
 
 

@@ -22,7 +22,7 @@ def leaky_relu(x, alpha: float) -> te.Tensor:
     """``x`` where positive, ``alpha * x`` elsewhere."""
     def f(*i):
         v = x(*i)
-        return tir_op.Select(v > const(0, x.dtype), v, v * const(alpha, x.dtype))
+        return tir_op.Select(const(0, x.dtype) < v, v, v * const(alpha, x.dtype))
 
     return compute_ax(x.shape, f, "T_leaky_relu", tag="elemwise")
 
