@@ -127,6 +127,7 @@ def compute_inline(func, realize: BlockRealize):
     if any(isinstance(n, BufferLoad) and n.buffer is buffer for n in collect(store.value, lambda n: True)):
         raise ScheduleError(f"compute_inline: block {block.name_hint!r} reads the buffer it writes",
                             func, block=block)
+    _check_no_opaque_access(func, buffer, "compute_inline", block)
     func = replace_stmts(func, {subtree_root(func, realize): None})
     body = _InlineLoads(buffer, params, store.value).visit(func.body)
     return drop_alloc(replace(func, body=body), buffer)
@@ -158,6 +159,7 @@ def reverse_compute_inline(func, realize: BlockRealize):
     if len(consumers(func, producer)) != 1:
         raise ScheduleError(f"reverse_compute_inline: buffer {buffer.name!r} has other consumers "
                             f"besides block {block.name_hint!r}", func, block=block)
+    _check_no_opaque_access(func, buffer, "reverse_compute_inline", block)
     pstore = pblock.body
     vmap = _consumer_iters(func, block, loads[0].indices, pstore.indices, buffer)
     if not is_true(realize.predicate) and not Analyzer().can_prove(realize.predicate):
@@ -173,6 +175,44 @@ def reverse_compute_inline(func, realize: BlockRealize):
                            predicate=_cover_predicate(block, producer, vmap))
     func = replace_stmts(func, {subtree_root(func, realize): None, producer: new_producer})
     return drop_alloc(func, buffer)
+
+
+def _check_no_opaque_access(func, buffer, what: str, block: Block) -> None:
+    """Inlining removes ``buffer``: refuse when something uses it other than by loads and
+    stores -- its data pointer (``access_ptr``, an extern call) or a matched sub-region."""
+    from .analysis import _stmt_exprs, walk
+
+    for stmt in walk(func.body):
+        if isinstance(stmt, Block) and any(m.source.buffer is buffer for m in stmt.match_buffers):
+            why = f"block {stmt.name_hint!r} matches a region of it"
+        elif any(_uses_var(e, buffer.data) for e in _stmt_exprs(stmt)):
+            why = "its data pointer is used directly"
+        else:
+            continue
+        raise ScheduleError(f"{what}: buffer {buffer.name!r} is accessed opaquely ({why}); only a "
+                            "buffer read and written through loads and stores can be inlined", func, block=block)
+
+
+def _uses_var(e, var) -> bool:
+    """Whether ``var`` occurs in ``e`` as a value (not as the data of a loaded buffer)."""
+    from ember.ir import PrimExpr, fields_of
+
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is var:
+            return True
+        if isinstance(x, BufferLoad):
+            stack.extend(x.indices)
+            continue
+        if isinstance(x, PrimExpr):
+            for name in fields_of(x):
+                value = getattr(x, name)
+                if isinstance(value, PrimExpr):
+                    stack.append(value)
+                elif isinstance(value, tuple | list):
+                    stack.extend(v for v in value if isinstance(v, PrimExpr))
+    return False
 
 
 def _consumer_iters(func, block: Block, load_indices, store_indices, buffer) -> dict:

@@ -222,3 +222,43 @@ def test_reverse_compute_inline_refuses_a_non_affine_load():
     sch = Schedule(non_affine_load)
     with pytest.raises(ScheduleError, match="distinct block iterators"):
         sch.reverse_compute_inline(sch.get_block("C"))
+
+
+# -- inlining refuses buffers used other than through loads and stores ----------------
+
+@T.prim_func
+def pointer_use(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            T.reads(B[0:16])
+            T.writes(C[vi])
+            T.evaluate(B.access_ptr("r", extent=16))
+            C[vi] = B[vi] + T.float32(1)
+
+
+@T.prim_func
+def matched_use(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            Bv = T.match_buffer(B[vi:vi + 1], (1,))
+            C[vi] = Bv[0] + T.float32(1)
+
+
+@pytest.mark.parametrize("func, why", [(pointer_use, "its data pointer is used directly"),
+                                       (matched_use, "block 'C' matches a region of it")])
+def test_compute_inline_refuses_opaque_access(func, why):
+    sch = Schedule(func)
+    with pytest.raises(ScheduleError, match=f"buffer 'B' is accessed opaquely \\({why}\\)"):
+        sch.compute_inline(sch.get_block("B"))
