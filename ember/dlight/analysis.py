@@ -78,10 +78,9 @@ def _accesses(block: Block, iter_pos: dict) -> tuple[tuple, tuple]:
 
 
 def _realize_of(func: PrimFunc, block: Block) -> BlockRealize:
-    found: list = []
-    post_order_visit(func.body, lambda n: found.append(n)
-                     if isinstance(n, BlockRealize) and n.block is block else None)
-    return found[0]
+    from ember.tir.schedule.analysis import walk  # statements only: expressions cannot hold blocks
+
+    return next(s for s in walk(func.body) if isinstance(s, BlockRealize) and s.block is block)
 
 
 def block_info(sch: Schedule, rv: BlockRV) -> BlockInfo:
