@@ -82,11 +82,29 @@ class _Lowerer(IRMutator):
             carried = self.carried.get(id(buf.data))
             if carried:
                 annotations[CARRIED_LOOPS] = tuple(carried)
-            body = Allocate(buf.data, buf.dtype, buf.shape, const(True), DeclBuffer(buf, body), annotations)
+            body = Allocate(buf.data, buf.dtype, _allocation_shape(buf), const(True), DeclBuffer(buf, body),
+                            annotations)
+        pragmas = [(k, v) for k, v in (block.annotations or {}).items() if k.startswith("pragma_")]
+        for key, value in reversed(pragmas):  # a block's pragmas wrap its body, as TVM (node 0)
+            body = AttrStmt(const(0, "int32"), key, _attr_value(value), body)
         predicate = self.visit(realize.predicate)
         if not (isinstance(predicate, IntImm) and predicate.value):
             body = IfThenElse(predicate, body)
         return body
+
+
+def _allocation_shape(buf: Buffer) -> tuple:
+    """The extents to allocate: the shape, except that with strides each inner extent is the
+    ratio of consecutive strides (a row padded to stride 17 allocates 17 elements, not 16)."""
+    if not buf.strides or len(buf.strides) != len(buf.shape):
+        return tuple(buf.shape)
+    from ember.arith import Analyzer
+
+    ana = Analyzer()
+    out = list(buf.shape)
+    for i in range(len(out) - 1, 0, -1):
+        out[i] = ana.simplify(buf.strides[i - 1] // buf.strides[i])
+    return tuple(out)
 
 
 def _attr_value(value):
