@@ -91,7 +91,7 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
     # as written first (keeps fused sums whole), then simplified (cancels terms, folds
     # divisions the bounds decide)
     for presimplify in (False, True):
-        rw = _Rewriter(input_iters, simplify_trivial_iterators)
+        rw = _Rewriter(input_iters, simplify_trivial_iterators, level)
         try:
             rw.apply_predicate(as_expr(predicate))
             todo = [rw.ana.simplify(e) for e in indices] if presimplify else indices
@@ -106,7 +106,9 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
 
 
 class _Rewriter:
-    def __init__(self, input_iters: dict, simplify_trivial: bool):
+    def __init__(self, input_iters: dict, simplify_trivial: bool, level=None):
+        self.level = level
+        self.padded: dict[tuple, IterMark] = {}  # (split, left pad, padded extent) -> mark
         self.ana = Analyzer()
         self.var_map: dict[Var, IterSumExpr] = {}
         self.input_marks: dict[Var, IterMark] = {}
@@ -272,10 +274,48 @@ class _Rewriter:
     def _single(self, s: IterSumExpr) -> IterSplitExpr:
         return self.fuse(s).args[0]
 
+    def pad(self, s: IterSumExpr, d: PrimExpr) -> IterSumExpr | None:
+        """``s`` (one split plus a constant) over a padded mark whose extent and offset are
+        multiples of ``d``, as TVM pads iterators for surjective maps; None if not needed
+        or not possible.  ``(x + 71) // 32`` with x < 45 is ``((x + 7) // 32) + 2`` over the
+        mark ``x + 7`` of extent 64."""
+        if self.level == IterMapLevel.Bijective or len(s.args) != 1:
+            return None
+        a = s.args[0]
+        if not all(type(v) is IntImm for v in (s.base, d, a.scale, a.extent)) or a.scale.value <= 0:
+            return None
+        sc, dv, ext = a.scale.value, d.value, a.extent.value
+        if dv % sc:
+            return None
+        d2 = dv // sc
+        r = s.base.value % dv
+        if r % sc:
+            return None
+        left = r // sc
+        padded = -(-(ext + left) // d2) * d2
+        if left == 0 and padded == ext:
+            return None
+        dt = a.extent.dtype
+        key = (id(a.source), self.ana._keys.key(a.lower_factor), ext, left, padded)
+        mark = self.padded.get(key)
+        if mark is None:
+            inner = IterSplitExpr(a.source, a.lower_factor, a.extent, IntImm(dt, 1))
+            mark = IterMark(IterSumExpr((inner,), IntImm(dt, left)), IntImm(dt, padded))
+            self.padded[key] = mark
+        split = IterSplitExpr(mark, IntImm(dt, 1), mark.extent, a.scale)
+        return IterSumExpr((split,), IntImm(s.base.dtype, s.base.value - r))
+
     def split_div(self, s: IterSumExpr, d: PrimExpr, e) -> IterSumExpr:
         if not s.args:
             return IterSumExpr((), self.ana.simplify(FloorDiv(*_promote(s.base, d))))
+        if len(s.args) > 1:
+            s = IterSumExpr((self._single(s),), s.base)
         q_base = self.divide(s.base, d)
+        padded = None
+        if q_base is None or self._needs_pad(s, d):
+            padded = self.pad(s, d)
+        if padded is not None:
+            return self.split_div(padded, d, e)
         if q_base is None:
             raise _Fail(f"cannot divide {e!r}: the offset {s.base!r} is not a multiple of {d!r}")
         a = self._single(s)
@@ -295,10 +335,25 @@ class _Rewriter:
             return IterSumExpr((), q_base)
         raise _Fail(f"cannot divide {e!r}: the extent {a.extent!r} is not a multiple of {d2!r}")
 
+    def _needs_pad(self, s: IterSumExpr, d: PrimExpr) -> bool:
+        """The single split of ``s`` neither divides by ``d`` nor fits below it."""
+        a = s.args[0]
+        if self.divide(a.scale, d) is not None:
+            return False
+        d2 = self.divide(d, a.scale)
+        return d2 is not None and self.divide(a.extent, d2) is None \
+            and not self.ana.can_prove(a.extent <= d2)
+
     def split_mod(self, s: IterSumExpr, d: PrimExpr, e) -> IterSumExpr:
         zero = IntImm(d.dtype, 0)
         if not s.args:
             return IterSumExpr((), self.ana.simplify(FloorMod(*_promote(s.base, d))))
+        if len(s.args) > 1:
+            s = IterSumExpr((self._single(s),), s.base)
+        if self.divide(s.base, d) is None or self._needs_pad(s, d):
+            padded = self.pad(s, d)
+            if padded is not None:
+                return self.split_mod(padded, d, e)
         if self.divide(s.base, d) is None:
             raise _Fail(f"cannot take {e!r}: the offset {s.base!r} is not a multiple of {d!r}")
         a = self._single(s)
@@ -370,10 +425,47 @@ class _Rewriter:
                 visit(a)
         for mark, splits in uses.values():
             self.check_mark(mark, splits, level)
+        self.check_padding(sums, uses)
         if level == IterMapLevel.Bijective:
             for var, mark in self.input_marks.items():
                 if id(mark) not in uses and not _is_const(mark.extent, 1):  # unit loops: always 0
                     raise _Fail(f"the iterator {var.name} is not used by any index; the map is not bijective")
+
+    def check_padding(self, sums: list, uses: dict) -> None:
+        """A padded mark whose every digit reaches an output makes the padding visible:
+        some combinations of output values are never produced, so the map is not
+        surjective.  A digit reaches an output when it is an output's split or a part of a
+        mark whose digits all reach outputs."""
+        padded = {id(m) for m in self.padded.values()}
+        if not padded:
+            return
+        direct = {id(a) for s in sums for a in s.args}
+        parent: dict[int, IterMark] = {}  # split id -> the mark whose source sum holds it
+        for mark, _ in uses.values():
+            if isinstance(mark.source, IterSumExpr):
+                for a in mark.source.args:
+                    parent[id(a)] = mark
+        memo: dict[int, bool] = {}
+
+        def full(mark: IterMark) -> bool:
+            if id(mark) not in memo:
+                memo[id(mark)] = False
+                splits = uses[id(mark)][1]
+                covered = IntImm(mark.extent.dtype, 1)
+                for a in sorted(splits, key=lambda a: a.lower_factor.value
+                                if type(a.lower_factor) is IntImm else 0):
+                    if not self.eq(a.lower_factor, covered):
+                        break
+                    covered = self.ana.simplify(Mul(*_promote(a.lower_factor, a.extent)))
+                complete = self.eq(covered, mark.extent)
+                memo[id(mark)] = complete and all(
+                    id(a) in direct or (id(a) in parent and full(parent[id(a)])) for a in splits
+                )
+            return memo[id(mark)]
+
+        for mark, _ in uses.values():
+            if id(mark) in padded and full(mark):
+                raise _Fail(f"the padded iterator {_name(mark)} is used whole; the map is not surjective")
 
     def check_mark(self, mark: IterMark, splits: list, level: IterMapLevel) -> None:
         expected = IntImm(mark.extent.dtype, 1)

@@ -106,8 +106,6 @@ def test_trivial_iterators_become_constants():
     ([i * 4 + j], {i: Range(0, 16), j: Range(0, 8)}, "cannot fuse"),
     ([i * j], {i: Range(0, 4), j: Range(0, 4)}, "multiplies two iterators"),
     ([i // j], {i: Range(0, 4), j: Range(1, 4)}, "divides by an iterator"),
-    ([(i * 8 + j) // 3], {i: Range(0, 16), j: Range(0, 8)}, "not a multiple of 3"),
-    ([(i + 1) // 4], {i: Range(0, 16)}, "offset 1 is not a multiple of 4"),
     ([tir.min(i, 3)], {i: Range(0, 16)}, "uses a Min of iterators"),
     ([(i * 8 + j) // 4, (i * 8 + j) // 2], {i: Range(0, 16), j: Range(0, 8)}, "overlap"),
 ])
@@ -115,6 +113,30 @@ def test_failures_have_reasons(indices, iters, reason):
     r = detect_iter_map(indices, iters)
     assert r.indices == []
     assert len(r.errors) == 1 and reason in r.errors[0], r.errors
+
+
+@pytest.mark.parametrize("indices, iters, reason", [
+    ([(i * 8 + j) // 3], {i: Range(0, 16), j: Range(0, 8)}, "not a multiple of 3"),
+    ([(i + 1) // 4], {i: Range(0, 16)}, "offset 1 is not a multiple of 4"),
+])
+def test_padding_is_surjective_not_bijective(indices, iters, reason):
+    """A division that needs padding is refused for bijective maps, accepted (padded) for
+    surjective ones: every quotient value is still reached."""
+    r = detect_iter_map(indices, iters, check_level="bijective")
+    assert r.indices == [] and reason in r.errors[0], r.errors
+    r = detect_iter_map(indices, iters)
+    assert r.errors == []
+    hit = {evaluate(indices[0], dict(zip(iters, p)))
+           for p in itertools.product(*(range(rng.extent.value) for rng in iters.values()))}
+    assert len(hit) == r.indices[0].args[0].extent.value
+
+
+def test_padded_digits_used_together_are_not_surjective():
+    """(i + 80) // 32 and (i + 80) % 32 over i < 176: 6 * 32 pairs, 176 reached."""
+    r = detect_iter_map([(i + 80) // 32, (i + 80) % 32], {i: Range(0, 176)})
+    assert r.indices == [] and "padded" in r.errors[0]
+    r = detect_iter_map([(i + 80) // 32], {i: Range(0, 176)})
+    assert r.errors == [] and r.indices[0].args[0].extent.value == 6 and r.indices[0].base.value == 2
 
 
 def test_predicate_restricts_fused_extent():
