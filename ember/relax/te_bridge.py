@@ -12,7 +12,7 @@ from ember.ir import Var as TirVar
 from ember.tir.functor import post_order_visit
 
 from .expr import Expr, PrimValue, ShapeExpr, Tuple, TupleGetItem, Var
-from .struct_info import TensorStructInfo, TupleStructInfo, shape_values
+from .struct_info import PrimStructInfo, TensorStructInfo, TupleStructInfo, shape_values
 
 __all__ = ["call_te"]
 
@@ -60,6 +60,7 @@ def call_te(bb, func, *args, **kwargs):
     counter = [0]
 
     seen: dict[int, object] = {}  # the same Relax value becomes one placeholder
+    scalar_ids: set[int] = set()  # TIR vars standing for R.Prim arguments
 
     def convert(x):
         if isinstance(x, Expr):
@@ -80,6 +81,18 @@ def call_te(bb, func, *args, **kwargs):
                 return ph
             if isinstance(x, PrimValue):
                 return x.value
+            if isinstance(sinfo, PrimStructInfo):  # a scalar known only at run time
+                if sinfo.value is not None:
+                    return sinfo.value
+                if id(x) in seen:
+                    return seen[id(x)]
+                scalar = TirVar(x.name_hint if isinstance(x, Var) else f"rxplaceholder{counter[0]}", str(sinfo.dtype))
+                counter[0] += 1
+                inputs.append(x)
+                placeholders.append(scalar)  # a scalar parameter, in argument order (as TVM)
+                scalar_ids.add(id(scalar))
+                seen[id(x)] = scalar
+                return scalar
             if isinstance(x, ShapeExpr):
                 return list(x.values)
             if isinstance(x, Tuple) and isinstance(sinfo, TupleStructInfo):
@@ -99,14 +112,14 @@ def call_te(bb, func, *args, **kwargs):
     out_list = list(outs) if isinstance(outs, list | tuple) else [outs]
     # a var is bound by a buffer (input or output, through its match_buffer) only where it
     # is a whole dim of one (not inside n * 2); the others are passed as tir_vars
-    buffers = placeholders + out_list
-    dims = [d for o in out_list for d in o.shape] + [d for p in placeholders for d in p.shape]
+    buffers = [p for p in placeholders if id(p) not in scalar_ids] + out_list
+    dims = [d for b in out_list + buffers for d in b.shape]
     in_vars = [v for v in _tir_vars_in(dims) if any(d is v for b in buffers for d in b.shape)]
     in_ids = {id(v) for v in in_vars}
     out_vars = [v for v in _tir_vars_in(dims) if id(v) not in in_ids]
     prim = te.create_prim_func(placeholders + out_list + out_vars)
     # vars used only inside the compute bodies became scalar params too: pass them as well
-    known = {id(v) for v in out_vars}
+    known = {id(v) for v in out_vars} | scalar_ids
     body_vars = [p for p in prim.params if p not in prim.buffer_map and isinstance(p, TirVar)
                  and id(p) not in known and p.dtype != "handle"]
     out_vars = out_vars + body_vars

@@ -164,3 +164,25 @@ def test_leaky_relu_and_conv_kernels():
         for j in range(3):
             want[0, :, i, j] = np.tensordot(w, a[0, :, i:i + 3, j:j + 3], axes=([1, 2, 3], [0, 1, 2]))
     np.testing.assert_allclose(_run(legal, x, w), want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_prim_argument_becomes_a_scalar_parameter_in_place():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4, 3), "float32"), y: R.Prim("float32")):
+            a = R.greater(x, y)
+            b = R.subtract(y, x)
+            return (a, b)
+
+    legal = LegalizeOps()(Mod)
+    greater = legal["greater"]
+    assert [str(p.dtype) for p in greater.params] == ["handle", "float32", "handle"]
+    call = legal["main"].body.blocks[0].bindings[0].value
+    assert [a.name_hint for a in call.args[1].fields] == ["x", "y"]
+    ex = relax.build(legal, "llvm")
+    vm = relax.VirtualMachine(ex, ember.cpu())
+    x = np.random.rand(4, 3).astype("float32")
+    a, b = vm["main"](ember.nd.array(x), 0.5)
+    np.testing.assert_array_equal(a.numpy(), x > 0.5)
+    np.testing.assert_allclose(b.numpy(), 0.5 - x, rtol=1e-6)
