@@ -20,6 +20,20 @@ from ember.tir.stmt import (
 )
 
 from .evaluator import Evaluator, Scope
+
+
+def _region_load(region: BufferRegion):
+    """A load of a buffer slice: the sliced dimension becomes a Ramp (a vector load)."""
+    from ember.ir import IntImm, Ramp
+    from ember.tir.buffer import BufferLoad
+
+    indices = []
+    for r in region.region:
+        if isinstance(r.extent, IntImm) and r.extent.value == 1:
+            indices.append(r.min)
+        else:
+            indices.append(Ramp(r.min, const(1, r.min.dtype), int(r.extent)))
+    return BufferLoad(region.buffer, tuple(indices))
 from .source import Source
 
 __all__ = ["TIRParser", "Scoped", "BlockFrame", "FuncFrame"]
@@ -265,7 +279,10 @@ class TIRParser(Evaluator):
         if node.value is None:
             self.scope.define(name, var)
             return None
-        value = as_expr(self.eval(node.value), dtype)
+        value = self.eval(node.value)
+        if isinstance(value, BufferRegion):  # ``x: T.uint8x4 = A[0:4]`` is a vector load
+            value = _region_load(value)
+        value = as_expr(value, dtype)
         self.scope.define(name, var)
         return Scoped(lambda body: LetStmt(var, value, body))
 

@@ -19,6 +19,7 @@ from .hoist_expression import (
 )
 from .inline_private_functions import InlinePrivateFunctions, inline_private_functions
 from .loop_partition import LoopPartition, loop_partition
+from .lower_cross_thread_reduction import LowerCrossThreadReduction, lower_cross_thread_reduction
 from .lower_init_block import LowerInitBlock, lower_init_block
 from .lower_intrin import LowerIntrin, lower_intrin
 from .lower_match_buffer import LowerMatchBuffer, lower_match_buffer
@@ -67,6 +68,7 @@ __all__ = [
     "NarrowDataType", "narrow_datatype", "LowerMatchBuffer", "lower_match_buffer",
     "RenormalizeSplitPattern", "renormalize_split_pattern", "InlinePrivateFunctions",
     "inline_private_functions", "LoopPartition", "loop_partition",
+    "LowerCrossThreadReduction", "lower_cross_thread_reduction",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
