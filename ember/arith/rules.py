@@ -89,6 +89,41 @@ DIV_RULES = [
     Rule("x // y, 0 <= x < y", FloorDiv(x, y), ZERO, _below_divisor),
     Rule("x / y, 0 <= x < y", Div(x, y), ZERO, _below_divisor),
 ]
+
+
+def _div_of_minmax(div) -> list:
+    """``min(x*c1, y) // c2`` → ``min(x*(c1/c2), y // c2)`` when c2 | c1: division by a
+    positive constant is monotone (floor and truncating alike), so it passes into min/max."""
+    rules = []
+    for P in (Min, Max):
+        name = f"{P.__name__.lower()}(x*c1, y) {div.__name__} c2"
+        cond = lambda m, s: m.c2 > 0 and m.c1 % m.c2 == 0  # noqa: E731
+        rules.append(Rule(name, div(P(Mul(x, c1), y), c2),
+                          lambda m, P=P: P(Mul(m.x, m.const(m.c1 // m.c2)), div(m.y, m["c2"])), cond))
+        rules.append(Rule(name + " (swapped)", div(P(y, Mul(x, c1)), c2),
+                          lambda m, P=P: P(div(m.y, m["c2"]), Mul(m.x, m.const(m.c1 // m.c2))), cond))
+    return rules
+
+
+def _nonneg_x_c2(m, s) -> bool:
+    return m.c2 >= 0 and s.bound(m.x)[0] >= 0
+
+
+c3 = PConst("c3")
+NESTED_DIV_RULES = {
+    # floor((floor(x/c1) + c2)/c3) == floor((x + c1*c2)/(c1*c3)); truncating when nothing is negative
+    FloorDiv: [
+        Rule("(x // c1 + c2) // c3", FloorDiv(Add(FloorDiv(x, c1), c2), c3),
+             lambda m: FloorDiv(Add(m.x, m.const(m.c1 * m.c2)), m.const(m.c1 * m.c3)), _pos("c1", "c3")),
+        Rule("(x - x % c1) // c1", FloorDiv(Sub(x, FloorMod(x, c1)), c1), lambda m: FloorDiv(m.x, m["c1"]),
+             lambda m, s: m.c1 != 0),
+    ],
+    Div: [
+        Rule("(x / c1 + c2) / c3", Div(Add(Div(x, c1), c2), c3),
+             lambda m: Div(Add(m.x, m.const(m.c1 * m.c2)), m.const(m.c1 * m.c3)),
+             lambda m, s: m.c1 > 0 and m.c3 > 0 and _nonneg_x_c2(m, s)),
+    ],
+}
 MOD_RULES = [
     Rule("x % 1", FloorMod(x, ONE), ZERO, _int),
     Rule("x truncmod 1", Mod(x, ONE), ZERO, _int),
@@ -104,62 +139,44 @@ MOD_RULES = [
     Rule("x % y, 0 <= x < y", FloorMod(x, y), x, _below_divisor),
     Rule("x truncmod y, 0 <= x < y", Mod(x, y), x, _below_divisor),
 ]
-MIN_RULES = [
-    Rule("min(x, x)", Min(x, x), x),
-    Rule("min(min(x, y), x)", Min(Min(x, y), x), Min(x, y)),
-    Rule("min(min(x, y), y)", Min(Min(x, y), y), Min(x, y)),
-    Rule("min(x, min(x, y))", Min(x, Min(x, y)), Min(x, y)),
-    Rule("min(y, min(x, y))", Min(y, Min(x, y)), Min(x, y)),
-    Rule("min(max(x, y), x)", Min(Max(x, y), x), x),
-    Rule("min(max(x, y), y)", Min(Max(x, y), y), y),
-    Rule("min(x, max(x, y))", Min(x, Max(x, y)), x),
-    Rule("min(min(x, c1), c2)", Min(Min(x, c1), c2), lambda m: Min(m.x, m.const(min(m.c1, m.c2)))),
-    Rule("min(x * c1, y * c1)", Min(Mul(x, c1), Mul(y, c1)), lambda m: Mul(Min(m.x, m.y), m["c1"]),
-         _pos("c1")),
-    Rule("min(x * c1, y * c1), c1 < 0", Min(Mul(x, c1), Mul(y, c1)),
-         lambda m: Mul(Max(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
-    Rule("min(x * c1, c2), c1 | c2", Min(Mul(x, c1), c2),
-         lambda m: Mul((Min if m.c1 > 0 else Max)(m.x, m.const(m.c2 // m.c1)), m["c1"]),
-         lambda m, s: _int(m, s) and m.c1 != 0 and m.c2 % m.c1 == 0),
-    Rule("min(c1 - x, c2)", Min(Sub(c1, x), c2), lambda m: Sub(m["c1"], Max(m.x, m.const(m.c1 - m.c2))),
-         _int),
-    Rule("min(max(x, y), max(x, z))", Min(Max(x, y), Max(x, z)), Max(Min(y, z), x)),
-    Rule("min(max(x, y), max(z, x))", Min(Max(x, y), Max(z, x)), Max(Min(y, z), x)),
-    Rule("min(max(y, x), max(x, z))", Min(Max(y, x), Max(x, z)), Max(Min(y, z), x)),
-    Rule("min(max(y, x), max(z, x))", Min(Max(y, x), Max(z, x)), Max(Min(y, z), x)),
-    Rule("min(x // c1, y // c1)", Min(FloorDiv(x, c1), FloorDiv(y, c1)),
-         lambda m: FloorDiv((Min if m.c1 > 0 else Max)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
-    Rule("min(x / c1, y / c1)", Min(Div(x, c1), Div(y, c1)),
-         lambda m: Div((Min if m.c1 > 0 else Max)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
-]
-MAX_RULES = [
-    Rule("max(x, x)", Max(x, x), x),
-    Rule("max(max(x, y), x)", Max(Max(x, y), x), Max(x, y)),
-    Rule("max(max(x, y), y)", Max(Max(x, y), y), Max(x, y)),
-    Rule("max(x, max(x, y))", Max(x, Max(x, y)), Max(x, y)),
-    Rule("max(y, max(x, y))", Max(y, Max(x, y)), Max(x, y)),
-    Rule("max(min(x, y), x)", Max(Min(x, y), x), x),
-    Rule("max(min(x, y), y)", Max(Min(x, y), y), y),
-    Rule("max(x, min(x, y))", Max(x, Min(x, y)), x),
-    Rule("max(max(x, c1), c2)", Max(Max(x, c1), c2), lambda m: Max(m.x, m.const(max(m.c1, m.c2)))),
-    Rule("max(x * c1, y * c1)", Max(Mul(x, c1), Mul(y, c1)), lambda m: Mul(Max(m.x, m.y), m["c1"]),
-         _pos("c1")),
-    Rule("max(x * c1, y * c1), c1 < 0", Max(Mul(x, c1), Mul(y, c1)),
-         lambda m: Mul(Min(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
-    Rule("max(x * c1, c2), c1 | c2", Max(Mul(x, c1), c2),
-         lambda m: Mul((Max if m.c1 > 0 else Min)(m.x, m.const(m.c2 // m.c1)), m["c1"]),
-         lambda m, s: _int(m, s) and m.c1 != 0 and m.c2 % m.c1 == 0),
-    Rule("max(c1 - x, c2)", Max(Sub(c1, x), c2), lambda m: Sub(m["c1"], Min(m.x, m.const(m.c1 - m.c2))),
-         _int),
-    Rule("max(min(x, y), min(x, z))", Max(Min(x, y), Min(x, z)), Min(Max(y, z), x)),
-    Rule("max(min(x, y), min(z, x))", Max(Min(x, y), Min(z, x)), Min(Max(y, z), x)),
-    Rule("max(min(y, x), min(x, z))", Max(Min(y, x), Min(x, z)), Min(Max(y, z), x)),
-    Rule("max(min(y, x), min(z, x))", Max(Min(y, x), Min(z, x)), Min(Max(y, z), x)),
-    Rule("max(x // c1, y // c1)", Max(FloorDiv(x, c1), FloorDiv(y, c1)),
-         lambda m: FloorDiv((Max if m.c1 > 0 else Min)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
-    Rule("max(x / c1, y / c1)", Max(Div(x, c1), Div(y, c1)),
-         lambda m: Div((Max if m.c1 > 0 else Min)(m.x, m.y), m["c1"]), lambda m, s: m.c1 != 0),
-]
+
+
+def _minmax_rules(P, Q, pick) -> list:
+    """The rules of ``P`` (min or max); ``Q`` is its dual and ``pick`` the Python builtin.
+    Written once for both: every rule of min mirrors to max by swapping the two."""
+    p, q = P.__name__.lower(), Q.__name__.lower()
+    rules = [
+        Rule(f"{p}(x, x)", P(x, x), x),
+        Rule(f"{p}({p}(x, y), x)", P(P(x, y), x), P(x, y)),
+        Rule(f"{p}({p}(x, y), y)", P(P(x, y), y), P(x, y)),
+        Rule(f"{p}(x, {p}(x, y))", P(x, P(x, y)), P(x, y)),
+        Rule(f"{p}(y, {p}(x, y))", P(y, P(x, y)), P(x, y)),
+        Rule(f"{p}({q}(x, y), x)", P(Q(x, y), x), x),
+        Rule(f"{p}({q}(x, y), y)", P(Q(x, y), y), y),
+        Rule(f"{p}(x, {q}(x, y))", P(x, Q(x, y)), x),
+        Rule(f"{p}({p}(x, c1), c2)", P(P(x, c1), c2), lambda m: P(m.x, m.const(pick(m.c1, m.c2)))),
+        Rule(f"{p}(x * c1, y * c1)", P(Mul(x, c1), Mul(y, c1)), lambda m: Mul(P(m.x, m.y), m["c1"]),
+             _pos("c1")),
+        Rule(f"{p}(x * c1, y * c1), c1 < 0", P(Mul(x, c1), Mul(y, c1)),
+             lambda m: Mul(Q(m.x, m.y), m["c1"]), lambda m, s: m.c1 < 0),
+        Rule(f"{p}(x * c1, c2), c1 | c2", P(Mul(x, c1), c2),
+             lambda m: Mul((P if m.c1 > 0 else Q)(m.x, m.const(m.c2 // m.c1)), m["c1"]),
+             lambda m, s: _int(m, s) and m.c1 != 0 and m.c2 % m.c1 == 0),
+        Rule(f"{p}(c1 - x, c2)", P(Sub(c1, x), c2), lambda m: Sub(m["c1"], Q(m.x, m.const(m.c1 - m.c2))),
+             _int),
+    ]
+    for left in (Q(x, y), Q(y, x)):
+        for right in (Q(x, z), Q(z, x)):
+            rules.append(Rule(f"{p}({left!r}, {right!r})", P(left, right), Q(P(y, z), x)))
+    for div in (FloorDiv, Div):
+        rules.append(Rule(f"{p}(x {div.__name__} c1, y {div.__name__} c1)", P(div(x, c1), div(y, c1)),
+                          lambda m, div=div: div((P if m.c1 > 0 else Q)(m.x, m.y), m["c1"]),
+                          lambda m, s: m.c1 != 0))
+    return rules
+
+
+MIN_RULES = _minmax_rules(Min, Max, min)
+MAX_RULES = _minmax_rules(Max, Min, max)
 
 
 MUL_MINMAX = [
@@ -237,8 +254,11 @@ RULES: dict[type, list] = {
           push_into_minmax, linear_sum],
     Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul] + MUL_MINMAX),
           mul_products, linear_sum],
-    FloorDiv: [fold_binary, *vector_rules(FloorDiv), *_apply(DIV_RULES), div_by_symbol, div_linear],
-    Div: [fold_binary, *vector_rules(Div), *_apply(DIV_RULES + FLOAT_IDENTITY[Div]), div_by_symbol, div_linear],
+    FloorDiv: [fold_binary, *vector_rules(FloorDiv),
+               *_apply(DIV_RULES + NESTED_DIV_RULES[FloorDiv] + _div_of_minmax(FloorDiv)), div_by_symbol, div_linear],
+    Div: [fold_binary, *vector_rules(Div),
+          *_apply(DIV_RULES + FLOAT_IDENTITY[Div] + NESTED_DIV_RULES[Div] + _div_of_minmax(Div)), div_by_symbol,
+          div_linear],
     FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_drop_residues, div_by_symbol, mod_linear],
     Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), div_by_symbol, mod_linear],
     Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), merge_selects, minmax_bound],

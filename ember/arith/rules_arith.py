@@ -127,6 +127,36 @@ def _split(lin: Linear, c: int) -> tuple[Linear, Linear]:
     return Linear(q, qc), Linear(r, rc)
 
 
+def _split_coefficients(lin: Linear, c: int) -> tuple[Linear, Linear]:
+    """``lin == c * q + r`` with every coefficient of r of magnitude below c (its sign kept)."""
+    q, r = {}, {}
+    for k, (atom, coeff) in lin.terms.items():
+        whole = abs(coeff) // c * (1 if coeff > 0 else -1)
+        if whole:
+            q[k] = (atom, whole)
+        if coeff - whole * c:
+            r[k] = (atom, coeff - whole * c)
+    return Linear(q, 0), Linear(r, lin.const)
+
+
+def _small_remainder(s, lin: Linear, c: int):
+    """``(g, big, small)`` with ``lin == big + small``, g > 1 dividing c and every coefficient
+    (and the constant) of big, and ``0 <= small < g``: then ``lin // c == (big/g) // (c/g)``."""
+    if len(lin.terms) < 2:
+        return None
+    order = sorted(lin.terms.items(), key=lambda kv: -abs(kv[1][1]))
+    for n in range(1, len(order)):
+        big = Linear(dict(order[:n]), 0)
+        g = math.gcd(_gcd_terms(big), c)
+        if g <= 1:
+            continue
+        small = Linear(dict(order[n:]), lin.const)
+        lo, hi = s.lin_bound(small)
+        if lo >= 0 and hi < g:
+            return g, big, small
+    return None
+
+
 def _gcd_terms(lin: Linear) -> int:
     g = 0
     for _, coeff in lin.terms.values():
@@ -153,6 +183,24 @@ def _floor_div_mod(s, e, want_div: bool, div_cls, mod_cls) -> PrimExpr | None:
     ms = _modular_of_linear(s, r)
     if not want_div and ms is not None and ms[0] % c == 0:
         return IntImm(dtype, ms[1] % c)
+    q2, r2 = _split_coefficients(r, c)
+    if q2.terms:  # (x*360 + y) // 16 = x*22 + (x*8 + y) // 16, and that rest is in one period
+        lo2, hi2 = s.lin_bound(r2)
+        if lo2 != -math.inf and hi2 != math.inf and lo2 // c == hi2 // c:
+            k = lo2 // c
+            if want_div:
+                return _emit(s, q.plus(q2).plus(Linear({}, k)), dtype)
+            return _emit(s, r2.plus(Linear({}, -k * c)), dtype)
+    small = _small_remainder(s, r, c)
+    if small is not None:  # (x*32 + y) // 64 = x // 2 when 0 <= y < 32
+        g, big, rest = small
+        inner = _emit(s, Linear({k: (a, v // g) for k, (a, v) in big.terms.items()}, big.const // g), dtype)
+        cg = IntImm(dtype, c // g)
+        if want_div:
+            return _emit(s, q.plus(_atom(s, div_cls(inner, cg))), dtype)
+        return _emit(s, _atom(s, mod_cls(inner, cg)).scaled(g).plus(rest), dtype)
+    if not want_div and q2.terms and div_cls is FloorDiv:  # (x*360 + y) % 16 = (x*8 + y) % 16
+        return FloorMod(_emit(s, r2, dtype), e.b)
     # divide out a factor common to the remaining terms and the divisor
     g = math.gcd(_gcd_terms(r), c)
     residue_cls_div, residue_cls_mod = div_cls, mod_cls

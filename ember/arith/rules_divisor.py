@@ -16,7 +16,7 @@ first term had in the numerator (``(x*z + y) // z`` → ``x + y // z``, ``(y + x
 
 from __future__ import annotations
 
-from ember.ir import Div, FloorDiv, FloorMod, IntImm, Mod, Mul, PrimExpr
+from ember.ir import Div, FloorDiv, FloorMod, IntImm, Mul, PrimExpr
 
 from .linear import Linear, is_int_scalar
 

@@ -78,13 +78,29 @@ AND_DIV_MOD = [
     (tir.And(Y * 4 <= X + Z, X + Z < Y * 4 + 3), None, None),
 ]
 
+CONST_DIVISOR = [
+    (fld(X * 360 + Y, 16), X * 22, tir.all(X >= 0, X < 2, Y >= 0, Y < 7)),
+    (fld(X * 32 + Y, 64), fld(X, 2), tir.all(Y >= 0, Y < 32)),
+    (fld(X * 128 + Y * 4 + Z, 512), fld(X, 4), tir.all(Y >= 0, Y < 32, Z >= 0, Z < 4)),
+    (flm(X * 32 + Y, 64), flm(X, 2) * 32 + Y, tir.all(Y >= 0, Y < 32)),
+    (flm(X * 360 + Y, 16), flm(X * 8 + Y, 16), None),
+    (flm(X * 32 - Y, 64), None, tir.all(Y >= 0, Y < 32)),
+    (fld(fld(X, 2) + 1, 3), fld(X + 2, 6), None),
+    (tdiv(tdiv(X, 2) + 1, 3), tdiv(X + 2, 6), NONNEG),
+    (tdiv(tdiv(X, 2) + 1, 3), None, None),
+    (fld(X - flm(X, 21), 21), fld(X, 21), None),
+    (fld(tir.min(X * 6, Y), 2), tir.min(X * 3, fld(Y, 2)), None),
+    (tdiv(tir.max(Y, X * 6), 2), tir.max(tdiv(Y, 2), X * 3), None),
+    (tdiv(tir.min(X * 6, Y), 4), None, None),
+]
+
 
 def test_truncating_division_keeps_sign_changes():
     assert isinstance(_simplify(tdiv(X * Z - Y, Z)), tir.Div)
 
 
 @pytest.mark.parametrize("before, expected, cond", [c for c in SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD
-                                                    if c[1] is not None])
+                                                    + CONST_DIVISOR if c[1] is not None])
 def test_division_forms(before, expected, cond):
     _check(before, expected, cond)
 
@@ -95,7 +111,7 @@ def test_factoring_forms(before, expected, cond):
 
 
 def _all_cases():
-    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD
+    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD + CONST_DIVISOR
 
 
 _values = st.integers(-40, 40)
@@ -118,11 +134,27 @@ def test_rules_keep_value(case, points):
             evaluate(after, env) == want, (before, after, env)
 
 
+def _sweep(before, cond, xs, ys, zs):
+    after = _simplify(before, cond)
+    for x in xs:
+        for y in ys:
+            for z in zs:
+                env = {X: x, Y: y, Z: z}
+                if cond is not None and not evaluate(cond, env):
+                    continue
+                try:
+                    want = evaluate(before, env)
+                except ZeroDivisionError:
+                    continue
+                got = evaluate(after, env)
+                assert (bool(got) == bool(want)) if before.dtype.is_bool else got == want, (before, after, env)
+
+
 @pytest.mark.parametrize("before, expected, cond", AND_DIV_MOD)
 def test_and_div_mod_keeps_value_exhaustively(before, expected, cond):
-    after = _simplify(before, cond)
-    for x in range(-70, 71):
-        for y in (-3, 0, 2, 11):
-            for z in (-1, 0, 3):
-                env = {X: x, Y: y, Z: z}
-                assert bool(evaluate(after, env)) == bool(evaluate(before, env)), (before, after, env)
+    _sweep(before, cond, range(-70, 71), (-3, 0, 2, 11), (-1, 0, 3))
+
+
+@pytest.mark.parametrize("before, expected, cond", CONST_DIVISOR + SYMBOLIC_DIVISOR)
+def test_division_keeps_value_exhaustively(before, expected, cond):
+    _sweep(before, cond, range(-12, 13), range(-3, 36), (-2, -1, 1, 3))
