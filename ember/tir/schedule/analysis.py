@@ -200,12 +200,13 @@ def _region_of(accesses: list, buffer, relax: dict) -> BufferRegion:
     ))
 
 
-def infer_regions(block: Block) -> tuple[tuple, tuple]:
+def infer_regions(block: Block, only=None) -> tuple[tuple, tuple]:
     """(reads, writes) of ``block`` from its body, relaxing loops inside the block.
 
     A nested block contributes its own declared regions (its iterators replaced by
     their bindings).  A buffer the block's init writes (a reduction's output) is only
-    a write; the block's own allocations and matched buffers are left out.
+    a write; the block's own allocations and matched buffers are left out.  With
+    ``only`` (a set of buffers), just the regions of those buffers are computed.
     """
     from ember.tir.functor import substitute
 
@@ -243,6 +244,11 @@ def infer_regions(block: Block) -> tuple[tuple, tuple]:
             if part is block.init:
                 init_written = {id(b) for b in stores}
     # as in TVM, a reduction's output (what its init writes) is not among its reads
+    if only is not None:
+        wanted = {id(b) for b in only}
+        return (tuple(_region_of(acc, buf, relax) for buf, acc in loads.items()
+                      if id(buf) in wanted and id(buf) not in init_written),
+                tuple(_region_of(acc, buf, relax) for buf, acc in stores.items() if id(buf) in wanted))
     reads = [_region_of(acc, buf, relax) for buf, acc in loads.items() if id(buf) not in init_written]
     writes = [_region_of(acc, buf, relax) for buf, acc in stores.items()]
     # a matched region counts as read where its view is loaded, as written where it is stored,

@@ -51,13 +51,33 @@ def drop_alloc(func, buffer):
     return replace_stmts(func, mapping) if mapping else func
 
 
-def refresh_regions(block: Block, buffers) -> Block:
-    """Re-infer the read/write regions of ``block`` when they mention one of ``buffers``."""
+def refresh_regions(block: Block, buffers, added=None) -> Block:
+    """Re-infer the read/write regions of ``block`` when they mention one of ``buffers``.
+
+    With ``added`` (the buffers an inlined expression reads), only the regions change that
+    inlining can change: each region of a removed buffer in ``buffers`` gives way to the
+    regions of ``added`` at its place, and the regions of ``added`` are recomputed; every
+    other region stays as declared (an opaque access's region among them)."""
     touched = any(r.buffer in buffers for r in block.reads + block.writes)
     if not touched or block.name_hint == "root":
         return block
-    reads, writes = infer_regions(block)
-    return replace(block, reads=reads, writes=writes)
+    if added is None:
+        reads, writes = infer_regions(block)
+        return replace(block, reads=reads, writes=writes)
+    if any(r.buffer in buffers for r in block.writes):
+        reads, writes = infer_regions(block)
+        return replace(block, reads=reads, writes=writes)
+    new_reads, _ = infer_regions(block, only=added)
+    fresh = {id(r.buffer): r for r in new_reads}
+    out, seen = [], set()
+    for r in block.reads:
+        group = new_reads if r.buffer in buffers else (fresh.get(id(r.buffer), r),)
+        for x in group:
+            if id(x.buffer) not in seen and x.buffer not in buffers:
+                seen.add(id(x.buffer))
+                out.append(x)
+    out += [r for r in new_reads if id(r.buffer) not in seen]
+    return replace(block, reads=tuple(out))
 
 
 def _simple_store(func, realize: BlockRealize, what: str) -> BufferStore:
@@ -101,7 +121,10 @@ class _InlineLoads(IRMutator):
 
     def visit_Block(self, block):
         new = self.generic_visit(block)
-        return refresh_regions(new, {self.buffer}) if new is not block else block
+        if new is block:
+            return block
+        added = {id(n.buffer): n.buffer for n in collect(self.value, lambda n: isinstance(n, BufferLoad))}
+        return refresh_regions(new, {self.buffer}, list(added.values()))
 
 
 def compute_inline(func, realize: BlockRealize):
