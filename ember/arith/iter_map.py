@@ -274,7 +274,7 @@ class _Rewriter:
     def _single(self, s: IterSumExpr) -> IterSplitExpr:
         return self.fuse(s).args[0]
 
-    def pad(self, s: IterSumExpr, d: PrimExpr) -> IterSumExpr | None:
+    def pad(self, s: IterSumExpr, d: PrimExpr, for_mod: bool = False) -> IterSumExpr | None:
         """``s`` (one split plus a constant) over a padded mark whose extent and offset are
         multiples of ``d``, as TVM pads iterators for surjective maps; None if not needed
         or not possible.  ``(x + 71) // 32`` with x < 45 is ``((x + 7) // 32) + 2`` over the
@@ -292,6 +292,8 @@ class _Rewriter:
         if r % sc:
             return None
         left = r // sc
+        if for_mod and ext < d2:  # fewer values than residues: some remainders never occur
+            return None
         padded = -(-(ext + left) // d2) * d2
         if left == 0 and padded == ext:
             return None
@@ -351,7 +353,7 @@ class _Rewriter:
         if len(s.args) > 1:
             s = IterSumExpr((self._single(s),), s.base)
         if self.divide(s.base, d) is None or self._needs_pad(s, d):
-            padded = self.pad(s, d)
+            padded = self.pad(s, d, for_mod=True)
             if padded is not None:
                 return self.split_mod(padded, d, e)
         if self.divide(s.base, d) is None:

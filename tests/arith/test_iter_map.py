@@ -247,3 +247,20 @@ def test_mixed_radix_resplits_are_bijective(case):
     assert len(set(values)) == len(values)
     normalized = [normalize_iter_map_to_expr(s) for s in r.indices]
     assert _values(normalized, iters) == values
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 40), st.sampled_from([2, 3, 4, 5, 8]))
+def test_padded_divisions_reach_every_quotient(extent, offset, divisor):
+    """``(x + offset) // d`` and ``(x + offset) % d``: when detected, the normalized sums
+    give the same values and the splits' extents count exactly the values reached."""
+    x = tir.Var("x")
+    iters = {x: Range(0, extent)}
+    for index in ((x + offset) // divisor, (x + offset) % divisor):
+        r = detect_iter_map([index], iters)
+        if r.errors:
+            continue
+        values = _values([index], iters)
+        assert _values([normalize_iter_map_to_expr(r.indices[0])], iters) == values
+        if r.indices[0].args and extent > 1:
+            assert r.indices[0].args[0].extent.value == len(set(values))
