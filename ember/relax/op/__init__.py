@@ -10,6 +10,7 @@ from .index import *  # noqa: F403
 from .linear_algebra import *  # noqa: F403
 from .manipulate import *  # noqa: F403
 from .manipulate_extra import *  # noqa: F403
+from .qdq import *  # noqa: F403
 from .replicate import *  # noqa: F403
 from .scatter_nd import *  # noqa: F403
 from .sorting import *  # noqa: F403
