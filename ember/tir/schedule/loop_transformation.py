@@ -76,6 +76,11 @@ def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
     _check_plain_loop(func, loop, "split")
     if sum(f is None for f in factors) > 1:
         raise ScheduleError(f"split factors may contain at most one None, got {factors!r}", func, loop=loop)
+    if any(f is not None and not isinstance(f, int) and _arith.as_int(f) is None for f in factors):
+        from .split_symbolic import split_symbolic  # e.g. 4 * T.vscale()
+
+        return split_symbolic(func, loop, factors, preserve_unit_iters, disable_predication)
+    factors = [_arith.as_int(f) if f is not None and not isinstance(f, int) else f for f in factors]
     for f in factors:
         if f is not None and (not isinstance(f, int) or f <= 0):
             raise ScheduleError(f"split factors must be positive integers or None, got {f!r} in "

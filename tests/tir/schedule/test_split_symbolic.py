@@ -1,0 +1,60 @@
+"""split with symbolic factors: a scalar parameter and AArch64 SVE's vscale."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember.script import tir as T
+from ember.tir import Schedule, ScheduleError
+
+
+@T.prim_func
+def scale_by_two(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32"), n: T.int32):
+    for i in range(128):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * T.float32(2)
+
+
+@T.prim_func
+def fill_ones(A: T.Buffer((128,), "float32")):
+    for i in range(128):
+        with T.block("A"):
+            vi = T.axis.remap("S", [i])
+            A[vi] = T.float32(1)
+
+
+def test_split_by_a_scalar_parameter_runs_like_the_original():
+    func = scale_by_two
+    n = func.params[2]
+    sch = Schedule(func)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    outer, inner = sch.split(i, factors=[None, n])
+    assert sch.get(inner).extent is n
+    text = sch.mod["main"].script()
+    assert "T.where(" in text  # n need not divide 128
+    f = ember.build(sch.mod, target="llvm")
+    a = np.random.default_rng(0).standard_normal(128).astype("float32")
+    for step in (1, 5, 128, 200):
+        b = ember.nd.array(np.zeros(128, "float32"))
+        f(ember.nd.array(a), b, step)
+        np.testing.assert_allclose(b.numpy(), a * 2)
+
+
+def test_split_by_vscale_on_an_sve_target():
+    with ember.target.Target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve"):
+        sch = Schedule(fill_ones)
+        (i,) = sch.get_loops(sch.get_block("A"))
+        outer = ember.arith.Analyzer().simplify(T.ceildiv(128, 4 * T.vscale()))
+        sch.split(i, factors=[outer, 4 * T.vscale()])
+    text = sch.mod["main"].script()
+    assert 'T.call_intrin("int32", "tir.vscale") * 4' in text  # the constant on the right, as TVM
+    assert "T.where(" in text
+
+
+def test_split_by_vscale_elsewhere_is_refused(capfd):
+    sch = Schedule(fill_ones)
+    (i,) = sch.get_loops(sch.get_block("A"))
+    with pytest.raises(ScheduleError, match="The product of factors is not larger than or equal to the extent"):
+        sch.split(i, factors=[T.ceildiv(128, 4 * T.vscale()), 4 * T.vscale()])
+    assert "only supports AArch64 SVE targets" in capfd.readouterr().err
