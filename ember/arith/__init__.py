@@ -19,6 +19,7 @@ from .iter_map import (
     IterMapLevel, IterMapResult, detect_iter_map, iter_map_simplify, normalize_iter_map_to_expr,
 )
 from .iter_map_inverse import inverse_affine_iter_map
+from .iter_map_normalize import normalize_to_iter_sum
 from .iter_map_nodes import IterMapExpr, IterMark, IterSplitExpr, IterSumExpr
 from .linear_equation import ProofStrength, detect_linear_equation
 from .modular_set import ModularSet
@@ -40,5 +41,6 @@ __all__ = [
     "estimate_region_upper_bound", "estimate_region_strict_bound",
     "IntConstraints", "IntConstraintsTransform", "solve_linear_equations",
     "solve_linear_inequalities", "inverse_affine_iter_map",
+    "normalize_to_iter_sum",
 ]
 from . import _ffi_api  # noqa: E402,F401 - TVM-named entry points (tvm.arith._ffi_api.X)

@@ -108,6 +108,7 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
 class _Rewriter:
     def __init__(self, input_iters: dict, simplify_trivial: bool, level=None):
         self.level = level
+        self.lenient = False  # normalize_to_iter_sum: a split may round its extent up
         self.padded: dict[tuple, IterMark] = {}  # (split, left pad, padded extent) -> mark
         self.ana = Analyzer()
         self.var_map: dict[Var, IterSumExpr] = {}
@@ -314,6 +315,15 @@ class _Rewriter:
             s = IterSumExpr((self._single(s),), s.base)
         q_base = self.divide(s.base, d)
         padded = None
+        if self.lenient and q_base is not None and self._needs_pad(s, d):
+            a = s.args[0]
+            d2 = self.divide(d, a.scale)
+            if type(a.extent) is IntImm and type(d2) is IntImm and type(a.lower_factor) is IntImm:
+                dt = d.dtype  # the index's type, as TVM builds the split
+                one = IntImm(dt, 1)
+                lf = IntImm(dt, a.lower_factor.value * d2.value)
+                ext = IntImm(dt, -(-a.extent.value // d2.value))
+                return IterSumExpr((IterSplitExpr(a.source, lf, ext, one),), q_base)
         if q_base is None or self._needs_pad(s, d):
             padded = self.pad(s, d)
         if padded is not None:
