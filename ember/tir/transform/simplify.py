@@ -24,7 +24,7 @@ from ..buffer import Buffer, BufferLoad
 from ..function import PrimFunc
 from ..functor import IRMutator, collect, substitute
 from ..stmt import AttrStmt, BufferStore, For, IfThenElse, IterVar, LetStmt
-from ._common import logger, make_pass, no_op
+from ._common import call_op_name, logger, make_pass, no_op
 
 __all__ = ["simplify", "Simplify", "make_analyzer"]
 
@@ -58,6 +58,12 @@ class _Simplifier(IRMutator):
         self.options = options or {}
         self.conditions: list = []  # branch conditions known to hold here
         self.bool_lets: dict = {}  # boolean let Var -> its value
+        self.facts = None  # known buffer contents, with the propagate_knowns_* options
+        if self.options.get("propagate_knowns_to_prove_conditional") or \
+                self.options.get("propagate_knowns_to_simplify_expressions"):
+            from .simplify_buffer_facts import BufferFacts
+
+            self.facts = BufferFacts(analyzer)
         self._known = None
 
     def _knowledge(self):
@@ -110,7 +116,31 @@ class _Simplifier(IRMutator):
             logger.debug("Simplify: loop var %s reused by two loops; renamed", fresh.name)
             loop = replace(loop, loop_var=fresh, body=substitute(loop.body, {loop.loop_var: fresh}))
             self.analyzer.bind(fresh, Range(lo, extent))
-        return replace(loop, min=lo, extent=extent, body=self.visit(loop.body))
+        if self.facts is None:
+            return replace(loop, min=lo, extent=extent, body=self.visit(loop.body))
+        saved = self.facts.enter_loop(loop)
+        body = self.visit(loop.body)
+        self.facts.exit_loop(loop, body, saved)
+        return replace(loop, min=lo, extent=extent, body=body)
+
+    def visit_SeqStmt(self, stmt):
+        items = []
+        with contextlib.ExitStack() as scopes:
+            for child in stmt.seq:
+                items.append(self.visit(child))
+                cond = _assumed(items[-1])
+                if cond is not None and not collect(cond, lambda x: isinstance(x, BufferLoad)):
+                    scopes.enter_context(self._assuming(cond))  # holds for the statements after
+        if all(a is b for a, b in zip(items, stmt.seq)):
+            return stmt
+        return replace(stmt, seq=tuple(items))
+
+    def visit_Evaluate(self, stmt):
+        stmt = self.generic_visit(stmt)
+        cond = _assumed(stmt)
+        if cond is not None and self.facts is not None:
+            self.facts.assume(cond)
+        return stmt
 
     def visit_LetStmt(self, let: LetStmt):
         value = self.visit(let.value)
@@ -136,8 +166,47 @@ class _Simplifier(IRMutator):
                 replace(stmt, value=value, body=body)
         return self.generic_visit(stmt)
 
+    def _branches_with_facts(self, stmt: IfThenElse, cond):
+        """Both branches with the buffer facts of this point (the then-branch also knows
+        ``A[i] == v`` from its condition); afterwards facts of buffers they write are gone."""
+        from ember.ir import And as AndExpr
+
+        saved = list(self.facts.facts)
+        has_load = collect(cond, lambda x: isinstance(x, BufferLoad))
+        atoms, todo = [], [cond]
+        while todo:
+            c = todo.pop()
+            if isinstance(c, AndExpr):
+                todo += [c.a, c.b]
+            else:
+                atoms.append(c)
+        for atom in atoms:
+            self.facts.assume(atom)
+        if has_load:
+            then_case = self.visit(stmt.then_case)
+        else:
+            with self._assuming(cond):
+                then_case = self.visit(stmt.then_case)
+        self.facts.facts = list(saved)
+        else_case = stmt.else_case
+        if else_case is not None:
+            if has_load:
+                else_case = self.visit(else_case)
+            else:
+                with self._assuming(Not(cond)):
+                    else_case = self.visit(else_case)
+        self.facts.facts = saved
+        self.facts.forget_written(stmt)
+        return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
+
     def visit_BufferStore(self, store: BufferStore):
         store = self.generic_visit(store)
+        if self.facts is not None:
+            if self.options.get("propagate_knowns_to_simplify_expressions"):
+                value = self.facts.resolve(store.value)
+                if value is not store.value:
+                    store = replace(store, value=self.analyzer.simplify(value))
+            self.facts.store(store)
         return no_op() if _is_self_store(store) else store  # A[i] = A[i] does nothing
 
     def visit_IfThenElse(self, stmt: IfThenElse):
@@ -146,9 +215,15 @@ class _Simplifier(IRMutator):
             proved = self.visit(substitute(cond, self.bool_lets))  # ``if c:`` with ``c = i < 3``
             if isinstance(proved, IntImm):
                 cond = proved
+        if not isinstance(cond, IntImm) and self.facts is not None and self.facts.facts:
+            proved = self.visit(self.facts.resolve(cond))  # known buffer contents decide it
+            if isinstance(proved, IntImm):
+                cond = proved
         if isinstance(cond, IntImm):
             branch = stmt.then_case if cond.value else stmt.else_case
             return no_op() if branch is None else self.visit(branch)
+        if self.facts is not None:
+            return self._branches_with_facts(stmt, cond)
         if collect(cond, lambda x: isinstance(x, BufferLoad)):
             # memory the branch may change: the condition need not hold inside it
             then_case = self.visit(stmt.then_case)
@@ -162,6 +237,15 @@ class _Simplifier(IRMutator):
             with self._assuming(Not(known)):
                 else_case = self.visit(else_case)
         return replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
+
+
+def _assumed(stmt):
+    """The condition of ``T.evaluate(T.assume(cond))``, else None."""
+    from ..stmt import Evaluate
+
+    if isinstance(stmt, Evaluate) and call_op_name(stmt.value) == "tir.assume":
+        return stmt.value.args[0]
+    return None
 
 
 def _can_inline(value) -> bool:

@@ -69,3 +69,69 @@ def test_non_boolean_condition_is_compared_with_zero():
 
     store = _simplify(f).body.body.then_case
     assert store.value.value == 0
+
+
+def _knowing(func):
+    return _simplify(func, propagate_knowns_to_prove_conditional=True)
+
+
+def _ifs(func):
+    from ember.tir.functor import collect
+
+    return collect(func.body, lambda n: isinstance(n, tir.IfThenElse))
+
+
+def test_written_value_proves_a_later_condition():
+    @T.prim_func
+    def f(A: T.Buffer(1, "int32")):
+        A[0] = 0
+        A[0] = A[0] + 1
+        if A[0] == 1:
+            A[0] = 42
+
+    assert not _ifs(_knowing(f))
+    assert len(_ifs(_simplify(f))) == 1  # only with the option
+
+
+def test_loop_fills_a_range_that_a_later_loop_reads():
+    @T.prim_func
+    def f(A: T.Buffer(16, "int32"), B: T.Buffer(16, "int32")):
+        for i in range(16):
+            A[i] = i
+        for j in range(16):
+            if A[j] == j:
+                B[j] = 1
+
+    assert not _ifs(_knowing(f))
+
+
+def test_value_written_in_a_branch_or_across_iterations_is_not_known():
+    @T.prim_func
+    def branch(A: T.Buffer(16, "int32")):
+        for i in range(16):
+            T.evaluate(T.assume(A[i] == 0))
+        for i in range(16):
+            if i == 0:
+                A[i] = 5
+            if A[i] == 0:
+                A[i] = 42
+
+    @T.prim_func
+    def carried(A: T.Buffer(16, "int32"), B: T.Buffer(1, "int32")):
+        B[0] = 0
+        for i in range(16):
+            if B[0] < 10:
+                B[0] = A[i] + B[0]
+
+    assert len(_ifs(_knowing(branch))) == 2
+    assert len(_ifs(_knowing(carried))) == 1
+
+
+def test_assumption_holds_for_the_statements_after_it():
+    @T.prim_func
+    def f(A: T.Buffer(1, "int32"), n: T.int32):
+        T.evaluate(T.assume(n == 0))
+        if n == 0:
+            A[0] = 42
+
+    assert not _ifs(_simplify(f))
