@@ -20,7 +20,7 @@ from .pattern import PConst, PVar, Rule
 from .rules_and import and_div_mod
 from .rules_call import fold_int_intrinsic
 from .rules_divisor import div_by_symbol
-from .rules_push import merge_selects, mod_drop_residues, push_into_minmax
+from .rules_push import merge_selects, minmax_absorb, mod_drop_residues, push_into_minmax
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
 from .vector import vector_rules
@@ -261,12 +261,12 @@ RULES: dict[type, list] = {
           div_linear],
     FloorMod: [fold_binary, *vector_rules(FloorMod), *_apply(MOD_RULES), mod_drop_residues, div_by_symbol, mod_linear],
     Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), div_by_symbol, mod_linear],
-    Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), merge_selects, minmax_bound],
-    Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), merge_selects, minmax_bound],
+    Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_absorb, merge_selects, minmax_bound],
+    Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), minmax_absorb, merge_selects, minmax_bound],
     **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]
        for cls, rules in COMPARE_RULES.items()},
-    And: [fold_binary, *_apply(AND_RULES), logic_entailment, and_div_mod],
-    Or: [fold_binary, *_apply(OR_RULES), logic_entailment],
+    And: [fold_binary, *vector_rules(And), *_apply(AND_RULES), logic_entailment, and_div_mod],
+    Or: [fold_binary, *vector_rules(Or), *_apply(OR_RULES), logic_entailment],
     Not: [fold_not, *_apply(NOT_RULES)],
     Select: [fold_select, *_apply(SELECT_RULES)],
     Cast: [fold_cast, cast_linear],

@@ -5,6 +5,8 @@
   ``min(0, x - y)``); ``min(a, b) + max(a, b)`` is ``a + b``.
 - ``merge_selects``: ``select(c, a, b) op select(c, d, e)`` → ``select(c, a op d, b op e)``
   (``+ - min max``), and ``select(c, y, z) - y`` → ``select(c, 0, z - y)``.
+- ``minmax_absorb``: ``min(m, y)`` is ``m`` when ``y`` is already an operand of the min
+  chain ``m`` (``min(min(min(x, y), z), y)`` → ``min(min(x, y), z)``), max likewise.
 - ``mod_drop_residues``: under ``% c`` a term ``u % v`` (or ``truncmod(u, v)``) with ``c``
   dividing ``v`` is congruent to ``u``, so it is replaced by ``u`` (``(x - x % 9) % 9`` → 0).
 """
@@ -15,7 +17,7 @@ from ember.ir import FloorMod, IntImm, Max, Min, Mod, PrimExpr, Select
 
 from .linear import Linear, is_int_scalar
 
-__all__ = ["push_into_minmax", "mod_drop_residues", "merge_selects"]
+__all__ = ["push_into_minmax", "mod_drop_residues", "merge_selects", "minmax_absorb"]
 
 
 def push_into_minmax(s, e) -> PrimExpr | None:
@@ -85,4 +87,27 @@ def merge_selects(s, e) -> PrimExpr | None:
     if type(a) is Select and type(b) is not Select and cls.__name__ == "Sub":
         if s.same(b, a.true_value) or s.same(b, a.false_value):
             return Select(a.condition, cls(a.true_value, b), cls(a.false_value, b))
+    return None
+
+
+_CHAIN_LEAVES = 16
+
+
+def _chain_leaves(e, cls) -> list:
+    """Operands of a nested ``cls`` (min or max) chain, at most ``_CHAIN_LEAVES`` of them."""
+    out, stack = [], [e]
+    while stack and len(out) < _CHAIN_LEAVES:
+        cur = stack.pop()
+        if type(cur) is cls:
+            stack += [cur.b, cur.a]
+        else:
+            out.append(cur)
+    return out
+
+
+def minmax_absorb(s, e) -> PrimExpr | None:
+    cls = type(e)
+    for chain, other in ((e.a, e.b), (e.b, e.a)):
+        if type(chain) is cls and any(s.same(leaf, other) for leaf in _chain_leaves(chain, cls)):
+            return chain
     return None

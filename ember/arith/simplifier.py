@@ -90,11 +90,15 @@ class Simplifier:
         if depth:
             for key, (atom, c) in lin.terms.items():
                 cls = type(atom)
-                if (cls is Min and c > 0) or (cls is Max and c < 0):
-                    rest = lin.plus(Linear({key: (atom, c)}), -1)
-                    for side in (atom.a, atom.b):
-                        if self.prove_le0(rest.plus(self.linear(side), c), depth - 1):
-                            return True
+                if cls is not Min and cls is not Max:
+                    continue
+                rest = lin.plus(Linear({key: (atom, c)}), -1)
+                sides = [rest.plus(self.linear(side), c) for side in (atom.a, atom.b)]
+                if (cls is Min) == (c > 0):  # min(a, b) <= a: one side suffices
+                    if any(self.prove_le0(f, depth - 1) for f in sides):
+                        return True
+                elif all(self.prove_le0(_recombined(self, f, atom.dtype), depth - 1) for f in sides):
+                    return True  # max(a, b) <= t needs both a <= t and b <= t
         return False
 
     # -- driver --------------------------------------------------------------------
@@ -225,6 +229,12 @@ _rules_for = None
 
 def _mul(c: int, v):
     return 0 if v == 0 else c * v
+
+
+def _recombined(s, lin: Linear, dtype) -> Linear:
+    from .rules_logic import _recombine
+
+    return _recombine(s, lin, dtype)
 
 
 def _fact_scale(lin: Linear, fact: Linear) -> int:
