@@ -186,3 +186,19 @@ def test_a_prim_argument_becomes_a_scalar_parameter_in_place():
     a, b = vm["main"](ember.nd.array(x), 0.5)
     np.testing.assert_array_equal(a.numpy(), x > 0.5)
     np.testing.assert_allclose(b.numpy(), 0.5 - x, rtol=1e-6)
+
+
+def test_matmul_broadcasts_only_dims_of_one_the_output_does_not_share():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 1, 4, 5), "float32"), y: R.Tensor((3, 1, 5, 2), "float32")):
+            gv = R.matmul(x, y)
+            return gv
+
+    legal = LegalizeOps()(Mod)
+    text = legal["matmul"].script()
+    assert "x[T.int64(0), v_i1, v_i2, v_k]" in text  # dim 0 broadcast (3 vs 1), dim 1 shared (1 vs 1)
+    x = np.random.rand(1, 1, 4, 5).astype("float32")
+    y = np.random.rand(3, 1, 5, 2).astype("float32")
+    np.testing.assert_allclose(_run(legal, x, y), np.matmul(x, y), rtol=1e-5)

@@ -4,6 +4,7 @@ broadcast, optional ``out_dtype``) as one TE reduction."""
 from __future__ import annotations
 
 from ember import te
+from ember.ir import const
 from ember.tir import op as tir_op
 
 from .common import Legalizer, emit_te, out_dtype, out_shape
@@ -11,12 +12,18 @@ from .common import Legalizer, emit_te, out_dtype, out_shape
 __all__ = ["TABLE", "batch_matmul_broadcast"]
 
 
-def _batch_index(batch: tuple, shape: tuple) -> list:
-    """Indices into an operand's batch dims (right-aligned; extent-1 dims stay at 0)."""
+def _batch_index(batch: tuple, out_batch: tuple, shape: tuple) -> list:
+    """Indices into an operand's batch dims (right-aligned): a dim of extent 1 that is
+    broadcast (the output's is not 1) stays at 0, an index of the output's dtype, as TVM."""
     if not shape:
         return []
     tail = batch[len(batch) - len(shape):]
-    return [0 if getattr(d, "value", None) == 1 else i for i, d in zip(tail, shape)]
+    out_tail = out_batch[len(out_batch) - len(shape):]
+
+    def is_one(d):
+        return getattr(d, "value", None) == 1
+
+    return [const(0, i.dtype) if is_one(d) and not is_one(o) else i for i, o, d in zip(tail, out_tail, shape)]
 
 
 def _cast(v, dtype: str):
@@ -31,8 +38,9 @@ def batch_matmul_broadcast(a: te.Tensor, b: te.Tensor, shape, dtype: str) -> te.
 
     def f(*idx):
         batch, rest = idx[:n_batch], idx[n_batch:]
-        a_idx = [k.var] if a_vec else _batch_index(batch, a.shape[:-2]) + [rest[0], k.var]
-        b_idx = [k.var] if b_vec else _batch_index(batch, b.shape[:-2]) + [k.var, rest[-1]]
+        out_batch = tuple(shape[:n_batch])
+        a_idx = [k.var] if a_vec else _batch_index(batch, out_batch, a.shape[:-2]) + [rest[0], k.var]
+        b_idx = [k.var] if b_vec else _batch_index(batch, out_batch, b.shape[:-2]) + [k.var, rest[-1]]
         return te.sum(_cast(a(*a_idx), dtype) * _cast(b(*b_idx), dtype), axis=k)
 
     return te.compute(tuple(shape), f, name="T_matmul")
