@@ -18,7 +18,7 @@ from ember.transform import Pass
 from ..buffer import BufferLoad
 from ..function import PrimFunc
 from ..functor import IRMutator, collect
-from ..stmt import IfThenElse, SeqStmt, seq
+from ..stmt import Evaluate, IfThenElse, SeqStmt, seq
 from ._common import as_const_int, call_op_name, is_no_op, make_pass, no_op
 
 __all__ = ["remove_no_op", "RemoveNoOp"]
@@ -26,14 +26,22 @@ __all__ = ["remove_no_op", "RemoveNoOp"]
 
 class _NoOpRemover(IRMutator):
     def visit_SeqStmt(self, stmt: SeqStmt):
-        kept = [s for s in (self.visit(s) for s in stmt.seq) if not is_no_op(s)]
+        items = [self.visit(s) for s in stmt.seq]
+        if self.dataflow:
+            from ember.tir.transform.simplify_buffer_facts import BufferFacts
+
+            from .remove_no_op_dataflow import remove_dead_writes
+
+            items = remove_dead_writes(items, BufferFacts(self.analyzer))
+        kept = [s for s in items if not is_no_op(s)]
         if len(kept) == len(stmt.seq) and all(a is b for a, b in zip(kept, stmt.seq)):
             return stmt
         return seq(*kept) or no_op()
 
-    def __init__(self):
+    def __init__(self, dataflow: bool = False):
         super().__init__()
         self.analyzer = Analyzer()
+        self.dataflow = dataflow
 
     def visit_For(self, loop):
         extent = as_const_int(loop.extent)
@@ -53,7 +61,17 @@ class _NoOpRemover(IRMutator):
         return no_op() if not _has_side_effect(stmt.value) else stmt
 
     def visit_IfThenElse(self, stmt: IfThenElse):
-        stmt = self.generic_visit(stmt)
+        cond = self.visit(stmt.condition)
+        if collect(cond, lambda x: isinstance(x, BufferLoad)) or not cond.dtype.is_bool:
+            stmt = self.generic_visit(stmt)
+        else:  # each branch knows its condition (A[i] = A[0] under i == 0 writes in place)
+            with self.analyzer.constraint_scope(cond):
+                then_case = self.visit(stmt.then_case)
+            else_case = stmt.else_case
+            if else_case is not None:
+                with self.analyzer.constraint_scope(Not(cond)):
+                    else_case = self.visit(else_case)
+            stmt = replace(stmt, condition=cond, then_case=then_case, else_case=else_case)
         cond = stmt.condition
         if isinstance(cond, IntImm):
             branch = stmt.then_case if cond.value else stmt.else_case
@@ -71,7 +89,14 @@ class _NoOpRemover(IRMutator):
         stmt = self.generic_visit(stmt)
         return no_op() if is_no_op(stmt.body) else stmt
 
-    visit_LetStmt = visit_Allocate = visit_AttrStmt = visit_DeclBuffer = _wrapper
+    visit_Allocate = visit_AttrStmt = visit_DeclBuffer = _wrapper
+
+    def visit_LetStmt(self, let):
+        let = self.generic_visit(let)
+        if not is_no_op(let.body):
+            return let
+        # the binding is unused, but computing its value may still do something
+        return Evaluate(let.value) if _has_side_effect(let.value) else no_op()
 
     def visit_BufferStore(self, store):
         store = self.generic_visit(store)
@@ -79,7 +104,10 @@ class _NoOpRemover(IRMutator):
         if (
             isinstance(value, BufferLoad)
             and value.buffer is store.buffer
-            and structural_equal(value.indices, store.indices, map_free_vars=False)
+            and len(value.indices) == len(store.indices)
+            and (structural_equal(value.indices, store.indices, map_free_vars=False)
+                 or all(a.dtype.lanes == 1 and self.analyzer.can_prove_equal(a, b)
+                        for a, b in zip(value.indices, store.indices)))
         ):
             return no_op()
         return store
@@ -104,9 +132,18 @@ def _has_side_effect(expr) -> bool:
     return bool(collect(expr, impure))
 
 
+def _dataflow_option() -> bool:
+    from ember.transform import PassContext
+
+    cfg = PassContext.current().config.get("tir.RemoveNoOp") or {}
+    value = cfg.get("use_dataflow_analysis", False) if isinstance(cfg, dict) else \
+        getattr(cfg, "use_dataflow_analysis", False)
+    return bool(value)
+
+
 def remove_no_op(func: PrimFunc) -> PrimFunc:
     """Delete the statements of ``func`` that have no effect."""
-    body = _NoOpRemover().visit(func.body)
+    body = _NoOpRemover(_dataflow_option()).visit(func.body)
     return func.with_body(body if body is not None else no_op())
 
 
