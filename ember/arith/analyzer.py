@@ -96,8 +96,14 @@ class Analyzer:
         """Bring integer sums to canonical linear form.
 
         ember has one engine for both: the rule table always rebuilds integer sums in
-        canonical linear form; ``rewrite_simplify`` only spells its result differently.
+        canonical linear form; ``rewrite_simplify`` and ``canonical_simplify`` only spell
+        its result the way TVM's two simplifiers do (terms by scale, ``y*2 + 1 - x*2``).
         """
+        from .canonical_form import to_canonical_form
+
+        return to_canonical_form(self._simplify_once(expr))
+
+    def _simplify_once(self, expr) -> PrimExpr:
         self._check_cache_size()
         return Simplifier(self).visit(as_expr(expr))
 
@@ -105,7 +111,7 @@ class Analyzer:
         """Simplify ``expr``; ``steps`` rounds of rewrite + canonical simplification."""
         expr = as_expr(expr)
         for _ in range(max(1, steps)):
-            new = self.canonical_simplify(expr)
+            new = self._simplify_once(expr)
             if new is expr:
                 break
             expr = new
