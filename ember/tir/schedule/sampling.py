@@ -14,7 +14,7 @@ from .analysis import consumers, loops_above
 from .errors import ScheduleError
 
 __all__ = ["perfect_tiles", "sample_perfect_tile", "sample_categorical", "compute_location_candidates",
-           "inline_is_legal"]
+           "inline_is_legal", "loop_iter_type"]
 
 
 @lru_cache(maxsize=256)
@@ -35,10 +35,10 @@ def perfect_tiles(extent: int, n: int, max_innermost_factor: int) -> tuple:
 
 def sample_perfect_tile(rng: random.Random, extent: int | None, n: int, max_innermost_factor: int,
                         decision=None) -> list[int]:
-    if extent is None:
-        raise ScheduleError("sample_perfect_tile needs a loop with a constant extent")
     if n < 1:
         raise ScheduleError(f"sample_perfect_tile: n must be >= 1, got {n}")
+    if extent is None:  # a symbolic extent is tiled trivially (as TVM): [-1 (inferred), 1, ..., 1]
+        return [-1] + [1] * (n - 1)
     if decision is not None:
         decision = [int(d) for d in decision]
         prod = 1
@@ -63,23 +63,59 @@ def sample_categorical(rng: random.Random, candidates: list, probs: list, decisi
     return rng.choices(range(len(candidates)), weights=[float(p) for p in probs])[0]
 
 
+def loop_iter_type(loop) -> str:
+    """TVM's iteration type of a loop: "S" when the blocks right under it use its variable
+    only in spatial bindings (or not at all), "R" when only in reduction ones, else "O"."""
+    from ember.tir.functor import collect
+    from ember.tir.stmt import IterVarType
+
+    from .analysis import child_blocks
+
+    kinds = set()
+    for r in child_blocks(loop.body):
+        for iv, value in zip(r.block.iter_vars, r.iter_values):
+            if any(v is loop.loop_var for v in collect(value, lambda n: n is loop.loop_var)):
+                kinds.add({IterVarType.DataPar: "S", IterVarType.CommReduce: "R"}.get(iv.iter_type, "O"))
+    if "O" in kinds or kinds == {"S", "R"}:
+        return "O"
+    return "R" if kinds == {"R"} else "S"
+
+
 def compute_location_candidates(func, realize, stop_after: int | None = None) -> list:
-    """Loops (outermost first) of the first consumer under which ``compute_at`` is legal;
-    with ``stop_after``, only the first that many (a replayed decision needs no more)."""
+    """``(position, loop)`` pairs, outermost first, where ``position`` indexes the loops
+    above the first consumer: the loops enclosing every consumer under which
+    ``compute_at`` is legal, skipping (as TVM) unit loops, spatial loops after a reduction
+    loop and reduction loops after the last spatial one.  With ``stop_after``, only
+    positions up to it (a replayed decision needs no more)."""
+    from . import _arith
+    from .analysis import path_to
     from .compute_location import compute_at
 
-    found = []
     cons = consumers(func, realize)
     if not cons:
-        return found
-    for loop in loops_above(func, cons[0]):
-        if stop_after is not None and len(found) >= stop_after:
+        return []
+    loops = loops_above(func, cons[0])
+    shared = [lp for lp in loops if all(path_to(lp, c) is not None for c in cons[1:])]
+    kinds = [loop_iter_type(lp) for lp in shared]
+    last_spatial = max((k for k, t in enumerate(kinds) if t == "S"), default=-1)
+    found, seen_reduce = [], False
+    for pos, (loop, kind) in enumerate(zip(shared, kinds)):
+        if stop_after is not None and pos > stop_after:
             break
+        if _arith.as_int(loop.extent) == 1:
+            continue
+        if kind == "S":
+            if seen_reduce:
+                break
+        else:
+            seen_reduce = True
+            if pos > last_spatial:
+                break
         try:
             compute_at(func, realize, loop)
         except (ScheduleError, ValueError):
             continue
-        found.append(loop)
+        found.append((pos, loop))
     return found
 
 

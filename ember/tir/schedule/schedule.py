@@ -8,8 +8,6 @@ state, makes output handles and appends one Instruction to the trace.
 
 from __future__ import annotations
 
-import random
-
 from ember.ir import IntImm, IRModule, const
 from ember.tir.function import PrimFunc
 from ember.tir.stmt import BlockRealize, For
@@ -18,6 +16,7 @@ from . import analysis as A
 from ._arith import BoundError
 from .errors import ScheduleError, UnknownHandleError
 from .printing import func_script
+from .rand_engine import LinearCongruentialEngine
 from .schedule_extra import ExtraPrimitives
 from .schedule_more import MorePrimitives
 from .state import BlockRV, ExprRV, LoopRV, ScheduleState, StmtSRef
@@ -46,7 +45,7 @@ class Schedule(MorePrimitives, ExtraPrimitives):
         self.enable_check = enable_check
         self._table: dict = {}
         self._trace = Trace()
-        self._rng = random.Random()
+        self._rng = LinearCongruentialEngine()  # TVM's engine: seeded samples match TVM's
         self.seed(seed)
 
     # -- module, functions, randomness ------------------------------------------------------
@@ -69,10 +68,10 @@ class Schedule(MorePrimitives, ExtraPrimitives):
         return self._trace.copy()
 
     def seed(self, seed: int | None) -> None:
-        self._rng.seed(random.randrange(1 << 31) if seed is None or seed == -1 else seed)
+        self._rng.seed(seed)
 
     def fork_seed(self) -> int:
-        return self._rng.randrange(1 << 31)
+        return self._rng.fork_seed()
 
     def copy(self) -> Schedule:
         """An independent schedule in the same state; existing handles stay valid in both."""
@@ -82,7 +81,7 @@ class Schedule(MorePrimitives, ExtraPrimitives):
         new.enable_check = self.enable_check
         new._table = dict(self._table)
         new._trace = self._trace.copy()
-        new._rng = random.Random()
+        new._rng = LinearCongruentialEngine()
         new._rng.setstate(self._rng.getstate())
         return new
 

@@ -90,7 +90,7 @@ class MorePrimitives:
             values = sample_perfect_tile(self._rng, extent, n, max_innermost_factor, decision)
         except ScheduleError as err:
             self._raise(err)
-        rvs = [self._new(ExprRV, v) for v in values]
+        rvs = [None if v == -1 else self._new(ExprRV, v) for v in values]  # -1: the split infers it
         self._record("sample_perfect_tile", [loop], [n, max_innermost_factor], rvs, list(values))
         del fname
         return rvs
@@ -109,22 +109,24 @@ class MorePrimitives:
         return rv
 
     def sample_compute_location(self, block: BlockRV, decision=None) -> LoopRV:
+        """A location for ``compute_at``: inline (decision -2, when legal), root (-1) or one of
+        the first consumer's loops (its position among them), as TVM.  A replayed decision
+        that is no longer a candidate falls back to the nearest candidate outside it."""
         from .sampling import compute_location_candidates, inline_is_legal
         from .state import INLINE, ROOT
 
         fname = self._fname(block)
         func, realize = self._func(fname), self._block(block)
-        # a replayed decision >= 0 needs only the candidates up to it, and no inlining check
         given = None if decision is None else int(decision)
-        loops = compute_location_candidates(func, realize, given + 1 if given is not None and given >= 0 else None)
-        lowest = -1 if given is not None and given >= -1 else (-2 if inline_is_legal(func, realize) else -1)
-        if decision is None:
-            decision = self._rng.randrange(lowest, len(loops))
-        decision = int(decision)
-        if not lowest <= decision < len(loops):
-            self._raise(ScheduleError(f"sample_compute_location: decision {decision} is not in "
-                                      f"[{lowest}, {len(loops) - 1}] for block {realize.block.name_hint!r}"))
-        key = {-2: INLINE, -1: ROOT}.get(decision) or (loops[decision].loop_var if decision >= 0 else None)
+        loops = compute_location_candidates(func, realize, given if given is not None and given >= 0 else None)
+        special = [-1] if given is not None and given >= -1 else ([-2, -1] if inline_is_legal(func, realize) else [-1])
+        choices = [(d, None) for d in special] + loops
+        if given is None:
+            decision, loop = choices[self._rng.randrange(len(choices))]
+        else:
+            earlier = [c for c in choices if c[0] <= given]
+            decision, loop = earlier[-1] if earlier else (-1, None)
+        key = {-2: INLINE, -1: ROOT}.get(decision) or loop.loop_var
         rv = self._new(LoopRV, (fname, key))
         self._record("sample_compute_location", [block], [], [rv], decision)
         return rv
