@@ -229,6 +229,17 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
 
 def test_fuse_tir_keeps_unrelated_primfuncs():
     mod = FuseOps()(_lower(conv_bias_relu()))
-    mod["standalone"] = _prim_funcs(mod)["relu"]
+    mod["standalone"] = _prim_funcs(mod)["relu"].with_attr("global_symbol", "standalone")
+    mod["private_unused"] = _prim_funcs(mod)["relu"]
     out = FuseTIR()(mod)
+    # a public kernel stays; an unreferenced private one goes with the dead code (as in TVM)
     assert sorted(_prim_funcs(out)) == ["fused_conv2d_add_relu", "standalone"]
+
+
+def test_fuse_tir_binds_the_block_output_to_the_fused_call():
+    # _function emits `out = lv` after the last op; FuseTIR canonicalises that alias away
+    out = FuseTIR()(FuseOps()(_lower(conv_bias_relu())))
+    (block,) = out["main"].body.blocks
+    (binding,) = block.bindings
+    assert not isinstance(binding.var, relax.DataflowVar)
+    assert binding.value.op.name == "relax.call_tir"

@@ -70,3 +70,11 @@ def test_tuple_argument_literal_is_expanded():
     relax.analysis.check_well_formed(out)
     a = np.arange(4, dtype="float32")
     np.testing.assert_allclose(np.asarray(relax.reference.run(out, a, a)), 2 * a)
+
+
+def test_tuple_held_in_a_variable_is_passed_item_by_item():
+    out = relax.transform.ExpandTupleArguments()(Calls)
+    assert [str(p.struct_info) for p in out["helper"].params] == ['R.Tensor((4,), dtype="float32")'] * 2
+    relax.analysis.check_well_formed(out)
+    got, want = _run(out)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

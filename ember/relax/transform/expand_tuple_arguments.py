@@ -1,7 +1,7 @@
 """ExpandTupleArguments: a private function's tuple parameters become one parameter per item.
 
-Applies to private Relax functions called only directly, with tuple literals for those
-parameters; nested tuples are flattened too.  Inside the function ``t[i]`` becomes the
+Applies to private Relax functions called only directly; a call passes a tuple literal's
+fields, or ``t[i]`` of a tuple-valued argument; nested tuples are flattened too.  Inside the function ``t[i]`` becomes the
 item's parameter (a whole-tuple use rebuilds the tuple from them).
 """
 
@@ -28,13 +28,19 @@ def _flatten_params(var: Var, sinfo, out: list):
     return Tuple([_flatten_params(var, f, out) for f in sinfo.fields])
 
 
-def _flatten_arg(arg, out: list) -> bool:
+def _flatten_arg(arg, out: list) -> None:
+    """The items of a tuple argument, in order: a literal's fields, a tuple-valued
+    expression's ``arg[i]`` (nested tuples flattened too)."""
     if isinstance(arg, Tuple):
-        return all(_flatten_arg(f, out) for f in arg.fields)
-    if isinstance(arg.struct_info_or_none(), TupleStructInfo):
-        return False  # a tuple held in a variable: left alone
+        for f in arg.fields:
+            _flatten_arg(f, out)
+        return
+    sinfo = arg.struct_info_or_none()
+    if isinstance(sinfo, TupleStructInfo):
+        for i in range(len(sinfo.fields)):
+            _flatten_arg(TupleGetItem(arg, i), out)
+        return
     out.append(arg)
-    return True
 
 
 class _Uses(ExprVisitor):
@@ -96,10 +102,6 @@ def _expand(mod: IRModule, ctx) -> IRModule:
             continue
         if any(isinstance(p.struct_info, TupleStructInfo) for p in f.params):
             candidates[gv.name_hint] = f
-    for call in uses.calls:  # every call must pass tuple literals for the tuple parameters
-        f = candidates.get(call.op.name_hint)
-        if f is not None and not all(_flatten_arg(a, []) for a in call.args):
-            del candidates[call.op.name_hint]
     if not candidates:
         return mod
     functions = {}
@@ -124,4 +126,12 @@ def _expand(mod: IRModule, ctx) -> IRModule:
 
 
 def ExpandTupleArguments() -> Pass:  # noqa: N802 - TVM's name
-    return module_pass(_expand, opt_level=0, name="ExpandTupleArguments")
+    """Expand tuple parameters of private functions, then canonicalise bindings and remove
+    dead code, as TVM's pass does (it runs the same three steps, even when nothing expands)."""
+    from ember.transform import Sequential
+
+    from .canonicalize_bindings import CanonicalizeBindings
+    from .dead_code_elimination import DeadCodeElimination
+
+    inner = module_pass(_expand, opt_level=0, name="ExpandTupleArgumentsInner")
+    return Sequential([inner, CanonicalizeBindings(), DeadCodeElimination()], name="ExpandTupleArguments")

@@ -229,4 +229,14 @@ def FuseTIR() -> Pass:  # noqa: N802 - TVM's name
                 del out[gv]
         return out
 
-    return module_pass(run, opt_level=0, name="FuseTIR")
+    # TVM's FuseTIR runs the same sequence: tuple parameters expanded, unused ones dropped,
+    # the fusion, then dead code removed
+    from ember.transform import Sequential
+
+    from .dead_code_elimination import DeadCodeElimination
+    from .expand_tuple_arguments import ExpandTupleArguments
+    from .remove_unused_parameters import RemoveUnusedParameters
+
+    inner = module_pass(run, opt_level=0, name="FuseTIRInner")
+    return Sequential([ExpandTupleArguments(), RemoveUnusedParameters(), inner, DeadCodeElimination()],
+                      name="FuseTIR")
