@@ -49,6 +49,13 @@ class Op(Node):
     def get_attr(self, key: str, default=None):
         return _ATTRS.get(self.name, {}).get(key, default)
 
+    def has_attr(self, key: str) -> bool:
+        return key in _ATTRS.get(self.name, {})
+
+    def reset_attr(self, key: str) -> None:
+        """Remove attribute ``key`` of this op (TVM's ``Op.reset_attr``); no-op when unset."""
+        _ATTRS.get(self.name, {}).pop(key, None)
+
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
