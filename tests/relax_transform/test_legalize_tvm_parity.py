@@ -202,3 +202,35 @@ def test_matmul_broadcasts_only_dims_of_one_the_output_does_not_share():
     x = np.random.rand(1, 1, 4, 5).astype("float32")
     y = np.random.rand(3, 1, 5, 2).astype("float32")
     np.testing.assert_allclose(_run(legal, x, y), np.matmul(x, y), rtol=1e-5)
+
+
+def test_a_legaliser_emitting_high_level_ops_gets_them_legalized():
+    from ember.ir import Op, register_op_attr
+
+    name = "test_parity.matmul_bias_add"
+
+    def infer(call, ctx):
+        return call.args[2].struct_info
+
+    def legalize(bb, call):
+        a, w, bias = call.args
+        return bb.emit(R.add(R.matmul(a, w), bias))  # through the builder, not returned
+
+    for key, value in {"FInferStructInfo": infer, "FLegalize": legalize, "FPurity": True}.items():
+        register_op_attr(name, key, value)
+    try:
+        a = relax.Var("a", relax.TensorStructInfo((2, 3), "float32"))
+        w = relax.Var("w", relax.TensorStructInfo((3, 4), "float32"))
+        b = relax.Var("b", relax.TensorStructInfo((2, 4), "float32"))
+        bb = relax.BlockBuilder()
+        with bb.function("main", [a, w, b]):
+            out = bb.emit(relax.Call(Op.get(name), [a, w, b]))
+            bb.emit_func_output(out)
+        legal = LegalizeOps()(bb.get())
+        assert "R.matmul" not in legal["main"].script() and "R.add" not in legal["main"].script()
+        x, y, z = (np.random.rand(*s).astype("float32") for s in ((2, 3), (3, 4), (2, 4)))
+        np.testing.assert_allclose(_run(legal, x, y, z), x @ y + z, rtol=1e-5)
+    finally:
+        for key in ("FInferStructInfo", "FLegalize", "FPurity"):
+            Op.get(name).reset_attr(key)
+    assert not Op.get(name).has_attr("FLegalize")

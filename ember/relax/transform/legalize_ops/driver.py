@@ -79,7 +79,10 @@ class _Legalizer(ExprMutator):
                 "LegalizeOps: %s left as is: its arguments or result have unknown shape or dtype",
                 call.op.name)
             return call
-        return fn(self.builder_, call)
+        out = fn(self.builder_, call)
+        if isinstance(out, Call) and out is not call and isinstance(out.op, Op) and out.op.name not in KEEP_OPS:
+            return self.visit_expr(out)  # the legaliser built other high-level ops: legalize those too
+        return out
 
 
 def legalize_module(mod: IRModule, table: dict[str, Legalizer], customize=None,
@@ -100,11 +103,21 @@ def legalize_module(mod: IRModule, table: dict[str, Legalizer], customize=None,
         raise ValueError(_missing_report(missing))
     if not counter.ops.keys() - KEEP_OPS:
         return mod
-    mutator = _Legalizer(mod, lookup, enable_warning)
-    new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
-    out = mutator.builder_.get()
-    for gv, f in new_funcs.items():
-        out[gv.name_hint] = f
+    pending = counter.ops
+    for _ in range(8):  # a legaliser may emit other high-level ops (bb.emit(R.matmul(...))): again
+        mutator = _Legalizer(mod, lookup, enable_warning)
+        new_funcs = {gv: mutator.visit_expr(f) for gv, f in funcs}
+        out = mutator.builder_.get()
+        for gv, f in new_funcs.items():
+            out[gv.name_hint] = f
+        left = _OpCounter()
+        for f in new_funcs.values():
+            left.visit_expr(f)
+        remaining = sum(n for name, n in left.ops.items() if name not in KEEP_OPS and lookup(name) is not None)
+        if remaining == 0 or left.ops == pending:  # done, or nothing more can be legalized
+            return out
+        mod, pending = out, left.ops
+        funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
     return out
 
 
