@@ -20,6 +20,7 @@ from .analysis import (
     blocks_under, infer_regions, is_true, loops_above, replace_stmts, scope_of, unique_name,
     vars_in,
 )
+from .cached_flags import stage_pipeline
 from .errors import ScheduleError
 
 __all__ = ["decompose_reduction", "rfactor"]
@@ -114,6 +115,21 @@ def decompose_reduction(func, realize: BlockRealize, loop: For):
     return func, (init_block.name_hint, update.name_hint)
 
 
+def _without_lets(block):
+    """``block`` with a body of ``let x = e`` bindings ending in a store rewritten as the
+    store alone (``x`` replaced by ``e``): the form rfactor matches, as TVM does."""
+    from ember.tir.stmt import LetStmt
+
+    body, vmap = block.body, {}
+    while isinstance(body, LetStmt):
+        vmap[body.var] = substitute(body.value, vmap)
+        body = body.body
+    if not vmap or not isinstance(body, BufferStore):
+        return block
+    return replace(block, body=BufferStore(body.buffer, substitute(body.value, vmap),
+                                           tuple(substitute(i, vmap) for i in body.indices)))
+
+
 def _reducer(func, block):
     body = block.body
     ok = isinstance(body, BufferStore) and isinstance(body.value, _REDUCERS)
@@ -166,11 +182,16 @@ def rfactor(func, loop: For, factor_axis: int):
         raise ScheduleError(f"rfactor: loop {loop.loop_var.name!r} must contain exactly one block, found "
                             f"{len(realizes)}", func, loop=loop)
     realize = realizes[0]
-    block = realize.block
+    block = _without_lets(realize.block)  # realize stays the statement in func (found by identity)
     op, rhs = _reducer(func, block)
+    scope = scope_of(func, realize)
+    if scope is not None and not stage_pipeline(func, scope.block):
+        raise ScheduleError(f"rfactor: the scope block {scope.block.name_hint!r} of block {block.name_hint!r} "
+                            "is not a stage pipeline (a block reads what no block before it writes, or "
+                            "blocks depend write-after-read)", func, block=block)
     lv = loop.loop_var
     kinds = [iv.iter_type for iv, v in zip(block.iter_vars, realize.iter_values) if lv in vars_in(v)]
-    if not kinds or any(k != IterVarType.CommReduce for k in kinds):
+    if any(k != IterVarType.CommReduce for k in kinds):  # a loop no iterator uses is allowed, as TVM
         raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
                             f"block {block.name_hint!r}", func, loop=loop)
     _check_rfactor_loops(func, realize, loops_above(func, realize))
@@ -197,6 +218,10 @@ def rfactor(func, loop: For, factor_axis: int):
     reduce_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
                     if iv.iter_type == IterVarType.CommReduce]
     reduce_loops = {x for _, v in reduce_pairs for x in vars_in(v)}
+    # reduction iterators the rfactor loop does not drive stay as they are (TVM); the others
+    # give way to one reduction iterator per loop that drives them
+    touched = [(iv, v) for iv, v in reduce_pairs if lv in vars_in(v)]
+    touched_loops = {x for _, v in touched for x in vars_in(v)}
     spatial_loops = {x for iv, v in zip(block.iter_vars, realize.iter_values)
                      if iv.iter_type != IterVarType.CommReduce for x in vars_in(v)}
     for lp in loops:
@@ -204,14 +229,14 @@ def rfactor(func, loop: For, factor_axis: int):
             raise ScheduleError(f"rfactor: loop {lp.loop_var.name!r} feeds both spatial and reduction "
                                 f"iterators of block {block.name_hint!r}", func, loop=lp)
     rvars = {lp.loop_var: Var("v" + lp.loop_var.name, lp.loop_var.dtype) for lp in loops
-             if lp.loop_var in reduce_loops and lp is not loop}
+             if lp.loop_var in touched_loops and lp is not loop}
     rvars[lv] = vrf if is_true(loop.min == 0) else vrf + loop.min
     new_reduce = [IterVar(Range(lp.min, lp.extent), rvars[lp.loop_var], IterVarType.CommReduce)
                   for lp in loops if lp.loop_var in rvars and lp is not loop]
-    spatial_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
-                     if iv.iter_type != IterVarType.CommReduce]
-    red_map = {iv.var: substitute(v, rvars) for iv, v in reduce_pairs}
-    if new_reduce:
+    kept_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+                  if not any(iv is t for t, _ in touched)]
+    red_map = {iv.var: substitute(v, rvars) for iv, v in touched}
+    if new_reduce or any(iv.iter_type == IterVarType.CommReduce for iv, _ in kept_pairs):
         rf_body, rf_init = BufferStore(rf_buf, op(BufferLoad(rf_buf, idx), substitute(rhs, red_map)), idx), \
             BufferStore(rf_buf, block.init.value, idx)
     else:  # nothing left to reduce: the rf block is spatial, a plain store (TVM)
@@ -219,12 +244,12 @@ def rfactor(func, loop: For, factor_axis: int):
     rf_block = replace(
         block, name_hint=rf_name,
         iter_vars=(IterVar(Range(0, loop.extent), vrf, IterVarType.DataPar),)
-        + tuple(iv for iv, _ in spatial_pairs) + tuple(new_reduce),
+        + tuple(iv for iv, _ in kept_pairs) + tuple(new_reduce),
         body=rf_body, init=rf_init)
     reads, writes = infer_regions(rf_block)
     rf_block = replace(rf_block, reads=reads, writes=writes)
     binding = lv if is_true(loop.min == 0) else lv - loop.min
-    rf_values = (binding,) + tuple(v for _, v in spatial_pairs) + tuple(
+    rf_values = (binding,) + tuple(v for _, v in kept_pairs) + tuple(
         lp.loop_var for lp in loops if lp.loop_var in rvars and lp is not loop)
     rf_realize = BlockRealize(rf_values, realize.predicate, rf_block)
 

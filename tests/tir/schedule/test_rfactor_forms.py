@@ -1,0 +1,72 @@
+"""rfactor on reductions written with a let, over a loop that drives no iterator, and its
+refusal outside a stage pipeline; the results compute what the originals do."""
+
+import pytest
+from sched_helpers import check
+
+from ember.script import tir as T
+from ember.tir import Schedule, ScheduleError
+
+
+@T.prim_func
+def matmul_with_let(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"),
+                    C: T.Buffer((16, 16), "float32")):
+    for i, j, ko, ki in T.grid(16, 16, 4, 4):
+        with T.block("update"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            vk = T.axis.reduce(16, ko * 4 + ki)
+            T.reads(A[vi, vk], B[vj, vk])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            acc: T.float32 = C[vi, vj] + A[vi, vk] * B[vj, vk]
+            C[vi, vj] = acc
+
+
+@T.prim_func
+def fused_square_sum(A: T.Buffer((4, 8, 8), "float32"), C: T.Buffer((4,), "float32")):
+    for b, f_outer, f_inner in T.grid(4, 64, 1):
+        with T.block("C"):
+            vb = T.axis.spatial(4, b)
+            vi = T.axis.reduce(8, f_outer // 8)
+            vj = T.axis.reduce(8, f_outer % 8)
+            with T.init():
+                C[vb] = T.float32(0)
+            C[vb] = C[vb] + A[vb, vi, vj] * A[vb, vi, vj]
+
+
+@T.prim_func
+def partial_producer(A: T.Buffer((16, 16), "float32"), D: T.Buffer((32,), "float32")):
+    C = T.alloc_buffer((32,))
+    for i, k in T.grid(16, 16):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk]
+    for i in range(32):
+        with T.block("D"):
+            vi = T.axis.remap("S", [i])
+            D[vi] = C[vi]
+
+
+def test_rfactor_sees_through_a_let():
+    sch = Schedule(matmul_with_let)
+    loops = sch.get_loops(sch.get_block("update"))
+    sch.rfactor(loops[3], 0)
+    assert "acc" not in sch.mod["main"].script()
+    check(sch, matmul_with_let)
+
+
+def test_rfactor_over_a_loop_that_drives_no_iterator_keeps_the_reduction_iterators():
+    sch = Schedule(fused_square_sum)
+    rf = sch.rfactor(sch.get_loops(sch.get_block("C"))[2], 0)
+    names = [iv.var.name for iv in sch.get(rf).iter_vars]
+    assert names[2:] == ["vi", "vj"]  # kept as they were, bound to f_outer // 8 and f_outer % 8
+    check(sch, fused_square_sum)
+
+
+def test_rfactor_refuses_a_scope_that_is_not_a_stage_pipeline():
+    sch = Schedule(partial_producer)
+    with pytest.raises(ScheduleError, match="is not a stage pipeline"):
+        sch.rfactor(sch.get_loops(sch.get_block("C"))[1], 0)
