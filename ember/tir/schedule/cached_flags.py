@@ -158,9 +158,10 @@ def _eval_region(region, path, realize: BlockRealize, lca_stmt, buffer) -> list:
     between the block and ``lca_stmt`` (and thread loops the buffer's scope shares)."""
     binding = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
     dom = {}
-    k = len(path) - 1
-    while k >= 0 and path[k] is not lca_stmt and isinstance(path[k], For):
-        dom[path[k].loop_var] = Range(path[k].min, path[k].extent)
+    k = len(path) - 1  # the loops up to the LCA; a SeqStmt between two of them does not end the walk
+    while k >= 0 and path[k] is not lca_stmt and not isinstance(path[k], Block | BlockRealize):
+        if isinstance(path[k], For):
+            dom[path[k].loop_var] = Range(path[k].min, path[k].extent)
         k -= 1
     scope = getattr(buffer, "scope", lambda: "global")
     scope = scope() if callable(scope) else scope
