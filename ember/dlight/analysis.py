@@ -83,10 +83,13 @@ def _realize_of(func: PrimFunc, block: Block) -> BlockRealize:
     return next(s for s in walk(func.body) if isinstance(s, BlockRealize) and s.block is block)
 
 
-def block_info(sch: Schedule, rv: BlockRV) -> BlockInfo:
-    """Facts about the block ``rv`` in the schedule's current IR."""
+def block_info(sch: Schedule, rv: BlockRV, realizes: dict | None = None) -> BlockInfo:
+    """Facts about the block ``rv`` in the schedule's current IR (``realizes``: id of each
+    block → its BlockRealize, when the caller walked the function once for many blocks)."""
     block = sch.get(rv)
-    realize = _realize_of(sch.mod[sch.func_working_on], block)
+    realize = realizes.get(id(block)) if realizes is not None else None
+    if realize is None:
+        realize = _realize_of(sch.mod[sch.func_working_on], block)
     iter_pos = {iv.var: n for n, iv in enumerate(block.iter_vars)}
     kinds = "".join(_KIND.get(iv.iter_type, "O") for iv in block.iter_vars)
     loops = sch.get_loops(rv)
@@ -101,7 +104,11 @@ def block_info(sch: Schedule, rv: BlockRV) -> BlockInfo:
 
 def root_blocks(sch: Schedule) -> list[BlockInfo]:
     """The blocks directly under the function's root block, in program order."""
-    return [block_info(sch, rv) for rv in sch.get_child_blocks(sch.get_block("root"))]
+    from ember.tir.schedule.analysis import walk
+
+    # one walk for all of them (a walk per block was quadratic: DenseNet's concatenations)
+    realizes = {id(s.block): s for s in walk(sch.mod[sch.func_working_on].body) if isinstance(s, BlockRealize)}
+    return [block_info(sch, rv, realizes) for rv in sch.get_child_blocks(sch.get_block("root"))]
 
 
 def has_root_block(func: PrimFunc) -> bool:
