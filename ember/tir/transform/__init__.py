@@ -27,6 +27,9 @@ from .lower_opaque_block import LowerOpaqueBlock, lower_opaque_block
 from .module_helpers import AnnotateEntryFunc, Apply, BindTarget, Filter
 from .narrow_datatype import NarrowDataType, narrow_datatype
 from .pipeline import NotLoweredError, check_lowered, lower_for_codegen, lowering_passes
+from .reduce_branching_through_overcompute import (
+    ReduceBranchingThroughOvercompute, reduce_branching_through_overcompute,
+)
 from .remove_assume import RemoveAssume, remove_assume
 from .remove_no_op import RemoveNoOp, remove_no_op
 from .remove_store_undef import RemoveStoreUndef, remove_store_undef
@@ -69,6 +72,7 @@ __all__ = [
     "RenormalizeSplitPattern", "renormalize_split_pattern", "InlinePrivateFunctions",
     "inline_private_functions", "LoopPartition", "loop_partition",
     "LowerCrossThreadReduction", "lower_cross_thread_reduction",
+    "ReduceBranchingThroughOvercompute", "reduce_branching_through_overcompute",
 ]
 
 from . import transform  # noqa: E402 - TVM's module of the pass factories, needs __all__ above
