@@ -23,6 +23,7 @@ from .rules_divisor import div_by_symbol
 from .rules_push import merge_selects, minmax_absorb, mod_drop_residues, push_into_minmax
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
+from .rules_mod_two import mod_two_offsets
 from .vector import vector_rules
 
 __all__ = ["RULES", "rules_for"]
@@ -31,7 +32,7 @@ x, y, z = PVar("x"), PVar("y"), PVar("z")
 c1, c2 = PConst("c1"), PConst("c2")
 _B = DataType("bool")
 T, F = IntImm(_B, 1), IntImm(_B, 0)
-ZERO, ONE = IntImm(DataType("int32"), 0), IntImm(DataType("int32"), 1)
+ZERO, ONE, TWO = IntImm(DataType("int32"), 0), IntImm(DataType("int32"), 1), IntImm(DataType("int32"), 2)
 FZERO, FONE = FloatImm(DataType("float32"), 0.0), FloatImm(DataType("float32"), 1.0)
 
 
@@ -115,6 +116,7 @@ NESTED_DIV_RULES = {
     FloorDiv: [
         Rule("(x // c1 + c2) // c3", FloorDiv(Add(FloorDiv(x, c1), c2), c3),
              lambda m: FloorDiv(Add(m.x, m.const(m.c1 * m.c2)), m.const(m.c1 * m.c3)), _pos("c1", "c3")),
+        Rule("(x % 2 + 1) // 2", FloorDiv(Add(FloorMod(x, TWO), ONE), TWO), FloorMod(x, TWO)),
         Rule("(x - x % c1) // c1", FloorDiv(Sub(x, FloorMod(x, c1)), c1), lambda m: FloorDiv(m.x, m["c1"]),
              lambda m, s: m.c1 != 0),
     ],
@@ -249,9 +251,9 @@ def _apply(rules):
 
 RULES: dict[type, list] = {
     Add: [fold_binary, *vector_rules(Add), *_apply(IDENTITY[:2] + FLOAT_IDENTITY[Add]), merge_selects,
-          push_into_minmax, linear_sum],
+          push_into_minmax, mod_two_offsets, linear_sum],
     Sub: [fold_binary, *vector_rules(Sub), *_apply(IDENTITY[2:4] + FLOAT_IDENTITY[Sub]), merge_selects,
-          push_into_minmax, linear_sum],
+          push_into_minmax, mod_two_offsets, linear_sum],
     Mul: [fold_binary, *vector_rules(Mul), *_apply(IDENTITY[4:] + FLOAT_IDENTITY[Mul] + MUL_MINMAX),
           mul_products, linear_sum],
     FloorDiv: [fold_binary, *vector_rules(FloorDiv),

@@ -94,13 +94,25 @@ CONST_DIVISOR = [
     (tdiv(tir.min(X * 6, Y), 4), None, None),
 ]
 
+MOD_TWO = [
+    (flm(X, 2) + flm(X + 1, 2), 1, None),
+    (fld(X + 1, 2) - fld(X, 2), flm(X, 2), None),
+    (fld(X + 5, 2) - fld(X - 2, 2), flm(X, 2) + 3, None),
+    (fld(X + 5, 2) - fld(X - 3, 2), 4, None),
+    (fld(flm(X, 2) + 1, 2), flm(X, 2), None),
+    (fld(X + 1, 2) - flm(X, 2), fld(X, 2), None),
+    (fld(X, 2) + flm(X, 2), fld(X + 1, 2), None),
+    (flm(X + 1, 2), flm(X + 1, 2), None),
+    (fld(Y + Z + 3, 2) - fld(Y + Z, 2) + flm(Y + Z + 1, 2), None, None),
+]
+
 
 def test_truncating_division_keeps_sign_changes():
     assert isinstance(_simplify(tdiv(X * Z - Y, Z)), tir.Div)
 
 
 @pytest.mark.parametrize("before, expected, cond", [c for c in SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD
-                                                    + CONST_DIVISOR if c[1] is not None])
+                                                    + CONST_DIVISOR + MOD_TWO if c[1] is not None])
 def test_division_forms(before, expected, cond):
     _check(before, expected, cond)
 
@@ -111,7 +123,7 @@ def test_factoring_forms(before, expected, cond):
 
 
 def _all_cases():
-    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD + CONST_DIVISOR
+    return FACTORING + SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD + CONST_DIVISOR + MOD_TWO
 
 
 _values = st.integers(-40, 40)
@@ -155,6 +167,6 @@ def test_and_div_mod_keeps_value_exhaustively(before, expected, cond):
     _sweep(before, cond, range(-70, 71), (-3, 0, 2, 11), (-1, 0, 3))
 
 
-@pytest.mark.parametrize("before, expected, cond", CONST_DIVISOR + SYMBOLIC_DIVISOR)
+@pytest.mark.parametrize("before, expected, cond", CONST_DIVISOR + SYMBOLIC_DIVISOR + MOD_TWO)
 def test_division_keeps_value_exhaustively(before, expected, cond):
     _sweep(before, cond, range(-12, 13), range(-3, 36), (-2, -1, 1, 3))
