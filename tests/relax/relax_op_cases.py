@@ -76,6 +76,7 @@ CASES = {
     "nn.log_softmax": (lambda x: R.nn.log_softmax(x), [M]),
     "nn.dropout": (lambda x: R.nn.dropout(x), [M]),
     "nn.layer_norm": (lambda x, g, b: R.nn.layer_norm(x, g, b, axes=[-1]), [X, arr((4,)), arr((4,))]),
+    "layout_transform": (lambda x: R.layout_transform(x, lambda a, b, c: (a, c, b // 3, b % 3)), [X]),
     "nn.rms_norm": (lambda x, w: R.nn.rms_norm(x, w), [X, arr((4,))]),
     "nn.batch_norm": (lambda x, g, b, m, s: R.nn.batch_norm(x, g, b, m, s, axis=1),
                       [IMG, arr((4,)), arr((4,)), arr((4,)), arr((4,))]),

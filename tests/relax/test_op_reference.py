@@ -134,3 +134,19 @@ def test_reference_resize_nearest():
                             rounding_method="floor")
     got = evaluate_op("relax.image.resize2d", [x, (4, 4)], call.attrs)
     np.testing.assert_array_equal(got[0, 0], np.repeat(np.repeat(x[0, 0], 2, 0), 2, 1))
+
+
+def test_reference_layout_transform_moves_each_element():
+    x = arr((2, 6))
+    call = R.layout_transform(v("x", x), lambda i, j: (j // 3, i, j % 3))
+    got = evaluate_op("relax.layout_transform", [x], call.attrs)
+    np.testing.assert_array_equal(got, x.reshape(2, 2, 3).transpose(1, 0, 2))
+
+
+def test_reference_layer_norm_over_middle_axes():
+    x, g = arr((2, 3, 4, 5)), arr((3, 4)) + 2
+    call = R.nn.layer_norm(v("x", x), v("g", g), v("b", g), axes=[1, 2])
+    got = evaluate_op("relax.nn.layer_norm", [x, g, g], call.attrs)
+    mean, var = x.mean(axis=(1, 2), keepdims=True), x.var(axis=(1, 2), keepdims=True)
+    want = (x - mean) / np.sqrt(var + 1e-5) * g[None, :, :, None] + g[None, :, :, None]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -115,6 +115,25 @@ def _gelu_tanh(x):
     return (0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x**3)))).astype(x.dtype)
 
 
+def _along(v, ndim: int, axes):
+    """A per-axes parameter (gamma, beta, weight: the normalised axes' extents, in order) laid
+    along those axes of a rank-``ndim`` tensor (they need not be the trailing ones)."""
+    v = np.asarray(v)
+    shape = [1] * ndim
+    for a, d in zip(sorted(int(ax) % ndim for ax in axes), v.shape):
+        shape[a] = d
+    return v.reshape(shape) if v.ndim == len(axes) else v
+
+
+def _layout_transform(x, attrs):
+    """``x`` laid out by the index map; padding positions get ``pad_value`` (0 when None)."""
+    out = attrs.index_map.map_ndarray(np.asarray(x))
+    if attrs.pad_value is not None and out.size != np.asarray(x).size:
+        mask = attrs.index_map.map_ndarray(np.ones(np.shape(x), dtype=bool))
+        out = np.where(mask, out, np.asarray(attrs.pad_value.value, dtype=out.dtype))
+    return out
+
+
 def _layer_norm(args, attrs):
     x, gamma, beta = args
     axes = tuple(attrs.axes)
@@ -122,9 +141,9 @@ def _layer_norm(args, attrs):
     var = x.var(axis=axes, keepdims=True)
     out = (x - mean) / np.sqrt(var + attrs.epsilon)
     if attrs.scale:
-        out = out * gamma
+        out = out * _along(gamma, x.ndim, axes)
     if attrs.center:
-        out = out + beta
+        out = out + _along(beta, x.ndim, axes)
     return out.astype(x.dtype)
 
 
@@ -132,7 +151,7 @@ def _rms_norm(args, attrs):
     x, w = args
     axes = tuple(attrs.axes)
     rms = np.sqrt((x.astype("float64") ** 2).mean(axis=axes, keepdims=True) + attrs.epsilon)
-    return (x / rms * w).astype(x.dtype)
+    return (x / rms * _along(w, x.ndim, axes)).astype(x.dtype)
 
 
 def _batch_norm(args, attrs):
@@ -259,6 +278,7 @@ OP_IMPLS: dict = {
     "nn.log_softmax": lambda args, attrs: _log_softmax(args[0], attrs.axis),
     "nn.dropout": lambda args, attrs: (args[0], np.ones_like(args[0])),
     "nn.layer_norm": _layer_norm,
+    "layout_transform": lambda args, attrs: _layout_transform(args[0], attrs),
     "nn.rms_norm": _rms_norm,
     "nn.batch_norm": _batch_norm,
     "nn.group_norm": _group_norm,

@@ -15,7 +15,13 @@ that can take it:
   folded batch norm) is first given the full rank, an extension of TVM's rule;
 - ``max_pool2d`` / ``avg_pool2d`` / ``adaptive_avg_pool2d`` (height and width not split);
 - ``concat`` of tensors that are all in the same layout (along any axis, split ones too);
-- another converted ``conv2d`` (no transform in between).
+- another converted ``conv2d`` (no transform in between);
+- operators whose attributes name axes, renumbered for the new layout: reductions (``sum``,
+  ``mean``, ``max``, … over the logical axes and their sub axes; without ``keepdims`` the
+  result is in the remaining axes' layout), ``softmax`` / ``log_softmax`` and
+  ``strided_slice`` over unsplit axes, ``layer_norm`` when its axes keep their order, and
+  ``permute_dims`` (straight back to its original result order).  BlockedConvLayout (which
+  passes ``choose``) does not use these yet.
 
 Constant operands (weights, a folded batch norm's scale) are transformed at once with numpy,
 as FoldConstant would.  Any other use gets the tensor transformed back to its original layout, once per tensor per
@@ -54,6 +60,13 @@ _UNARY = frozenset({f"relax.{n}" for n in UNARY_OPS} | {
     "relax.clip", "relax.astype"})
 _BINARY = frozenset(f"relax.{n}" for n in BINARY_OPS)
 _POOLS = frozenset({"relax.nn.max_pool2d", "relax.nn.avg_pool2d", "relax.nn.adaptive_avg_pool2d"})
+# operators whose attributes name axes of their first argument: the method that renumbers them
+_AXIS_RULES = {
+    **{f"relax.{n}": "_reduce" for n in ("sum", "mean", "max", "min", "prod", "variance", "std")},
+    "relax.nn.softmax": "_softmax", "relax.nn.log_softmax": "_softmax",
+    "relax.strided_slice": "_strided_slice", "relax.permute_dims": "_permute",
+    "relax.nn.layer_norm": "_layer_norm",
+}
 
 
 def _dims(expr) -> list | None:
@@ -152,6 +165,13 @@ class _Converter(ExprMutator):
         call, initial, current = new
         self.changed = True
         call = self.builder_.normalize(call)
+        if current is None:  # the rewritten call gives its result in the original layout
+            var = binding.var
+            if isinstance(var, DataflowVar):
+                var = DataflowVar(var.name_hint, call.struct_info)
+                self.var_remap_[id(binding.var)] = var
+            self.builder_.emit_normalized(VarBinding(var, call))
+            return None
         if isinstance(binding.var, DataflowVar):
             var = DataflowVar(binding.var.name_hint, call.struct_info)
             self.builder_.emit_normalized(VarBinding(var, call))
@@ -178,7 +198,75 @@ class _Converter(ExprMutator):
             return self._pool(call)
         if name == "relax.concat" and isinstance(args[0], Tuple):
             return self._concat(call)
+        # (BlockedConvLayout, which passes ``choose``, keeps to the rules above for now)
+        if self.choose is None and args and isinstance(args[0], Var) and id(args[0]) in self._converted:
+            rule = _AXIS_RULES.get(name)
+            if rule is not None:
+                return getattr(self, rule)(call, *self._converted[id(args[0])])
         return None
+
+    # -- operators whose attributes name axes: the axes are renumbered for the new layout -----
+    def _letters(self, init: str, axes) -> list | None:
+        n = len(init)
+        try:
+            return [init[int(a) % n] for a in axes]
+        except (TypeError, ValueError):
+            return None
+
+    def _reduce(self, call: Call, init: str, cur: Layout, var):
+        """sum / mean / max …: reduce the same logical axes (and their sub axes) in ``cur``."""
+        a = call.attrs
+        letters = None if a.axis is None else self._letters(init, a.axis)
+        if not letters:
+            return None
+        reduced = set(letters)
+        if a.keepdims and any(cur.factor_of(c) != -1 for c in reduced):
+            _log.debug("ConvertLayout: %s kept in %s: keepdims over a split axis", call.op.name, init)
+            return None
+        positions = [i for i, (c, _) in enumerate(cur.axes) if c.upper() in reduced]
+        new = Call(call.op, [var], replace(a, axis=tuple(positions)), call.sinfo_args)
+        if a.keepdims:
+            return new, init, cur
+        rest = [(c, f) for i, (c, f) in enumerate(cur.axes) if i not in positions]
+        rest_name = "".join(c if f is None else f"{f}{c}" for c, f in rest)
+        rest_init = "".join(c for c in init if c not in reduced)
+        return new, rest_init, (None if rest_name == rest_init else layout(rest_name))
+
+    def _softmax(self, call: Call, init: str, cur: Layout, var):
+        (letter,) = self._letters(init, [call.attrs.axis]) or [None]
+        if letter is None or cur.factor_of(letter) != -1:
+            return None
+        return Call(call.op, [var], replace(call.attrs, axis=cur.index_of(letter)), call.sinfo_args), init, cur
+
+    def _strided_slice(self, call: Call, init: str, cur: Layout, var):
+        letters = self._letters(init, call.attrs.axes)
+        if letters is None or any(cur.factor_of(c) != -1 for c in letters):
+            return None
+        axes = tuple(cur.index_of(c) for c in letters)
+        args = [var, *[self.visit_expr(x) for x in call.args[1:]]]
+        return Call(call.op, args, replace(call.attrs, axes=axes), call.sinfo_args), init, cur
+
+    def _permute(self, call: Call, init: str, cur: Layout, var):
+        """A transpose of the converted tensor straight into the original result order."""
+        if cur.is_split:
+            return None
+        order = call.attrs.axes if call.attrs.axes is not None else range(len(init) - 1, -1, -1)
+        letters = self._letters(init, order)
+        if letters is None:
+            return None
+        new = Call(call.op, [var], replace(call.attrs, axes=tuple(cur.index_of(c) for c in letters)), call.sinfo_args)
+        return new, init, None
+
+    def _layer_norm(self, call: Call, init: str, cur: Layout, var):
+        """Normalised axes keep their order (gamma and beta follow it) and are not split."""
+        letters = self._letters(init, call.attrs.axes)
+        if letters is None or any(cur.factor_of(c) != -1 for c in letters):
+            return None
+        axes = [cur.index_of(c) for c in letters]
+        if axes != sorted(axes):
+            return None
+        args = [var, *[self.visit_expr(x) for x in call.args[1:]]]
+        return Call(call.op, args, replace(call.attrs, axes=tuple(axes)), call.sinfo_args), init, cur
 
     def _conv2d(self, call: Call):
         if self.choose is not None:
