@@ -61,8 +61,8 @@ class IndexMap(Node):
             return mapping_function, []
         separators: list[int] = []
 
-        def without_separators(*args):
-            out = mapping_function(*args)
+        def without_separators(*args, **kwargs):
+            out = mapping_function(*args, **kwargs)
             out = list(out) if isinstance(out, list | tuple) else [out]
             kept = []
             for x in out:
@@ -72,18 +72,11 @@ class IndexMap(Node):
                     kept.append(x)
             return kept
 
-        params = list(inspect.signature(mapping_function).parameters.values())
-        if not any(p.kind == p.VAR_POSITIONAL for p in params) and ndim is None:
-            ndim = len(params)
-        names = None if any(p.kind == p.VAR_POSITIONAL for p in params) else [p.name for p in params]
-        if names is not None:
-            def named(*args):
-                return without_separators(*args)
-            named.__signature__ = inspect.signature(mapping_function)
-            imap = IndexMap.from_func(named, ndim, inverse_index_map, index_dtype)
-        else:
-            imap = IndexMap.from_func(without_separators, ndim, inverse_index_map, index_dtype)
-        return imap, separators
+        def named(*args, **kwargs):
+            return without_separators(*args, **kwargs)
+
+        named.__signature__ = inspect.signature(mapping_function)  # from_func reads the parameters
+        return IndexMap.from_func(named, ndim, inverse_index_map, index_dtype), separators
 
     @staticmethod
     def from_func(mapping_function, ndim: int | None = None, inverse_index_map=None,
@@ -94,24 +87,36 @@ class IndexMap(Node):
             raise TypeError(f"IndexMap.from_func expects a callable mapping_function, got "
                             f"{type(mapping_function).__name__}")
         params = list(inspect.signature(mapping_function).parameters.values())
-        if any(p.kind == p.VAR_POSITIONAL for p in params):
+        positional = [Var(p.name, index_dtype) for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        keywords = {p.name: Var(p.name, index_dtype) for p in params if p.kind == p.KEYWORD_ONLY}
+        var_arg = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+        if var_arg is not None:  # *indices takes the dimensions the named parameters leave (as TVM)
             if ndim is None:
                 raise ValueError("IndexMap.from_func: a *args mapping function needs ndim=")
-            names = [f"i{k}" for k in range(ndim)]
-        else:
-            names = [p.name for p in params]
-        args = [Var(n, index_dtype) for n in names]
-        out = mapping_function(*args)
+            positional += [Var(f"{var_arg}_{k}", index_dtype) for k in range(ndim - len(positional) - len(keywords))]
+        out = mapping_function(*positional, **keywords)
         if not isinstance(out, list | tuple):
             out = (out,)
         finals = tuple(as_expr(x) if not isinstance(x, int) else const(x, index_dtype) for x in out)
-        return IndexMap(tuple(args), finals, inverse_index_map)
+        return IndexMap(tuple(positional) + tuple(keywords.values()), finals, inverse_index_map)
 
     @staticmethod
     def from_python(text: str) -> IndexMap:
         import ember.tir as T
 
         return IndexMap.from_func(eval(text, {"T": T, "__builtins__": {}}))  # noqa: S307 - our own output
+
+    def with_index_dtype(self, dtype: str) -> IndexMap:
+        """The same map over indices of ``dtype`` (a map replayed from a trace is int32)."""
+        if all(str(v.dtype) == str(dtype) for v in self.initial_indices):
+            return self
+        import ember.tir as T
+
+        try:
+            text = self.to_python()
+        except ValueError:
+            return self
+        return IndexMap.from_func(eval(text, {"T": T, "__builtins__": {}}), index_dtype=str(dtype))  # noqa: S307
 
     def to_python(self) -> str:
         names = {v: v.name for v in self.initial_indices}
@@ -140,11 +145,11 @@ class IndexMap(Node):
         if len(shape) != len(self.initial_indices):
             raise ValueError(f"IndexMap of {len(self.initial_indices)} inputs applied to a "
                              f"{len(shape)}-d shape")
+        if any(_arith.as_int(s) is None for s in shape):
+            return self._map_symbolic_shape(shape)
         bounds = {}
         for v, s in zip(self.initial_indices, shape):
             n = _arith.as_int(s)
-            if n is None:
-                raise ValueError(f"IndexMap.map_shape needs constant shapes, got {s!r}")
             bounds[v] = (0, n - 1)
         dtype = next((s.dtype for s in shape if isinstance(s, PrimExpr)), None)
         out = []
@@ -154,6 +159,29 @@ class IndexMap(Node):
                 raise ValueError(f"IndexMap.map_shape cannot bound the output {e!r}")
             out.append(const(hi + 1, dtype or e.dtype))  # the shape's index type (int64 shapes stay int64)
         return out
+
+    def _map_symbolic_shape(self, shape) -> list:
+        """Output extents over a symbolic shape: each output's largest value plus one, for
+        outputs built of sums, products, ``//`` and ``%`` of the inputs and of (non-negative)
+        shape variables (fusions such as ``i * n + j``); anything else is refused."""
+        from ember.ir import Add, FloorDiv, FloorMod, IntImm, Mul
+
+        top = {v: _arith.simplify(s - 1) for v, s in zip(self.initial_indices, shape)}
+
+        def upper(e):
+            if isinstance(e, Var):
+                return top.get(e, e)
+            if isinstance(e, IntImm) and e.value >= 0:
+                return e
+            if isinstance(e, Add | Mul):
+                return type(e)(upper(e.a), upper(e.b))
+            if isinstance(e, FloorDiv):
+                return FloorDiv(upper(e.a), e.b)
+            if isinstance(e, FloorMod):
+                return e.b - 1
+            raise ValueError(f"IndexMap.map_shape cannot bound the output {e!r} of a symbolic shape")
+
+        return [_arith.simplify(upper(e) + 1) for e in self.final_indices]
 
     def inverse(self, shape) -> IndexMap:
         """The inverse map (outputs → inputs) over ``shape``; only for maps that are
@@ -247,7 +275,14 @@ class IndexMap(Node):
         return IndexMap(tuple(outs), tuple(finals))
 
     def is_bijective_on(self, shape) -> bool:
-        new_shape = self.map_shape(shape)  # refuses symbolic shapes first
+        new_shape = self.map_shape(shape)  # refuses what it cannot bound first
+        if any(_arith.as_int(s) is None for s in (*shape, *new_shape)):  # symbolic: compare the products
+            total_in, total_out = const(1, "int64"), const(1, "int64")
+            for s in shape:
+                total_in = total_in * s
+            for s in new_shape:
+                total_out = total_out * s
+            return _arith.is_const(_arith.simplify(total_out - total_in), 0)
         total_in = total_out = 1
         for s in shape:
             total_in *= _arith.as_int(s)

@@ -51,9 +51,16 @@ def resolve_buffer(func, block: Block, buffer):
 
 
 class _Relayout(IRMutator):
-    def __init__(self, old, new, index_map: IndexMap):
+    def __init__(self, old, new, index_map: IndexMap, bounds: dict | None = None):
         super().__init__()
         self.old, self.new, self.map = old, new, index_map
+        self.bounds = bounds or {}
+        # a variable of a single value is that value (v * n with v in [0, 1) is 0)
+        self.fixed = {v: const(lo, v.dtype) for v, (lo, hi) in self.bounds.items() if lo == hi}
+
+    def _mapped(self, indices) -> tuple:
+        """The new indices, simplified within the loops' and iterators' ranges (as TVM)."""
+        return tuple(_arith.simplify(substitute(e, self.fixed), self.bounds) for e in self.map.map_indices(indices))
 
     def visit_Buffer(self, buf):
         return self.new if buf is self.old else buf
@@ -61,13 +68,13 @@ class _Relayout(IRMutator):
     def visit_BufferLoad(self, load):
         indices = self.visit(load.indices)
         if load.buffer is self.old:
-            return BufferLoad(self.new, tuple(self.map.map_indices(indices)))
+            return BufferLoad(self.new, self._mapped(indices))
         return load if indices is load.indices else BufferLoad(load.buffer, indices)
 
     def visit_BufferStore(self, store):
         value, indices = self.visit(store.value), self.visit(store.indices)
         if store.buffer is self.old:
-            return BufferStore(self.new, value, tuple(self.map.map_indices(indices)))
+            return BufferStore(self.new, value, self._mapped(indices))
         return replace(store, value=value, indices=indices)
 
     def visit_Block(self, block):
@@ -107,7 +114,9 @@ def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=N
         _check_injective(func, block, buf, imap)
     new_buf = replace(buf, shape=tuple(new_shape), strides=())
     padded = not imap.is_bijective_on(buf.shape)
-    mut = _Relayout(buf, new_buf, imap)
+    from .cache_stage import _loop_bounds
+
+    mut = _Relayout(buf, new_buf, imap, _loop_bounds(func))
     body = mut.visit(func.body)
     buffer_map = {p: (new_buf if b is buf else b) for p, b in func.buffer_map.items()}
     func = replace(func, body=body, buffer_map=buffer_map)
@@ -184,6 +193,23 @@ def _blocks(func):
     return blocks_under(func.body)
 
 
+class _SimplifyIndices(IRMutator):
+    """Simplifies the indices of every buffer access under the given variable bounds."""
+
+    def __init__(self, bounds: dict):
+        super().__init__()
+        self.bounds = bounds
+
+    def _indices(self, indices) -> tuple:
+        return tuple(_arith.simplify(self.visit(i), self.bounds) for i in indices)
+
+    def visit_BufferLoad(self, load):
+        return BufferLoad(load.buffer, self._indices(load.indices))
+
+    def visit_BufferStore(self, store):
+        return replace(store, value=self.visit(store.value), indices=self._indices(store.indices))
+
+
 def transform_block_layout(func, realize: BlockRealize, index_map):
     block = realize.block
     loops = loops_above(func, realize)
@@ -217,18 +243,24 @@ def transform_block_layout(func, realize: BlockRealize, index_map):
             raise ScheduleError("transform_block_layout: an output mixes spatial and reduction iterators",
                                 func, block=block)
         kinds.append(used.pop() if used else IterVarType.DataPar)
-    new_ivs = [IterVar(Range(0, ext), Var(f"v{k}", "int32"), kind)
+    new_ivs = [IterVar(Range(const(0, ext.dtype), ext), Var(f"v{k}", ext.dtype), kind)
                for k, (ext, kind) in enumerate(zip(new_extents, kinds))]
     old = inverse.map_indices([iv.var for iv in new_ivs])
     vmap = {iv.var: e for iv, e in zip(block.iter_vars, old)}
-    new_block = replace(block, iter_vars=tuple(new_ivs), body=substitute(block.body, vmap),
-                        init=None if block.init is None else substitute(block.init, vmap))
+    bounds = {iv.var: (0, _arith.as_int(iv.dom.extent) - 1) for iv in new_ivs
+              if _arith.as_int(iv.dom.extent) is not None}
+
+    def moved(stmt):  # the old iterators' expressions, simplified within the new iterators' ranges
+        return _SimplifyIndices(bounds).visit(substitute(stmt, vmap))
+
+    new_block = replace(block, iter_vars=tuple(new_ivs), body=moved(block.body),
+                        init=None if block.init is None else moved(block.init))
     reads, writes = infer_regions(new_block)
     new_block = replace(new_block, reads=reads, writes=writes)
-    new_loops = [Var(f"ax{k}", "int32") for k in range(len(new_ivs))]
+    new_loops = [Var(f"ax{k}", ext.dtype) for k, ext in enumerate(new_extents)]  # int64 extents: int64 loops
     body = BlockRealize(tuple(new_loops), realize.predicate, new_block)
     for var, ext in reversed(list(zip(new_loops, new_extents))):
-        body = For(var, const(0, "int32"), ext, ForKind.SERIAL, body)
+        body = For(var, const(0, var.dtype), ext, ForKind.SERIAL, body)
     top = loops[0] if loops else realize
     return replace_stmts(func, {top: body})
 

@@ -303,7 +303,10 @@ class MorePrimitives:
                 buf = resolve_buffer(self._func(self._fname(block)), realize.block, buffer)
             except ScheduleError as err:
                 self._raise(err)
-            index_map, separators = IndexMap.from_func_with_separators(index_map, ndim=len(buf.shape))
+            index_map, separators = IndexMap.from_func_with_separators(
+                index_map, ndim=len(buf.shape), index_dtype=_block_index_dtype(realize.block))
+        else:  # a map replayed from a trace's JSON comes back int32
+            index_map = index_map.with_index_dtype(_block_index_dtype(realize.block))
         buffer = tuple(buffer) if isinstance(buffer, list) else buffer
         if hasattr(buffer, "shape") and hasattr(buffer, "data"):  # a Buffer: traced as (kind, index), as TVM
             buffer = self._buffer_arg(block, buffer)
@@ -339,7 +342,9 @@ class MorePrimitives:
         from .layout import transform_block_layout
 
         realize = self._block(block)
-        index_map = IndexMap.from_func(index_map, ndim=len(realize.block.iter_vars))
+        dtype = _block_index_dtype(realize.block)
+        index_map = (index_map.with_index_dtype(dtype) if isinstance(index_map, IndexMap) else
+                     IndexMap.from_func(index_map, ndim=len(realize.block.iter_vars), index_dtype=dtype))
         self._apply(block, transform_block_layout, realize, index_map)
         self._record("transform_block_layout", [block], [index_map], [])
 
@@ -365,3 +370,14 @@ class MorePrimitives:
         else:
             self._apply(block_or_loop, tensorize, self._block(block_or_loop), tensor_intrin)
         self._record("tensorize", [block_or_loop], [tensor_intrin, preserve_unit_iters], [])
+
+
+def _block_index_dtype(block) -> str:
+    """The index dtype of maps written for ``block`` (TVM's rule): its first iterator's, else
+    its first accessed region's, else int64."""
+    for iv in block.iter_vars:
+        return str(iv.var.dtype)
+    for region in block.reads + block.writes:
+        for r in region.region:
+            return str(r.min.dtype)
+    return "int64"

@@ -1,7 +1,7 @@
 """cache_read, cache_write, set_scope, storage_align, transform_layout, IndexMap."""
 
 import pytest
-from sched_helpers import check
+from sched_helpers import check, check_trace_roundtrip
 from sched_workloads import elementwise, matmul
 
 from ember.script import tir as T
@@ -342,3 +342,55 @@ def test_reindex_simplifies_the_access_within_the_iterator_domains():
     loops = sch.get_loops(stage)
     assert [str(sch.get(x).loop_var.dtype) for x in loops] == ["int64", "int32"]
     check(sch, grouped_read)
+
+
+def test_index_map_keyword_only_and_var_args():
+    imap = IndexMap.from_func(lambda *rest, k: [*rest, k // 4, k % 4], ndim=3)
+    assert imap.ndim == 3 and len(imap.final_indices) == 4
+    assert [str(v) for v in imap.initial_indices] == ["rest_0", "rest_1", "k"]
+
+
+def test_index_map_shape_of_a_symbolic_fusion():
+    from ember import tir
+
+    n = tir.Var("n", "int64")
+    imap = IndexMap.from_func(lambda a, b: [a * n + b], index_dtype="int64")
+    (extent,) = imap.map_shape([tir.IntImm("int64", 32), n])
+    assert str(extent) in ("n * T.int64(32)", "T.int64(32) * n")
+    assert imap.is_bijective_on([tir.IntImm("int64", 32), n])
+
+
+@T.prim_func
+def tiled_add(A: T.Buffer((8, 8, 4, 4), "float32"), C: T.Buffer((32, 32), "float32")):
+    for io, jo in T.grid(8, 8):
+        with T.block("C_o"):
+            vio, vjo = T.axis.remap("SS", [io, jo])
+            for ii, ji in T.grid(4, 4):
+                with T.block("C"):
+                    vii, vji = T.axis.remap("SS", [ii, ji])
+                    C[vio * 4 + vii, vjo * 4 + vji] = A[vio, vjo, vii, vji] + T.float32(1)
+
+
+def test_transform_layout_simplifies_within_iterator_ranges():
+    sch = Schedule(tiled_add)
+    sch.transform_layout("C", ("read", 0), lambda a, b, c, d: (a * 4 + c, b * 4 + d))
+    text = sch.mod["main"].script()
+    assert "A[vio * 4 + vii, vjo * 4 + vji]" in text and "//" not in text
+    check_trace_roundtrip(sch, tiled_add)
+
+
+@T.prim_func
+def flat_int64(A: T.Buffer((T.int64(8), T.int64(4)), "float32"), B: T.Buffer((T.int64(8), T.int64(4)), "float32")):
+    for i, j in T.grid(T.int64(8), T.int64(4)):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def test_transform_block_layout_keeps_int64_iterators():
+    sch = Schedule(flat_int64)
+    sch.transform_block_layout("B", lambda i, j: (i * 4 + j,))
+    (loop,) = sch.get_loops("B")
+    assert str(sch.get(loop).loop_var.dtype) == "int64"
+    assert str(sch.get(sch.get_block("B")).iter_vars[0].var.dtype) == "int64"
+    check(sch, flat_int64)
