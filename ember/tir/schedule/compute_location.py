@@ -474,6 +474,8 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
     _check_order(func, root, loop, what, block, before=False)
     _check_not_under_reduction(func, loop, writers, what, block)
     _check_inputs_ready(func, realize, loop, what)
+    for read in block.reads:  # every producer of the block must be under the loop, as TVM requires
+        _check_others_under(func, realize, loop, read.buffer, what, "write")
     loads = _read_indices(func, block, buffer, what)
     try:
         dims = _dim_of_iters(func, block, loads, what)

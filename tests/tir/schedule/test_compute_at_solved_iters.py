@@ -262,3 +262,28 @@ def test_compute_inline_refuses_opaque_access(func, why):
     sch = Schedule(func)
     with pytest.raises(ScheduleError, match=f"buffer 'B' is accessed opaquely \\({why}\\)"):
         sch.compute_inline(sch.get_block("B"))
+
+
+@T.prim_func
+def two_producers(A: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    C = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] + T.float32(1)
+    for i, j in T.grid(16, 16):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = B[vi, vj] + C[vi, vj]
+
+
+def test_reverse_compute_at_needs_every_producer_under_the_loop():
+    sch = Schedule(two_producers)
+    with pytest.raises(ScheduleError, match="block 'B' also writes 'B' but is not under loop 'i'.*requires all "
+                                            "the producer blocks"):
+        sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(sch.get_block("C"))[0])
