@@ -18,6 +18,7 @@ from .fold import fold_binary, fold_cast, fold_if_then_else, fold_not, fold_sele
 from .linear import Linear, is_int_scalar
 from .pattern import PConst, PVar, Rule
 from .rules_and import and_div_mod
+from .rules_branch import nested_conditional
 from .rules_call import fold_int_intrinsic
 from .rules_divisor import div_by_symbol
 from .rules_push import merge_selects, minmax_absorb, mod_drop_residues, push_into_minmax
@@ -270,9 +271,9 @@ RULES: dict[type, list] = {
     And: [fold_binary, *vector_rules(And), *_apply(AND_RULES), logic_entailment, and_div_mod],
     Or: [fold_binary, *vector_rules(Or), *_apply(OR_RULES), logic_entailment],
     Not: [fold_not, *_apply(NOT_RULES)],
-    Select: [fold_select, *_apply(SELECT_RULES)],
+    Select: [fold_select, *_apply(SELECT_RULES), nested_conditional],
     Cast: [fold_cast, cast_linear],
-    Call: [fold_if_then_else, fold_int_intrinsic],
+    Call: [fold_if_then_else, fold_int_intrinsic, nested_conditional],
     Ramp: vector_rules(Ramp),
     Broadcast: [],
 }

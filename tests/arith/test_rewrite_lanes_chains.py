@@ -77,3 +77,31 @@ def test_chain_rules_keep_value(case, points):
         env = {X: x, Y: y, Z: z}
         if cond is None or evaluate(cond, env):
             assert evaluate(after, env) == evaluate(before, env), (before, after, env)
+
+
+def _ite(c, t, f):
+    return tir.if_then_else(c, t, f)
+
+
+BRANCHES = [
+    (_ite(X > 2, _ite(X > 1, Y, Z), 0), _ite(tir.LT(2, X), Y, 0)),
+    (_ite(X > 2, _ite(X < 1, Y, Z), 0), _ite(tir.LT(2, X), Z, 0)),
+    (_ite(X < 5, _ite(X > 1, 1, 0), 0), _ite(tir.And(X < 5, tir.LT(1, X)), 1, 0)),
+    (tir.Select(X > 2, tir.Select(X > 1, Y, Z), 7), tir.Select(tir.LT(2, X), Y, 7)),
+    (_ite(X > 2, _ite(Y > 1, Y, Z), 0), None),
+]
+
+
+@pytest.mark.parametrize("before, expected", [c for c in BRANCHES if c[1] is not None])
+def test_nested_conditional_forms(before, expected):
+    after = _simplify(before)
+    assert structural_equal(after, expected), f"{before!r} -> {after!r}, want {expected!r}"
+
+
+@pytest.mark.parametrize("before, expected", BRANCHES)
+def test_nested_conditionals_keep_value(before, expected):
+    after = _simplify(before)
+    for x in range(-3, 8):
+        for y in (-2, 0, 1, 3):
+            env = {X: x, Y: y, Z: 11}
+            assert evaluate(after, env) == evaluate(before, env), (before, after, env)
