@@ -266,6 +266,9 @@ class _LoopVectorizer(IRMutator):
         guarded = _vectorize_guarded(loop)
         if guarded is not None:
             return guarded
+        unswitched = _unswitch(loop)
+        if unswitched is not None:
+            return unswitched
         logger.debug("loop %s not vectorized (kept serial): %s", loop.loop_var.name, why)
         return replace(loop, kind=ForKind.SERIAL)
 
@@ -314,10 +317,41 @@ def _vectorize_guarded(loop: For):
         return None
     first = substitute(body.condition, {var: loop.min})
     last = substitute(body.condition, {var: loop.min + loop.extent - const(1, loop.extent.dtype)})
+    from ember.arith import Analyzer
     from ember.ir import And
 
+    guard = Analyzer().simplify(And(first, last))
+    if isinstance(guard, IntImm):  # known for every lane: no run-time test
+        return vec if guard.value else None
     logger.debug("loop %s vectorized with a guard (ragged tail runs serially)", var.name)
-    return IfThenElse(And(first, last), vec, replace(loop, kind=ForKind.SERIAL))
+    return IfThenElse(guard, vec, replace(loop, kind=ForKind.SERIAL))
+
+
+def _unswitch(loop: For):
+    """A body that is one ``if`` on a loop-invariant condition (no loop variable, no load of
+    a buffer the loop writes): the ``if`` goes outside and each branch becomes its own loop,
+    vectorized when it can be, else a serial loop over ``<var>_s`` (as TVM)."""
+    body = loop.body
+    if not isinstance(body, IfThenElse) or as_const_int(loop.extent) is None:
+        return None
+    var = loop.loop_var
+    written = {id(n.buffer.data) for n in collect(body, lambda n: isinstance(n, BufferStore))}
+    cond = body.condition
+    if collect(cond, lambda n: n is var or (isinstance(n, BufferLoad) and id(n.buffer.data) in written)):
+        return None
+
+    def branch(stmt):
+        if stmt is None:
+            return None
+        out, _ = _vectorize(replace(loop, body=stmt))
+        if out is not None:
+            return out
+        serial = Var(var.name + "_s", var.dtype)
+        return For(serial, const(0, var.dtype), loop.extent, ForKind.SERIAL,
+                   substitute(stmt, {var: loop.min + serial if as_const_int(loop.min) != 0 else serial}))
+
+    logger.debug("loop %s: loop-invariant if moved outside before vectorizing", var.name)
+    return IfThenElse(cond, branch(body.then_case), branch(body.else_case))
 
 
 def vectorize_loop(func: PrimFunc) -> PrimFunc:
