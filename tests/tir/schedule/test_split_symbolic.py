@@ -58,3 +58,19 @@ def test_split_by_vscale_elsewhere_is_refused(capfd):
     with pytest.raises(ScheduleError, match="The product of factors is not larger than or equal to the extent"):
         sch.split(i, factors=[T.ceildiv(128, 4 * T.vscale()), 4 * T.vscale()])
     assert "only supports AArch64 SVE targets" in capfd.readouterr().err
+
+
+@T.prim_func
+def predicated_nest(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.block("B"):
+            T.where(i * 8 + j < 20)
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def test_reorder_refuses_loops_a_predicate_ties_together():
+    sch = Schedule(predicated_nest)
+    i, j = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="under its predicate .* not an affine map of the reordered loops"):
+        sch.reorder(j, i)
