@@ -29,7 +29,7 @@ from ember.arith.deduce_bound import deduce_bound
 from ember.arith.int_set import IntSet, eval_set, union
 from ember.arith.region_bound import estimate_region_upper_bound
 from ember.ir import (
-    EQ, GE, GT, LE, LT, NE, And, Call, IntImm, Not, Or, PrimExpr, Range, Var, const, replace,
+    EQ, GE, GT, LE, LT, NE, And, Call, IntImm, Not, Or, Range, Var, const, replace,
 )
 
 from ..buffer import Buffer, BufferLoad, BufferRegion, MatchBufferRegion

@@ -20,7 +20,7 @@ from ember.arith.int_set import eval_set
 from ember.ir import IntImm, Range, Var
 
 from ..buffer import BufferLoad
-from ..functor import collect, post_order_visit
+from ..functor import collect
 from ..stmt import BufferStore, Evaluate, For, ForKind
 
 __all__ = ["remove_dead_writes"]
