@@ -96,6 +96,7 @@ def detect_iter_map(indices, input_iters: dict, predicate=True, check_level="sur
             rw.apply_predicate(as_expr(predicate))
             todo = [rw.ana.simplify(e) for e in indices] if presimplify else indices
             sums = [rw.rewrite_index(e) for e in todo]
+            rw.check_constraints_used()
             if level != IterMapLevel.NoCheck:
                 rw.check_mapping(sums, level)
         except _Fail as err:
@@ -110,6 +111,8 @@ class _Rewriter:
         self.level = level
         self.lenient = False  # normalize_to_iter_sum: a split may round its extent up
         self.padded: dict[tuple, IterMark] = {}  # (split, left pad, padded extent) -> mark
+        self.constraints: list = []  # (normalized args, bounded mark, offset) from predicates
+        self.used_constraints: set = set()
         self.ana = Analyzer()
         self.var_map: dict[Var, IterSumExpr] = {}
         self.input_marks: dict[Var, IterMark] = {}
@@ -229,6 +232,9 @@ class _Rewriter:
         """Make ``s`` a single split of a (new or known) fused mark, keeping its base."""
         if len(s.args) <= 1:
             return s
+        s = self.match_constrained(s)
+        if len(s.args) <= 1:
+            return s
         units = [a for a in s.args if _is_const(a.extent, 1)]  # always 0: fit anywhere
         args = [a for a in s.args if not _is_const(a.extent, 1)] or units[:1]
         units = [a for a in units if a not in args]
@@ -266,6 +272,35 @@ class _Rewriter:
             self.fused[key] = mark
         one = IntImm(extent.dtype, 1)
         return IterSumExpr((IterSplitExpr(mark, one, mark.extent, base_scale),), s.base)
+
+    def match_constrained(self, s: IterSumExpr) -> IterSumExpr:
+        """Replace each sub-sum of ``s`` that a predicate bounded (``k * (j*2 + k2)``) by a
+        split of its bounded mark, scaled by ``k``, adding the bound's offset to the base."""
+        for norm, mark, offset in sorted(self.constraints, key=lambda c: -len(c[0])):
+            if len(norm) > len(s.args):
+                continue
+            picked, factor = [], None
+            for n in norm:
+                hit = None
+                for i, a in enumerate(s.args):
+                    if i in picked or a.source is not n.source or not self.eq(a.lower_factor, n.lower_factor) \
+                            or not self.eq(a.extent, n.extent):
+                        continue
+                    k = self.divide(a.scale, n.scale)
+                    if k is not None and (factor is None or self.eq(k, factor)):
+                        hit, factor = i, k
+                        break
+                if hit is None:
+                    break
+                picked.append(hit)
+            if len(picked) != len(norm):
+                continue
+            rest = tuple(a for i, a in enumerate(s.args) if i not in picked)
+            self.used_constraints.add(id(mark))
+            split = IterSplitExpr(mark, IntImm(mark.extent.dtype, 1), mark.extent, factor)
+            base = self.ana.simplify(s.base + offset * factor)
+            return self.match_constrained(IterSumExpr(rest + (split,), base))
+        return s
 
     def sum_key(self, args) -> tuple:
         keys = self.ana._keys
@@ -382,8 +417,11 @@ class _Rewriter:
 
     # -- predicate -----------------------------------------------------------------------
     def apply_predicate(self, pred: PrimExpr) -> None:
-        from ember.ir import LE, LT, And
+        """Bound iterators and fused sums by the conjuncts of ``pred`` (``lo <= sum < hi``),
+        smaller sums first so that larger ones can use them."""
+        from ember.ir import GE, GT, LE, LT, And
 
+        bounds: dict[tuple, list] = {}  # key -> [args, lo, hi] on the value of the args
         stack = [pred]
         while stack:
             c = stack.pop()
@@ -392,30 +430,70 @@ class _Rewriter:
             if type(c) is And:
                 stack += [c.a, c.b]
                 continue
-            if type(c) in (LT, LE) and not self.uses_iters(c.b):
-                s = self.rewrite(c.a)
-                if s.args:
-                    bound = c.b if type(c) is LT else c.b + 1
-                    self.constrain(s, self.ana.simplify(bound - s.base), c)
-                    continue
-            raise _Fail(f"unsupported predicate {c!r}: expected iterator sums compared with '<' to a bound")
+            cls = type(c)
+            if not self.uses_iters(c):
+                continue  # says nothing about the iterators
+            if cls in (LT, LE, GT, GE):
+                a_it, b_it = self.uses_iters(c.a), self.uses_iters(c.b)
+                if a_it != b_it:
+                    side, other = (c.a, c.b) if a_it else (c.b, c.a)
+                    upper = (cls in (LT, LE)) == a_it  # the iterator side is bounded above
+                    strict = cls in (LT, GT)
+                    s = self.rewrite(side)
+                    if s.args:
+                        if upper:
+                            lo, hi = None, other if strict else other + 1
+                        else:
+                            lo, hi = (other + 1 if strict else other), None
+                        shift = lambda e: None if e is None else self.ana.simplify(e - s.base)  # noqa: E731
+                        key = frozenset(self.sum_key(s.args))
+                        entry = bounds.setdefault(key, [s.args, None, None, c])
+                        entry[1] = _tighter(entry[1], shift(lo), max)
+                        entry[2] = _tighter(entry[2], shift(hi), min)
+                        continue
+            raise _Fail(f"unsupported predicate {c!r}: expected iterator sums compared with a bound")
+        for args, lo, hi, cond in sorted(bounds.values(), key=lambda e: len(e[0])):
+            self.constrain(IterSumExpr(tuple(args), IntImm(args[0].scale.dtype, 0)), lo, hi, cond)
+        self.used_constraints.clear()
 
-    def constrain(self, s: IterSumExpr, extent: PrimExpr, cond) -> None:
+    def check_constraints_used(self) -> None:
+        """A bounded sum must appear in the indices: bounding iterators that the indices
+        use separately would make the map neither surjective nor expressible."""
+        for _, mark, _ in self.constraints:
+            if id(mark) not in self.used_constraints:
+                raise _Fail(f"the predicate bounds the sum {_show(IterSumExpr(mark.source.args, IntImm(mark.extent.dtype, 0)))}, "
+                            "which no index uses whole")
+
+    def constrain(self, s: IterSumExpr, lo, hi, cond) -> None:
+        """Restrict the value of ``s`` (base 0) to ``[lo, hi)`` (None: unbounded)."""
         if len(s.args) == 1:
             a = s.args[0]
             var = next((v for v, m in self.input_marks.items() if m is a.source), None)
             if var is not None and _is_const(a.lower_factor, 1) and _is_const(a.scale, 1) \
                     and self.eq(a.extent, a.source.extent):
-                lo = self.var_map[var].base
-                self._set_mark(var, IterMark(a.source.source, extent), lo)
+                base = self.var_map[var].base
+                low, high = self.clip(lo, hi, base, a.source.extent)
+                source = a.source.source if _is_const(low, 0) else self.ana.simplify(a.source.source - low)
+                self._set_mark(var, IterMark(source, self.ana.simplify(high - low)),
+                               self.ana.simplify(base + low))
                 return
             raise _Fail(f"unsupported predicate {cond!r}: it bounds a part of an iterator")
-        fused = self.fuse(s).args[0]
-        if not (_is_const(fused.scale, 1)):
+        fused = self.fuse(s)
+        split = fused.args[0]
+        if len(fused.args) != 1 or not _is_const(split.scale, 1) or not isinstance(split.source.source, IterSumExpr):
             raise _Fail(f"unsupported predicate {cond!r}: the bounded sum is scaled")
-        old = fused.source
-        mark = IterMark(old.source, extent)
-        self.fused[self.sum_key(old.source.args)] = mark
+        old = split.source
+        low, high = self.clip(lo, hi, fused.base, old.extent)
+        source = old.source if _is_const(low, 0) else IterSumExpr(old.source.args, self.ana.simplify(old.source.base - low))
+        mark = IterMark(source, self.ana.simplify(high - low))
+        self.constraints.append((old.source.args, mark, low))
+
+    def clip(self, lo, hi, base, extent):
+        """``[lo, hi)`` on a value ``mark + base`` as a range of the mark within ``[0, extent)``."""
+        zero = IntImm(extent.dtype, 0)
+        low = zero if lo is None else _tighter(zero, self.ana.simplify(lo - base), max)
+        high = extent if hi is None else _tighter(extent, self.ana.simplify(hi - base), min)
+        return low, high
 
     # -- checking ------------------------------------------------------------------------
     def check_mapping(self, sums: list, level: IterMapLevel) -> None:
@@ -543,6 +621,18 @@ def _divide_factors(b: PrimExpr, a: PrimExpr) -> PrimExpr | None:
     for f in rest:
         out = f if _is_const(out, 1) else Mul(*_promote(out, f))
     return out
+
+
+def _tighter(old, new, pick):
+    """The tighter of two bounds (``pick`` is max for lower bounds, min for upper ones);
+    when one is symbolic the newer one (the predicate's) wins."""
+    if old is None:
+        return new
+    if new is None:
+        return old
+    if type(old) is IntImm and type(new) is IntImm:
+        return IntImm(old.dtype, pick(old.value, new.value))
+    return new
 
 
 def _is_const(e, value: int) -> bool:

@@ -264,3 +264,35 @@ def test_padded_divisions_reach_every_quotient(extent, offset, divisor):
         assert _values([normalize_iter_map_to_expr(r.indices[0])], iters) == values
         if r.indices[0].args and extent > 1:
             assert r.indices[0].args[0].extent.value == len(set(values))
+
+
+def test_lower_bound_predicate_shifts_the_fused_mark():
+    x, y = tir.Var("x"), tir.Var("y")
+    iters = {x: Range(0, 13), y: Range(0, 10)}
+    r = detect_iter_map([x * 10 + y], iters, predicate=tir.all(x * 10 + y > 5, x * 10 + y < 128))
+    (split,) = r.indices[0].args
+    assert (split.extent.value, r.indices[0].base.value) == (122, 6)
+    # the normalized sum is the original index wherever the predicate holds
+    for xv, yv in itertools.product(range(13), range(10)):
+        if 5 < xv * 10 + yv < 128:
+            env = {x: xv, y: yv}
+            assert evaluate(normalize_iter_map_to_expr(r.indices[0]), env) == xv * 10 + yv
+
+
+def test_bounded_sub_sum_is_reused_inside_a_larger_sum():
+    i, j, k = tir.Var("i"), tir.Var("j"), tir.Var("k")
+    iters = {i: Range(0, 11), j: Range(0, 5), k: Range(0, 2)}
+    pred = tir.all(1 <= j * 2 + k, j * 2 + k < 9)
+    r = detect_iter_map([i * 8 + j * 2 + k], iters, predicate=pred)
+    (split,) = r.indices[0].args
+    assert (split.extent.value, r.indices[0].base.value) == (88, 1)
+
+
+def test_bounded_sum_must_appear_in_the_indices():
+    i, j, k = tir.Var("i"), tir.Var("j"), tir.Var("k")
+    iters = {i: Range(0, 128), j: Range(0, 128), k: Range(0, 128)}
+    r = detect_iter_map([i, j, k], iters, predicate=i * 16384 + j * 128 + k < 100)
+    assert r.indices == [] and "no index uses" in r.errors[0]
+    # a predicate on something that is not an iterator says nothing about the map
+    r = detect_iter_map([i + j], {i: Range(0, 4)}, predicate=j <= 24)
+    assert r.errors == []
