@@ -134,18 +134,24 @@ def concatenate(tensors, axis: int = 0) -> te.Tensor:
     for t in tensors[1:]:
         if t.ndim != nd:
             raise ValueError(f"topi.concatenate: all tensors need {nd} dimensions, {t.name!r} has {t.ndim}")
-    offsets, total = [], as_expr(0)
-    for t in tensors:
-        offsets.append(total)
-        total = total + t.shape[axis]
+    dims = [t.shape[axis] for t in tensors]
+    offsets, running = [], as_expr(0, dims[0].dtype)  # offsets count from 0 (0 + d0, 0 + d0 + d1 …)
+    for d in dims:
+        offsets.append(running)
+        running = running + d
+    total = dims[0]
+    for d in dims[1:]:
+        total = total + d
     shape = tensors[0].shape[:axis] + (total,) + tensors[0].shape[axis + 1:]
 
     def f(*idx):
+        # as TVM's topi writes it: the first tensor innermost, each later one taking over
+        # from its offset on (if_then_else(off_k <= i, x_k[i - off_k], ...))
         i = idx[axis]
-        value = None
-        for t, off in reversed(list(zip(tensors, offsets))):
-            load = t(*(idx[:axis] + (i - off if not is_const_int(off, 0) else i,) + idx[axis + 1:]))
-            value = load if value is None else tir_op.if_then_else(i < off + t.shape[axis], load, value)
+        value = tensors[0](*idx)
+        for t, off in zip(tensors[1:], offsets[1:]):
+            load = t(*(idx[:axis] + (i - off,) + idx[axis + 1:]))
+            value = tir_op.if_then_else(off <= i, load, value)
         return value
 
     return compute_ax(shape, f, "T_concat", tag="injective")
@@ -166,7 +172,7 @@ def split(a, indices_or_sections, axis: int = 0) -> list:
     bounds = [0] + points + [dim]
     outs = []
     for begin, end in zip(bounds[:-1], bounds[1:]):
-        extent = as_expr(end) - begin
+        extent = as_expr(end, dim.dtype) - begin  # in the dim's own dtype (int64 shapes stay int64)
         shape = a.shape[:axis] + (extent,) + a.shape[axis + 1:]
         outs.append(compute_ax(
             shape,

@@ -234,3 +234,27 @@ def test_a_legaliser_emitting_high_level_ops_gets_them_legalized():
         for key in ("FInferStructInfo", "FLegalize", "FPurity"):
             Op.get(name).reset_attr(key)
     assert not Op.get(name).has_attr("FLegalize")
+
+
+def test_concat_and_split_as_tvm_writes_them():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 4), "float32")):
+            c = R.concat((x, y, x), axis=1)
+            s = R.split(c, [2, 7], axis=1)
+            return s
+
+    legal = LegalizeOps()(Mod)
+    text = legal["concatenate"].script()
+    assert "T.if_then_else(T.int64(7) <= v_ax1" in text and "T.if_then_else(T.int64(3) <= v_ax1" in text
+    split = legal["split"]
+    assert all(str(d.dtype) == "int64" for b in split.buffer_map.values() for d in b.shape)
+    x = np.random.rand(2, 3).astype("float32")
+    y = np.random.rand(2, 4).astype("float32")
+    ex = relax.build(legal, "llvm")
+    vm = relax.VirtualMachine(ex, ember.cpu())
+    got = [t.numpy() for t in vm["main"](ember.nd.array(x), ember.nd.array(y))]
+    want = np.split(np.concatenate([x, y, x], axis=1), [2, 7], axis=1)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
