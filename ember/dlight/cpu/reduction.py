@@ -34,6 +34,18 @@ def _leading_spatial(info: BlockInfo) -> int:
     return len(info.kinds) - len(info.kinds.lstrip("S"))
 
 
+def _same_leading(info: BlockInfo, anchor: BlockInfo, limit: int) -> int:
+    """How many of the first ``limit`` loops of ``info`` and ``anchor`` have equal extents."""
+    from ember.ir import structural_equal
+
+    n = 0
+    for a, b in zip(info.loop_extents[:limit], anchor.loop_extents[:limit]):
+        if not structural_equal(a, b, map_free_vars=False):
+            break
+        n += 1
+    return n
+
+
 class Reduction(ScheduleRule):
     """Rows in parallel, each row's reductions and epilogue fused under the row loop."""
 
@@ -55,26 +67,31 @@ class Reduction(ScheduleRule):
             self.decline(name, "a block is neither spatial nor a row reduction (S…SR…R)")
             return None
         rows = min(_leading_spatial(b) for b in blocks if b.is_reduction() or b is blocks[-1])
+        # a row loop is shared only where it walks the same extent in the reduction and the
+        # last block: a keepdims reduction's unit dim (mean over the last axis, then x - mean)
+        # under the last block's column loop would redo the whole row's reduction per element
+        rows = min([rows] + [_same_leading(b, blocks[-1], rows) for b in reductions])
         if rows == 0:
             self.decline(name, "the reductions have no spatial row loop to share")
             return None
         # keepdims reductions ("SSR" with a unit row) share fewer loops: try the widest first
         last_err = None
         for shared in range(rows, 0, -1):
-            try:
-                return self._schedule(func, shared, target)
-            except ScheduleError as err:
-                last_err = err
+            for vector_partials in (True, False):  # a ragged row's rfactor may not reorder
+                try:
+                    return self._schedule(func, shared, target, vector_partials)
+                except ScheduleError as err:
+                    last_err = err
         self.decline(name, f"blocks cannot share a row loop: {str(last_err).splitlines()[0]}")
         return None
 
-    def _schedule(self, func: PrimFunc, rows: int, target: Target) -> Schedule:
+    def _schedule(self, func: PrimFunc, rows: int, target: Target, vector_partials: bool = True) -> Schedule:
         sch = Schedule(func)
         blocks = root_blocks(sch)
         # softmax's exp feeds both the sum and the division: computed once per row, not inlined
         inline_spatial_producers(sch, blocks[:-1], keep=(), shared=False)
         blocks = root_blocks(sch)
-        partials = [rf for b in blocks[:-1] if (rf := _split_into_lanes(sch, b, target)) is not None]
+        partials = [rf for b in blocks[:-1] if vector_partials and (rf := _split_into_lanes(sch, b, target)) is not None]
         blocks = root_blocks(sch)
         anchor = blocks[-1]
         if _leading_spatial(anchor) < rows:
@@ -155,7 +172,8 @@ def _vectorize_partials(sch: Schedule, rf) -> None:
     lane_loop = next(lp for lp in loops if sch.get(lp).loop_var is bound or (
         not isinstance(bound, Var) and _uses(bound, sch.get(lp).loop_var)))
     step = loops[-1] if loops[-1] != lane_loop else loops[-2]
-    sch.reorder(step, lane_loop)
+    if loops.index(lane_loop) < loops.index(step):
+        sch.reorder(step, lane_loop)  # (a no-op reorder under a tail predicate is refused, as TVM)
     init = sch.decompose_reduction(rf, step)
     sch.set_scope(rf, 0, "local")  # the partial sums stay in a register
     sch.vectorize(lane_loop)
