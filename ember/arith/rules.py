@@ -25,6 +25,7 @@ from .rules_push import merge_selects, minmax_absorb, mod_drop_residues, push_in
 from .rules_arith import cast_linear, div_linear, linear_sum, minmax_bound, mod_linear, mul_products
 from .rules_logic import compare_linear, logic_entailment
 from .rules_mod_two import mod_two_offsets
+from .rules_product import compare_product_sum
 from .vector import vector_rules
 
 __all__ = ["RULES", "rules_for"]
@@ -266,7 +267,7 @@ RULES: dict[type, list] = {
     Mod: [fold_binary, *vector_rules(Mod), *_apply(MOD_RULES), div_by_symbol, mod_linear],
     Min: [fold_binary, *vector_rules(Min), *_apply(MIN_RULES), minmax_absorb, merge_selects, minmax_bound],
     Max: [fold_binary, *vector_rules(Max), *_apply(MAX_RULES), minmax_absorb, merge_selects, minmax_bound],
-    **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_linear]
+    **{cls: [fold_binary, *vector_rules(cls), *_apply(rules), compare_product_sum, compare_linear]
        for cls, rules in COMPARE_RULES.items()},
     And: [fold_binary, *vector_rules(And), *_apply(AND_RULES), logic_entailment, and_div_mod],
     Or: [fold_binary, *vector_rules(Or), *_apply(OR_RULES), logic_entailment],
