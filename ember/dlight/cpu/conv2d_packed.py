@@ -115,7 +115,7 @@ class Conv2DPacked(ScheduleRule):
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
-        sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
+        sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec), assume_injective_transform=True)
         sch.unroll(f_1)
         sch.unroll(x_1)
         sch.vectorize(f_2)

@@ -62,7 +62,7 @@ class DepthwiseConv2DPacked(ScheduleRule):
             return None
         registers = 32 if target.vector_width_bits >= 512 else 16
         _, xr = _tile(vec, extents[3], vec, registers)
-        sch.transform_layout(pads[0].rv, ("write", 0), _channel_blocked(vec))
+        sch.transform_layout(pads[0].rv, ("write", 0), _channel_blocked(vec), assume_injective_transform=True)
         n, f, y, x, rc, ry, rx = info.loops
         f_0, f_1 = sch.split(f, factors=[None, vec])
         x_0, x_1 = sch.split(x, factors=[None, xr])
@@ -70,7 +70,7 @@ class DepthwiseConv2DPacked(ScheduleRule):
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
-        sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec))
+        sch.transform_layout(info.rv, ("write", 0), _channel_blocked(vec), assume_injective_transform=True)
         self._channel_blocked_copy(sch, pads[0].rv, vec)
         sch.unroll(ry)
         sch.unroll(rx)

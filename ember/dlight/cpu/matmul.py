@@ -264,7 +264,8 @@ class Matmul(ScheduleRule):
             def to_panel(*ax):
                 return (ax[jd] // nr, ax[kd], ax[jd] % nr)
 
-            sch.transform_layout(panel, ("write", 0), to_panel)
+            # a ragged last panel is padding nobody reads
+            sch.transform_layout(panel, ("write", 0), to_panel, assume_injective_transform=True)
         loops = sch.get_loops(panel)
         if jd == len(dims) - 1:
             sch.vectorize(loops[-1])

@@ -86,6 +86,25 @@ class _Relayout(IRMutator):
         return new
 
 
+def _checked_pad_value(func, block, buf, pad_value):
+    """A Python number becomes a constant of the buffer's dtype (as TVM); anything else must
+    already have that dtype."""
+    from ember.ir import FloatImm, IntImm, PrimExpr
+
+    if pad_value is None or callable(pad_value) and not isinstance(pad_value, PrimExpr):
+        return pad_value
+    dtype = str(buf.dtype)
+    if isinstance(pad_value, int) and not isinstance(pad_value, bool) and "int" in dtype:
+        return IntImm(dtype, pad_value)
+    if isinstance(pad_value, float) and "float" in dtype:
+        return FloatImm(dtype, pad_value)
+    value = as_expr(pad_value)
+    if str(value.dtype) != dtype:
+        raise ScheduleError(f"transform_layout: pad_value {pad_value!r} has dtype {value.dtype}, but buffer "
+                            f"{buf.name!r} holds {dtype}", func, block=block)
+    return value
+
+
 def _fill_stage(buffer, value, name: str):
     loops = [Var(f"ax{d}", "int32") for d in range(len(buffer.shape))]
     ivs = [IterVar(Range(0, s), Var(f"v{d}", "int32"), IterVarType.DataPar) for d, s in enumerate(buffer.shape)]
@@ -114,6 +133,12 @@ def transform_layout(func, realize: BlockRealize, buffer, index_map, pad_value=N
         _check_injective(func, block, buf, imap)
     new_buf = replace(buf, shape=tuple(new_shape), strides=())
     padded = not imap.is_bijective_on(buf.shape)
+    if padded and pad_value is None and not assume_injective_transform:
+        raise ScheduleError(f"transform_layout: the index map {imap.to_python()} pads buffer {buf.name!r} "
+                            f"(shape {tuple(str(x) for x in buf.shape)} -> {tuple(str(x) for x in new_shape)}); "
+                            "give pad_value= to fill the padding, or assume_injective_transform=True if "
+                            "nothing reads it", func, block=block)
+    pad_value = _checked_pad_value(func, block, buf, pad_value)
     from .cache_stage import _loop_bounds
 
     mut = _Relayout(buf, new_buf, imap, _loop_bounds(func))

@@ -136,7 +136,8 @@ def test_transform_layout_injective_maps_are_accepted():
     sch = tir.Schedule(_copy_then_add())
     sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i: (i // 4, i % 4))
     sch2 = tir.Schedule(_copy_then_add())
-    sch2.transform_layout(sch2.get_block("B"), ("write", 0), lambda i: (i // 3, i % 3))  # padded: 3 x 3
+    # padded (3 x 3): TVM asks for pad_value or assume_injective_transform
+    sch2.transform_layout(sch2.get_block("B"), ("write", 0), lambda i: (i // 3, i % 3), pad_value=0.0)
     for s in (sch, sch2):
         out = np.zeros(8, "float32")
         ember.build(s.mod, target="llvm")(np.arange(8, dtype="float32"), out)
@@ -148,6 +149,19 @@ def test_transform_layout_padded_split_of_a_large_buffer_is_accepted():
     B = te.compute((5000, 4100), lambda i, j: A[i, j] * 2, name="B")
     C = te.compute((5000, 4100), lambda i, j: B[i, j] + 1, name="C")
     sch = tir.Schedule(te.create_prim_func([A, C]))
-    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda j, k: (j // 16, k, j % 16))
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda j, k: (j // 16, k, j % 16), pad_value=0.0)
     with pytest.raises(ScheduleError, match="cannot prove that the index map .* is injective"):
         sch.transform_layout(sch.get_block("B"), ("write", 0), lambda a, b, c: (a, b, c % 4))
+
+
+def test_transform_layout_refuses_silent_padding_and_mistyped_pad_values():
+    sch = tir.Schedule(_copy_then_add())
+    with pytest.raises(ScheduleError, match=r"pads buffer 'B' \(shape \('8',\) -> \('3', '3'\)\); give pad_value="):
+        sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i: (i // 3, i % 3))
+    with pytest.raises(ScheduleError, match=r"pad_value 0 has dtype int32, but buffer 'B' holds float32"):
+        sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i: (i // 3, i % 3), pad_value=0)
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i: (i // 3, i % 3),
+                         assume_injective_transform=True)
+    out = np.zeros(8, "float32")
+    ember.build(sch.mod, target="llvm")(np.arange(8, dtype="float32"), out)
+    np.testing.assert_array_equal(out, np.arange(8) * 2 + 1)
