@@ -259,6 +259,9 @@ class _Rewriter:
             expected = self.ana.simplify(Mul(*_promote(expected, hit.extent)))
         for a in units:
             chain.append(IterSplitExpr(a.source, a.lower_factor, a.extent, expected))
+        merged = self.merge_digits(chain, base_scale)
+        if merged is not None:  # (x // n) * n + x % n is x itself
+            return IterSumExpr((merged,), s.base)
         extent = self.divide(expected, base_scale)
         normalized = tuple(
             IterSplitExpr(a.source, a.lower_factor, a.extent, self.divide(a.scale, base_scale))
@@ -272,6 +275,20 @@ class _Rewriter:
             self.fused[key] = mark
         one = IntImm(extent.dtype, 1)
         return IterSumExpr((IterSplitExpr(mark, one, mark.extent, base_scale),), s.base)
+
+    def merge_digits(self, chain: list, base_scale) -> IterSplitExpr | None:
+        """The chain (lowest scale first) as one split when it is consecutive digits of one
+        mark, lowest digit first: ``x % n`` then ``x // n`` gives ``x``."""
+        first = chain[0]
+        if any(a.source is not first.source for a in chain):
+            return None
+        lf, ext = first.lower_factor, first.extent
+        for a in chain[1:]:
+            reach = self.ana.simplify(Mul(*_promote(lf, ext)))
+            if not self.eq(a.lower_factor, reach):
+                return None
+            ext = self.ana.simplify(Mul(*_promote(ext, a.extent)))
+        return IterSplitExpr(first.source, lf, ext, base_scale)
 
     def match_constrained(self, s: IterSumExpr) -> IterSumExpr:
         """Replace each sub-sum of ``s`` that a predicate bounded (``k * (j*2 + k2)``) by a

@@ -296,3 +296,12 @@ def test_bounded_sum_must_appear_in_the_indices():
     # a predicate on something that is not an iterator says nothing about the map
     r = detect_iter_map([i + j], {i: Range(0, 4)}, predicate=j <= 24)
     assert r.errors == []
+
+
+def test_consecutive_digits_fuse_back_to_the_iterator():
+    x = tir.Var("x", "int64")
+    n = tir.SizeVar("n", "int64")
+    r = detect_iter_map([(x // n) * n + x % n], {x: Range(0, n * 32)})
+    (split,) = r.indices[0].args
+    assert split.source.source is x and structural_equal(split.extent, n * 32, map_free_vars=False)
+    assert iter_map_simplify([(x // n) * n + x % n], {x: Range(0, n * 32)})[0] is x
