@@ -254,10 +254,23 @@ def _exact_div(s, e, want_div: bool) -> PrimExpr | None:
         return e.a if want_div else IntImm(e.dtype, 0)
     lin = s.linear(e.a)
     if lin.const % c or any(v % c for _, v in lin.terms.values()):
-        return None
+        return _common_factor(s, e, lin, c, want_div)
     if not want_div:
         return IntImm(e.dtype, 0)
     return _emit(s, Linear({k: (a, v // c) for k, (a, v) in lin.terms.items()}, lin.const // c), e.dtype)
+
+
+def _common_factor(s, e, lin: Linear, c: int, want_div: bool) -> PrimExpr | None:
+    """``(g*a) / (g*b)`` → ``a / b`` and ``(g*a) % (g*b)`` → ``(a % b)*g`` (truncating: the
+    real quotient is the same, so is its rounding towards zero)."""
+    if type(e) not in (Div, Mod):
+        return None
+    g = math.gcd(_gcd_terms(lin), lin.const, c)
+    if g <= 1:
+        return None
+    inner = _emit(s, Linear({k: (a, v // g) for k, (a, v) in lin.terms.items()}, lin.const // g), e.dtype)
+    cg = IntImm(e.dtype, c // g)
+    return Div(inner, cg) if want_div else Mul(Mod(inner, cg), IntImm(e.dtype, g))
 
 
 def _split_linear(s, e, is_div: bool) -> PrimExpr | None:

@@ -92,6 +92,9 @@ CONST_DIVISOR = [
     (fld(tir.min(X * 6, Y), 2), tir.min(X * 3, fld(Y, 2)), None),
     (tdiv(tir.max(Y, X * 6), 2), tir.max(tdiv(Y, 2), X * 3), None),
     (tdiv(tir.min(X * 6, Y), 4), None, None),
+    (tdiv(X * 2, 4), tdiv(X, 2), None),
+    (tmod(X * 6 + 3, 9), tmod(X * 2 + 1, 3) * 3, None),
+    (tdiv(X * 4 + 2, -6), tdiv(X * 2 + 1, -3), None),
 ]
 
 MOD_TWO = [
