@@ -12,7 +12,7 @@ dimension into the original output.
 from __future__ import annotations
 
 from ember.ir import Add, And, Max, Min, Mul, Range, Var, const, replace, structural_equal
-from ember.tir.buffer import BufferLoad, decl_buffer
+from ember.tir.buffer import BufferLoad, BufferRegion, decl_buffer
 from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
@@ -183,7 +183,10 @@ def rfactor(func, loop: For, factor_axis: int):
                             f"{len(realizes)}", func, loop=loop)
     realize = realizes[0]
     block = _without_lets(realize.block)  # realize stays the statement in func (found by identity)
-    op, rhs = _reducer(func, block)
+    from .rfactor_tuple import tuple_reduction
+
+    multi = tuple_reduction(func, block)  # argmax-like: several accumulators updated by selects
+    op, rhs = _reducer(func, block) if multi is None else (None, None)
     scope = scope_of(func, realize)
     if scope is not None and not stage_pipeline(func, scope.block):
         raise ScheduleError(f"rfactor: the scope block {scope.block.name_hint!r} of block {block.name_hint!r} "
@@ -195,17 +198,21 @@ def rfactor(func, loop: For, factor_axis: int):
         raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
                             f"block {block.name_hint!r}", func, loop=loop)
     _check_rfactor_loops(func, realize, loops_above(func, realize))
-    store = block.body
+    store = block.body if multi is None else multi.stores[0]
     out = store.buffer
+    outs = [out] if multi is None else multi.buffers
     ndim = len(out.shape)
+    if any(len(b.shape) != ndim or not all(_same_dim(x, y) for x, y in zip(b.shape, out.shape)) for b in outs):
+        raise ScheduleError(f"rfactor: the accumulators of block {block.name_hint!r} must have one shape",
+                            func, block=block)
     axis = factor_axis + ndim + 1 if factor_axis < 0 else factor_axis
     if not 0 <= axis <= ndim:
         raise ScheduleError(f"rfactor: factor_axis must be in [{-ndim - 1}, {ndim}], got {factor_axis}",
                             func, loop=loop)
     rf_name = unique_name(func, block.name_hint + "_rf")
-    rf_buf = decl_buffer(out.shape[:axis] + (loop.extent,) + out.shape[axis:], out.dtype,
-                         unique_name(func, out.name + "_rf"),
-                         scope=out.scope())
+    rf_bufs = [decl_buffer(b.shape[:axis] + (loop.extent,) + b.shape[axis:], b.dtype,
+                           unique_name(func, b.name + "_rf"), scope=b.scope()) for b in outs]
+    rf_buf = rf_bufs[0]
     vrf = Var("v" + lv.name, lv.dtype)
 
     def rf_index(indices, v):
@@ -236,7 +243,9 @@ def rfactor(func, loop: For, factor_axis: int):
     kept_pairs = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
                   if not any(iv is t for t, _ in touched)]
     red_map = {iv.var: substitute(v, rvars) for iv, v in touched}
-    if new_reduce or any(iv.iter_type == IterVarType.CommReduce for iv, _ in kept_pairs):
+    if multi is not None:
+        rf_body, rf_init = multi.rf_parts(rf_bufs, idx, red_map)
+    elif new_reduce or any(iv.iter_type == IterVarType.CommReduce for iv, _ in kept_pairs):
         rf_body, rf_init = BufferStore(rf_buf, op(BufferLoad(rf_buf, idx), substitute(rhs, red_map)), idx), \
             BufferStore(rf_buf, block.init.value, idx)
     else:  # nothing left to reduce: the rf block is spatial, a plain store (TVM)
@@ -247,6 +256,10 @@ def rfactor(func, loop: For, factor_axis: int):
         + tuple(iv for iv, _ in kept_pairs) + tuple(new_reduce),
         body=rf_body, init=rf_init)
     reads, writes = infer_regions(rf_block)
+    if multi is not None:  # as TVM: the block's own reads (rebound), the partials written in order
+        reads = tuple(BufferRegion(r.buffer, tuple(Range(substitute(x.min, red_map), x.extent) for x in r.region))
+                      for r in block.reads if all(r.buffer is not b for b in outs))
+        writes = tuple(w for b in rf_bufs for w in writes if w.buffer is b)
     rf_block = replace(rf_block, reads=reads, writes=writes)
     binding = lv if is_true(loop.min == 0) else lv - loop.min
     rf_values = (binding,) + tuple(v for _, v in kept_pairs) + tuple(
@@ -262,12 +275,19 @@ def rfactor(func, loop: For, factor_axis: int):
     wrf = Var("v" + lv.name, lv.dtype)
     ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
     out_idx = tuple(substitute(i, ivmap) for i in store.indices)
+    if multi is not None:
+        wb_body, wb_init = multi.wb_parts(rf_bufs, out_idx, rf_index(out_idx, wrf), ivmap, func, block)
+    else:
+        wb_body = BufferStore(out, op(BufferLoad(out, out_idx), BufferLoad(rf_buf, rf_index(out_idx, wrf))),
+                              out_idx)
+        wb_init = substitute(block.init, ivmap)
     wb_block = replace(
         block, iter_vars=(IterVar(Range(0, loop.extent), wrf, IterVarType.CommReduce),) + tuple(new_ivs),
-        body=BufferStore(out, op(BufferLoad(out, out_idx), BufferLoad(rf_buf, rf_index(out_idx, wrf))),
-                         out_idx),
-        init=substitute(block.init, ivmap), alloc_buffers=(), match_buffers=())
+        body=wb_body, init=wb_init, alloc_buffers=(), match_buffers=())
     reads, writes = infer_regions(wb_block)
+    if multi is not None:
+        reads = tuple(r for b in rf_bufs for r in reads if r.buffer is b)
+        writes = tuple(w for b in outs for w in writes if w.buffer is b)
     wb_block = replace(wb_block, reads=reads, writes=writes)
     values = (binding,) + tuple(v for _, v in spatial)  # TVM's order
     dropped = [lp for lp in loops if lp.loop_var in reduce_loops and lp.loop_var is not lv]
@@ -296,8 +316,12 @@ def rfactor(func, loop: For, factor_axis: int):
     scope = scope_of(func, realize)
     func = replace_stmts(func, {top: seq(rf_nest, new_top)})
     sb = _find_scope_block(func, scope.block.name_hint)
-    func = replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + (rf_buf,))})
+    func = replace_stmts(func, {sb: replace(sb, alloc_buffers=sb.alloc_buffers + tuple(rf_bufs))})
     return func, rf_block.name_hint
+
+
+def _same_dim(a, b) -> bool:
+    return structural_equal(a, b, map_free_vars=False)
 
 
 def _check_rfactor_loops(func, realize, loops) -> None:
