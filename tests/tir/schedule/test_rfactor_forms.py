@@ -120,3 +120,32 @@ def test_rfactor_of_an_argmax_pair_needs_a_let_per_accumulator():
     sch = Schedule(argmax_rows_store_not_a_let)
     with pytest.raises(ScheduleError, match="must bind each accumulator's new value with a let"):
         sch.rfactor(sch.get_loops(sch.get_block("argmax"))[2], 1)
+
+
+@T.prim_func
+def consumer_after_a_sibling(A: T.Buffer((4, 8), "float32"), E: T.Buffer((4, 8), "float32")):
+    D = T.alloc_buffer((4, 8))
+    X = T.alloc_buffer((4, 8))
+    for i in range(4):
+        for j in range(8):
+            with T.block("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = A[vi, vj] + T.float32(1)
+        for j in range(8):
+            with T.block("X"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                X[vi, vj] = A[vi, vj] * T.float32(2)
+            with T.block("E"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                E[vi, vj] = D[vi, vj] + X[vi, vj]
+
+
+def test_region_cover_relaxes_loops_above_a_statement_sequence():
+    """E reads D[i, 0:8] over its loop j, whose body is a sequence of two blocks: the
+    producer D covers it (below their common loop i), so the scope is a stage pipeline."""
+    from ember.tir.schedule.cached_flags import cached_flags, stage_pipeline
+
+    func = consumer_after_a_sibling
+    sch = Schedule(func)
+    assert cached_flags(func, sch.get(sch.get_block("E"))).region_cover
+    assert stage_pipeline(func, sch.get(sch.get_block("root")))
