@@ -123,26 +123,40 @@ def test_rfactor_of_an_argmax_pair_needs_a_let_per_accumulator():
 
 
 @T.prim_func
-def consumer_after_a_sibling(A: T.Buffer((4, 8), "float32"), E: T.Buffer((4, 8), "float32")):
+def consumer_after_a_sibling(A: T.Buffer((4, 8, 8), "float32"), F: T.Buffer((4, 8), "float32")):
+    C = T.alloc_buffer((4, 8))
     D = T.alloc_buffer((4, 8))
-    X = T.alloc_buffer((4, 8))
+    E = T.alloc_buffer((4, 8))
     for i in range(4):
-        for j in range(8):
-            with T.block("D"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                D[vi, vj] = A[vi, vj] + T.float32(1)
-        for j in range(8):
-            with T.block("X"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                X[vi, vj] = A[vi, vj] * T.float32(2)
-            with T.block("E"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                E[vi, vj] = D[vi, vj] + X[vi, vj]
+        for j1 in range(8):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j1])
+                C[vi, vj] = A[vi, vj, 0]
+            for k in range(8):
+                with T.block("D"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j1, k])
+                    with T.init():
+                        D[vi, vj] = T.float32(0)
+                    D[vi, vj] = D[vi, vj] + A[vi, vj, vk] + C[vi, vj]
+        for j2 in range(8):
+            for k in range(8):
+                with T.block("E"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j2, k])
+                    with T.init():
+                        E[vi, vj] = T.float32(0)
+                    E[vi, vj] = E[vi, vj] + A[vi, vj, vk] + D[vi, vj]
+            for k in range(8):
+                with T.block("F"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j2, k])
+                    with T.init():
+                        F[vi, vj] = T.float32(0)
+                    F[vi, vj] = F[vi, vj] + A[vi, vj, vk] + E[vi, vj]
 
 
 def test_region_cover_relaxes_loops_above_a_statement_sequence():
-    """E reads D[i, 0:8] over its loop j, whose body is a sequence of two blocks: the
-    producer D covers it (below their common loop i), so the scope is a stage pipeline."""
+    """E reads D[i, j2]; D is written under loop j1, whose body is a sequence (C, then D's
+    nest): over j1 it covers D[i, 0:8] (below the common loop i), so the scope is a stage
+    pipeline."""
     from ember.tir.schedule.cached_flags import cached_flags, stage_pipeline
 
     func = consumer_after_a_sibling
