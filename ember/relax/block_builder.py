@@ -359,6 +359,8 @@ class BlockBuilder:
             if isinstance(func, Function):
                 return _call_ret(func.struct_info, call)
             ret_type = getattr(func, "ret_type", None)
+            if _is_prim_func(func) and not call.sinfo_args and (ret_type is None or str(ret_type) == "void"):
+                return TupleStructInfo([])  # a PrimFunc returning nothing, as TVM types it: R.Tuple()
             if ret_type is not None and str(ret_type) not in ("void", "handle") and not call.sinfo_args:
                 from .struct_info import PrimStructInfo  # a PrimFunc returning a scalar (T.ret)
 
@@ -418,3 +420,7 @@ def _call_ret(sinfo: FuncStructInfo, call: Call) -> StructInfo:
     return substitute_sinfo(sinfo.ret, binding)
 
 
+def _is_prim_func(func) -> bool:
+    from ember.tir import PrimFunc
+
+    return isinstance(func, PrimFunc)

@@ -16,8 +16,9 @@ are allocated fresh, since they outlive the call; allocations inside ``If`` bran
 A symbolic size is planned with its upper bound when the function attribute
 ``tir_var_upper_bound = {"n": 128}`` bounds every variable in it; otherwise the
 storage is sized at run time and shared only by tensors provably no larger.
-The plan of each function is kept in the module attribute ``relax.memory_plan``
-(``{name: MemoryPlan}``); ``str(plan)`` prints it.
+With ``record_plans=True`` (as the build pipeline runs it) the plan of each function is
+kept in the module attribute ``relax.memory_plan`` (``{name: MemoryPlan}``); ``str(plan)``
+prints it.
 """
 
 from __future__ import annotations
@@ -296,20 +297,25 @@ def plan_function(name: str, func: Function) -> tuple[Function, MemoryPlan]:
     return Function(func.params, body, func.ret_struct_info, func.is_pure, func.attrs), plan
 
 
-def static_plan_block_memory(mod: IRModule) -> IRModule:
-    """Plan every Relax function of ``mod``; the plans go to ``mod.attrs['relax.memory_plan']``."""
+def static_plan_block_memory(mod: IRModule, record_plans: bool = True) -> IRModule:
+    """Plan every Relax function of ``mod``; with ``record_plans`` the plans go to
+    ``mod.attrs['relax.memory_plan']``."""
     funcs, plans = {}, dict(mod.attrs.get(PLAN_ATTR) or {})
     for gv, func in mod.functions.items():
         if isinstance(func, Function):
             func, plans[gv.name_hint] = plan_function(gv.name_hint, func)
         funcs[gv] = func
     out = mod.with_functions(funcs)
-    out.attrs[PLAN_ATTR] = plans
+    if record_plans:
+        out.attrs[PLAN_ATTR] = plans
     return out
 
 
-def StaticPlanBlockMemory():  # noqa: N802 - TVM's pass name
+def StaticPlanBlockMemory(record_plans: bool = False):  # noqa: N802 - TVM's pass name
+    """TVM's pass; ``record_plans`` (ember's build pipeline sets it) also keeps the plans in the
+    module attribute ``relax.memory_plan`` (``ex.memory_plans``).  Off by default, so the
+    module is exactly TVM's."""
     from ember.transform import module_pass
 
-    return module_pass(lambda mod, ctx: static_plan_block_memory(mod), opt_level=0,
+    return module_pass(lambda mod, ctx: static_plan_block_memory(mod, record_plans), opt_level=0,
                        name="StaticPlanBlockMemory")

@@ -113,8 +113,11 @@ def _relax_signatures(source: Source, cdef: ast.ClassDef, ev: Evaluator, scope: 
                 decorator, kwargs = decorator_of(ev, stmt)
                 parse = function_parser(decorator)
                 name = getattr(parse, "__name__", "")
-                if name != "parse_relax_function" and not (stmt.returns is not None and name == "parse_prim_func"):
-                    continue  # PrimFuncs only when they return a value a Relax call can use
+                if name == "parse_prim_func" and stmt.returns is None:
+                    found[gvs[stmt.name]] = _void_prim_signature()  # a call of it gives R.Tuple()
+                    continue
+                if name != "parse_relax_function" and name != "parse_prim_func":
+                    continue
                 kwargs["check_well_formed"] = False
                 found[gvs[stmt.name]] = parse(source, stmt, scope, **kwargs)
             except Exception:  # noqa: BLE001 - the real parse below reports any error
@@ -123,3 +126,11 @@ def _relax_signatures(source: Source, cdef: ast.ClassDef, ev: Evaluator, scope: 
             break
         pending = failed
     return IRModule(found) if found else None
+
+
+def _void_prim_signature():
+    """Stand-in for a PrimFunc that returns nothing, while signatures are collected: Relax
+    calls of it are typed ``R.Tuple()`` without parsing its body twice."""
+    from ember.tir import Evaluate, PrimFunc
+
+    return PrimFunc((), Evaluate(0))
