@@ -439,7 +439,9 @@ class _Compactor(IRMutator):
         new = self.new_buffers.get(id(alloc.buffer_var))
         if new is None:
             return alloc
-        return replace(alloc, extents=tuple(new.shape))
+        from .lower_opaque_block import _allocation_shape
+
+        return replace(alloc, extents=_allocation_shape(new))  # strided rows allocate their stride
 
 
 def _dim_aligns(body) -> dict:
