@@ -77,7 +77,7 @@ class Reduction(ScheduleRule):
         # keepdims reductions ("SSR" with a unit row) share fewer loops: try the widest first
         last_err = None
         for shared in range(rows, 0, -1):
-            for vector_partials in (True, False):  # a ragged row's rfactor may not reorder
+            for vector_partials in (True, False):  # scalar partials when the lanes cannot be scheduled
                 try:
                     return self._schedule(func, shared, target, vector_partials)
                 except ScheduleError as err:
@@ -173,7 +173,7 @@ def _vectorize_partials(sch: Schedule, rf) -> None:
         not isinstance(bound, Var) and _uses(bound, sch.get(lp).loop_var)))
     step = loops[-1] if loops[-1] != lane_loop else loops[-2]
     if loops.index(lane_loop) < loops.index(step):
-        sch.reorder(step, lane_loop)  # (a no-op reorder under a tail predicate is refused, as TVM)
+        sch.reorder(step, lane_loop)  # compute_at put the lane loop outside the step loop
     init = sch.decompose_reduction(rf, step)
     sch.set_scope(rf, 0, "local")  # the partial sums stay in a register
     sch.vectorize(lane_loop)
