@@ -257,16 +257,18 @@ class _Rewriter:
             args.remove(hit)
             chain.append(hit)
             expected = self.ana.simplify(Mul(*_promote(expected, hit.extent)))
-        for a in units:
-            chain.append(IterSplitExpr(a.source, a.lower_factor, a.extent, expected))
-        merged = self.merge_digits(chain, base_scale)
-        if merged is not None:  # (x // n) * n + x % n is x itself
-            return IterSumExpr((merged,), s.base)
+        chain = self.merge_digits(chain)  # (x // n) * n + x % n is x itself
+        if len(chain) == 1 and not units:
+            a = chain[0]
+            return IterSumExpr((IterSplitExpr(a.source, a.lower_factor, a.extent, base_scale),), s.base)
         extent = self.divide(expected, base_scale)
+        one = IntImm(extent.dtype, 1)
+        # unit iterators are always 0: they keep their place after the others, scale as written
         normalized = tuple(
             IterSplitExpr(a.source, a.lower_factor, a.extent, self.divide(a.scale, base_scale))
             for a in reversed(chain)
-        )
+        ) + tuple(IterSplitExpr(a.source, a.lower_factor, a.extent, _or(self.divide(a.scale, base_scale), one))
+                  for a in units)
         key = self.sum_key(normalized)
         mark = self.fused.get(key)
         if mark is None:
@@ -276,19 +278,19 @@ class _Rewriter:
         one = IntImm(extent.dtype, 1)
         return IterSumExpr((IterSplitExpr(mark, one, mark.extent, base_scale),), s.base)
 
-    def merge_digits(self, chain: list, base_scale) -> IterSplitExpr | None:
-        """The chain (lowest scale first) as one split when it is consecutive digits of one
-        mark, lowest digit first: ``x % n`` then ``x // n`` gives ``x``."""
-        first = chain[0]
-        if any(a.source is not first.source for a in chain):
-            return None
-        lf, ext = first.lower_factor, first.extent
+    def merge_digits(self, chain: list) -> list:
+        """The chain (lowest scale first) with each run of consecutive digits of one mark,
+        lowest digit first, as one split: ``x % n`` then ``x // n`` gives ``x``."""
+        out = [chain[0]]
         for a in chain[1:]:
-            reach = self.ana.simplify(Mul(*_promote(lf, ext)))
-            if not self.eq(a.lower_factor, reach):
-                return None
-            ext = self.ana.simplify(Mul(*_promote(ext, a.extent)))
-        return IterSplitExpr(first.source, lf, ext, base_scale)
+            last = out[-1]
+            reach = self.ana.simplify(Mul(*_promote(last.lower_factor, last.extent)))
+            if a.source is last.source and self.eq(a.lower_factor, reach):
+                ext = self.ana.simplify(Mul(*_promote(last.extent, a.extent)))
+                out[-1] = IterSplitExpr(last.source, last.lower_factor, ext, last.scale)
+            else:
+                out.append(a)
+        return out
 
     def match_constrained(self, s: IterSumExpr) -> IterSumExpr:
         """Replace each sub-sum of ``s`` that a predicate bounded (``k * (j*2 + k2)``) by a
@@ -652,6 +654,10 @@ def _tighter(old, new, pick):
     return new
 
 
+def _or(value, default):
+    return default if value is None else value
+
+
 def _is_const(e, value: int) -> bool:
     return type(e) is IntImm and e.value == value
 
@@ -721,5 +727,6 @@ def iter_map_simplify(indices, input_iters: dict, predicate=True, check_level="s
         return list(indices)
     ana = Analyzer()
     for var, rng in input_iters.items():
-        ana.bind(var, rng)
+        if simplify_trivial_iterators or not _is_const(rng.extent, 1):  # else keep unit loops
+            ana.bind(var, rng)
     return [ana.simplify(normalize_iter_map_to_expr(s)) for s in result.indices]

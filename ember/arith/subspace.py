@@ -84,7 +84,10 @@ def _divide(s: IterSumExpr, sub: set, ana: Analyzer) -> list:
              and ana.can_prove_equal(split.extent, mark.extent))
     if not whole:
         raise _NoDivision
-    chain = mark.source.args  # from the highest scale to the lowest
+    chain = mark.source.args  # from the highest scale to the lowest, unit iterators last
+    units = [a for a in chain if _is(a.extent, 1)]  # always 0: they go with their side
+    chain = ([a for a in units if _side(a, sub) != "inner"] + [a for a in chain if not _is(a.extent, 1)]
+             + [a for a in units if _side(a, sub) == "inner"])
     sides = [_side(a, sub) for a in chain]
     cut = len(chain)
     while cut > 0 and sides[cut - 1] == "inner":

@@ -305,3 +305,10 @@ def test_consecutive_digits_fuse_back_to_the_iterator():
     (split,) = r.indices[0].args
     assert split.source.source is x and structural_equal(split.extent, n * 32, map_free_vars=False)
     assert iter_map_simplify([(x // n) * n + x % n], {x: Range(0, n * 32)})[0] is x
+
+
+def test_unit_iterators_keep_their_place():
+    x, y, z = tir.Var("x", "int64"), tir.Var("y", "int64"), tir.Var("z", "int64")
+    iters = {x: Range(0, 1), y: Range(0, 1), z: Range(0, 32)}
+    out = iter_map_simplify([x + y + (z // 4) * 4 + z % 4], iters, simplify_trivial_iterators=False)
+    assert structural_equal(out[0], z + x + y, map_free_vars=False)
