@@ -137,6 +137,11 @@ def _multi_output_blocks(op: ComputeOp, buffers: dict, name: str) -> object:
 def _compute_block(op: ComputeOp, buffers: dict, name: str) -> object:
     if op.num_outputs > 1 and op.axis and not isinstance(op.body[0], Reduce):
         return _multi_output_blocks(op, buffers, name)
+    from .nested_reduce import domains_depend_on_axes, nested_reduce_blocks
+
+    if domains_depend_on_axes(op):  # a reduction domain uses another iterator: nested blocks
+        return nested_reduce_blocks(op, buffers, name, lambda vmap: _Lowerer(buffers, vmap),
+                                    _annotations(op))
     iters, loops, vmap = _block_iters(op.axis + op.reduce_axis)
     lower = _Lowerer(buffers, vmap)
     outs = [buffers[op.output(i)] for i in range(op.num_outputs)]

@@ -213,6 +213,20 @@ class _Collector(IRVisitor):
         self.visit(e.indices)
 
 
+def _symbolic_range(los: list, his: list, dim) -> Range:
+    """One symbolic interval ``[lo, hi]`` (every access alike, e.g. ``0 .. n - 1`` from a
+    loop of extent ``n``) as ``Range(lo, hi - lo + 1)``; otherwise the whole dimension."""
+    dtype = dim.dtype
+    same = all(_same(b[0], los[0][0]) and b[1] == los[0][1] for b in los) and \
+        all(_same(b[0], his[0][0]) and b[1] == his[0][1] for b in his)
+    if not same:
+        return Range(const(0, dtype), dim)
+    from ember.arith import Analyzer
+
+    lo, hi = _join(los[0], dtype), _join(his[0], dtype)
+    return Range(lo, Analyzer().simplify(hi - lo + 1))
+
+
 def _unite(buffer: Buffer, accesses: list) -> BufferRegion:
     ranges = []
     for d, dim in enumerate(buffer.shape):
@@ -224,7 +238,7 @@ def _unite(buffer: Buffer, accesses: list) -> BufferRegion:
         los, his = [c[0] for c in column], [c[1] for c in column]
         base = los[0][0]
         if not all(_same(b[0], base) for b in los + his):
-            ranges.append(Range(const(0, dtype), dim))
+            ranges.append(_symbolic_range(los, his, dim))
             continue
         lo = (base, min(b[1] for b in los))
         hi = (base, max(b[1] for b in his))
