@@ -122,7 +122,7 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
     for iv in block.iter_vars:
         d = dims.get(id(iv.var))
         if d is not None:
-            lo, extent = region[d]
+            lo, extent = _clip_to_domain(region[d], iv)
         else:
             lo, extent = iv.dom.min, iv.dom.extent
         if units and any(v in units for v in vars_in(lo)):
@@ -260,6 +260,20 @@ def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool,
     for var, extent in reversed(loops):
         body = For(var, const(0, var.dtype), extent, ForKind.SERIAL, body)
     return body
+
+
+def _clip_to_domain(rng, iv):
+    """A constant region clipped to the iterator's constant domain (TVM intersects the two:
+    a consumer over 32 values of a dimension of extent 1 needs the producer's one value)."""
+    lo, extent = rng
+    vals = [_arith.as_int(x) for x in (lo, extent, iv.dom.min, iv.dom.extent)]
+    if None in vals:
+        return lo, extent
+    lo_c, ext_c, dmin, dext = vals
+    new_lo, new_hi = max(lo_c, dmin), min(lo_c + ext_c - 1, dmin + dext - 1)
+    if new_hi < new_lo or (new_lo, new_hi) == (lo_c, lo_c + ext_c - 1):
+        return lo, extent
+    return const(new_lo, lo.dtype), const(new_hi - new_lo + 1, extent.dtype)
 
 
 def _kept_predicate(realize: BlockRealize, block, dims: dict, values: list) -> list:

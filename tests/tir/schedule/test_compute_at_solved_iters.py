@@ -287,3 +287,26 @@ def test_reverse_compute_at_needs_every_producer_under_the_loop():
     with pytest.raises(ScheduleError, match="block 'B' also writes 'B' but is not under loop 'i'.*requires all "
                                             "the producer blocks"):
         sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(sch.get_block("C"))[0])
+
+
+@T.prim_func
+def guarded_wide_consumer(A: T.Buffer((32, 1), "float32"), C: T.Buffer((32, 1), "float32")):
+    B = T.alloc_buffer((32, 1))
+    for i, j in T.grid(32, 1):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(32, 32):
+        with T.block("C"):
+            vi = T.axis.spatial(32, i)
+            vj = T.axis.spatial(1, j)
+            T.where(j < 1)
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+def test_compute_at_clips_the_region_to_the_producer_domain():
+    """C's loop j runs 32 times (guarded to one): B needs its single value of vj."""
+    sch = Schedule(guarded_wide_consumer)
+    sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0], preserve_unit_loops=True)
+    assert [int(sch.get(lp).extent) for lp in sch.get_loops(sch.get_block("B"))] == [32, 1, 1]
+    check(sch, guarded_wide_consumer)
