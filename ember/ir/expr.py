@@ -87,6 +87,8 @@ class PrimExpr(Node):
     def __neg__(self):
         if isinstance(self, IntImm | FloatImm):
             return type(self)(self.dtype, -self.value)
+        if str(self.dtype).startswith("uint"):  # no -1 of an unsigned type: 0 - x wraps the same way
+            return binary(Sub, const(0, self.dtype), self)
         return binary(Mul, self, const(-1, self.dtype))  # as TVM: -x is x * -1
 
     # comparisons --------------------------------------------------------------
