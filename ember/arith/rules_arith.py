@@ -62,6 +62,19 @@ def _exact_multiples(s, lin: Linear) -> Linear:
     return lin
 
 
+def _replace_terms(lin: Linear, keys: set, by: Linear) -> Linear:
+    """``lin`` without the terms ``keys``, plus ``by`` placed where the first of them was."""
+    out = Linear({}, lin.const)
+    placed = False
+    for k, t in lin.terms.items():
+        if k not in keys:
+            out = out.plus(Linear({k: t}))
+        elif not placed:
+            out = out.plus(by)
+            placed = True
+    return out if placed else out.plus(by)
+
+
 def _recombine_div_mod(s, lin: Linear, dtype) -> Linear:
     """``k*c*(x // c) + k*(x % c)`` → ``k*x``; ``k*x - k*c*(x // c)`` → ``k*(x % c)``."""
     if not any(type(a) in (FloorDiv, Div, FloorMod, Mod) for a, _ in lin.terms.values()):
@@ -78,10 +91,9 @@ def _recombine_div_mod(s, lin: Linear, dtype) -> Linear:
             key = s.keys.lookup(s.keys.shape_of(div_cls, atom.a, atom.b))
             div_term = lin.terms.get(key) if key is not None else None
             if div_term is not None and div_term[1] == coeff * c:
-                # k*c*(x//c) + k*(x%c) == k*x (floor and trunc alike)
-                lin = lin.plus(Linear({key: div_term}), -1)
-                lin = lin.plus(Linear.atom(s.keys.key(atom), atom, coeff), -1)
-                lin = lin.plus(s.linear(atom.a), coeff)
+                # k*c*(x//c) + k*(x%c) == k*x (floor and trunc alike); x takes the place
+                # of whichever of the two came first
+                lin = _replace_terms(lin, {key, s.keys.key(atom)}, s.linear(atom.a).scaled(coeff))
                 changed = True
                 break
         if changed:

@@ -110,6 +110,16 @@ MOD_TWO = [
 ]
 
 
+def test_recombined_sum_keeps_the_place_of_its_terms():
+    ana = Analyzer()
+    i0, i1 = tir.Var("i0", "int64"), tir.Var("i1", "int64")
+    ana.bind(i0, tir.Range(0, 8))
+    ana.bind(i1, tir.Range(0, 3))
+    flat = i0 * 3 + i1
+    after = ana.simplify(fld(flat, 12) * 12 + fld(flm(flat, 12), 4) * 4 + flm(flat, 4))
+    assert structural_equal(after, flat), after
+
+
 def test_truncating_division_keeps_sign_changes():
     assert isinstance(_simplify(tdiv(X * Z - Y, Z)), tir.Div)
 
