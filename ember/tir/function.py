@@ -50,3 +50,13 @@ class PrimFunc(BaseFunc):
         from .specialize import specialize
 
         return specialize(self, param_map)
+
+
+def __getattr__(name):
+    """``tvm.tir.function.TensorIntrin``: TVM keeps it here; ember's lives with tensorize
+    (imported lazily: that module builds PrimFuncs)."""
+    if name == "TensorIntrin":
+        from .schedule.tensor_intrin import TensorIntrin
+
+        return TensorIntrin
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
