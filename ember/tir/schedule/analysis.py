@@ -373,3 +373,9 @@ def unique_name(func, base: str) -> str:
         k += 1
         name = f"{base}_{k}"
     return name
+
+
+# TVM's public ``tvm.tir.schedule.analysis`` names (defined in tensorize_mapping, imported last:
+# that module uses the helpers above).
+from .tensorize_mapping import (TensorizeInfo, get_auto_tensorize_mapping_info,  # noqa: E402
+                                get_tensorize_loop_mapping, is_output_block, suggest_index_map)

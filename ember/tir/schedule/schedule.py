@@ -168,7 +168,9 @@ class Schedule(MorePrimitives, ExtraPrimitives):
             return self._loop(rv)
         if isinstance(rv, ExprRV):
             return const(self._int(rv), "int32")
-        raise TypeError(f"get expects a BlockRV, LoopRV or ExprRV, got {type(rv).__name__}")
+        if isinstance(rv, StmtSRef):  # as TVM: an sref's statement
+            return rv.stmt
+        raise TypeError(f"get expects a BlockRV, LoopRV, ExprRV or StmtSRef, got {type(rv).__name__}")
 
     def get_sref(self, rv) -> StmtSRef:
         """A reference to the statement of a block or loop handle (``.stmt``, ``.parent``)."""

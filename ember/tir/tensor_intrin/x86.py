@@ -22,7 +22,8 @@ from ember.tir.op import call_llvm_pure_intrin, reinterpret
 from ember.tir.schedule.tensor_intrin import TensorIntrin
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType
 
-__all__ = ["VNNI_DOT_16x4_INTRIN", "AVX512_DOT_16x4_INTRIN"]
+__all__ = ["VNNI_DOT_16x4_INTRIN", "AVX512_DOT_16x4_INTRIN", "dot_product_16x4_u8i8i32_desc",
+           "dot_product_16x4_u8i8i32_vnni", "dot_product_16x4_u8i8i32_avx512"]
 
 LANES, K = 16, 4
 
@@ -91,6 +92,11 @@ def _avx512_body(a, b, c):
 VNNI_DOT_16x4_INTRIN = "dot_16x4_vnni"
 AVX512_DOT_16x4_INTRIN = "dot_16x4_avx512"
 
-_DESC = _func(_desc_body)
-TensorIntrin.register(VNNI_DOT_16x4_INTRIN, _DESC, _func(_vnni_body), override=True)
-TensorIntrin.register(AVX512_DOT_16x4_INTRIN, _DESC, _func(_avx512_body), override=True)
+# The PrimFuncs themselves, under TVM's names.
+dot_product_16x4_u8i8i32_desc = _func(_desc_body)
+dot_product_16x4_u8i8i32_vnni = _func(_vnni_body)
+dot_product_16x4_u8i8i32_avx512 = _func(_avx512_body)
+TensorIntrin.register(VNNI_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc, dot_product_16x4_u8i8i32_vnni,
+                      override=True)
+TensorIntrin.register(AVX512_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc, dot_product_16x4_u8i8i32_avx512,
+                      override=True)

@@ -1,0 +1,142 @@
+"""Which loops of a block a tensor intrinsic's description covers (``tvm.tir.schedule.analysis``).
+
+``get_tensorize_loop_mapping(sch, block, desc)`` pairs the description's block iterators
+with the target block's:
+
+1. The two block bodies must have the same shape: the stored buffer corresponds to the
+   description's output, and the loads in the stored value correspond, in order, to the
+   description's loads (dtypes may differ, as TVM allows: a float32 matmul maps onto a
+   float16 intrinsic's loops).
+2. A description iterator is characterised by the buffers in whose *trailing* dimensions
+   (as many as the description's buffer has) it appears, and by its kind (spatial or
+   reduction).  A target iterator with the same characterisation corresponds to it; when
+   several do, the innermost one (the last block iterator) is taken.  So in
+   ``C[i, j] += A[i, k] * B[k, j]`` against ``C[i, j] += A[i, k] * B[j, k]``, ``j`` is the
+   iterator of ``C`` and ``B`` whatever its position in ``B``.
+3. Each corresponding target iterator must be bound to one loop; its extent must be a
+   multiple of the description's, or, with ``allow_padding``, it is padded up to one
+   (``block_iter_paddings`` says by what multiple, ``1`` for iterators left alone, in the
+   block's iterator order — what ``Schedule.pad_einsum`` takes).
+
+The answer is ``None`` when any step fails.  Not provided (ember raises NotImplementedError):
+``suggest_index_map`` and ``get_auto_tensorize_mapping_info`` (TVM's layout-rewriting
+auto-tensorization, which needs its iter-map detection); see docs/tvm_compat.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ember.ir import Var
+from ember.tir.buffer import BufferLoad
+from ember.tir.functor import collect
+from ember.tir.stmt import BlockRealize, BufferStore, For, IterVarType
+
+from . import analysis as A
+
+__all__ = ["TensorizeInfo", "get_tensorize_loop_mapping", "is_output_block", "suggest_index_map",
+           "get_auto_tensorize_mapping_info"]
+
+
+@dataclass
+class TensorizeInfo:
+    """``loop_map``: target loop sref -> description For; ``desc_loop_indexer``: description
+    For -> its position among the description's loops; ``block_iter_paddings``: see above."""
+
+    loop_map: dict = field(default_factory=dict)
+    desc_loop_indexer: dict = field(default_factory=dict)
+    block_iter_paddings: list | None = None
+
+
+def _compute_realize(func) -> BlockRealize | None:
+    """The description's one block with iterators (under its root block)."""
+    found = [r for r in A.blocks_under(func.body) if r.block.iter_vars]
+    return found[0] if len(found) == 1 else None
+
+
+def _paired_accesses(target: BlockRealize, desc: BlockRealize) -> list | None:
+    """[(target access, desc access)] of the stores and the loads in the stored values."""
+    t_body, d_body = target.block.body, desc.block.body
+    if not isinstance(t_body, BufferStore) or not isinstance(d_body, BufferStore):
+        return None
+    loads = [collect(s.value, lambda n: isinstance(n, BufferLoad)) for s in (t_body, d_body)]
+    if len(loads[0]) != len(loads[1]):
+        return None
+    return [(t_body, d_body), *zip(*loads)]
+
+
+def _signatures(pairs, iter_vars, side: int) -> dict:
+    """iterator var -> frozenset of description buffers in whose trailing dims it appears."""
+    sig = {iv.var: set() for iv in iter_vars}
+    for pair in pairs:
+        access, d_buf = pair[side], pair[1].buffer
+        trailing = access.indices[len(access.indices) - len(d_buf.shape):] if d_buf.shape else ()
+        for index in trailing:
+            for v in A.vars_in(index):
+                if v in sig:
+                    sig[v].add(id(d_buf))
+    return {v: frozenset(s) for v, s in sig.items()}
+
+
+def _loop_of(sch, block, value):
+    if not isinstance(value, Var):
+        return None
+    for loop_rv in sch.get_loops(block):
+        if sch.get(loop_rv).loop_var is value:
+            return loop_rv
+    return None
+
+
+def get_tensorize_loop_mapping(sch, block, desc_func, allow_padding: bool = False) -> TensorizeInfo | None:
+    """How the loops around ``block`` map onto ``desc_func``'s loops (None: they do not)."""
+    desc = _compute_realize(desc_func)
+    target = A.find_block(sch.state.func, sch.get(block).name_hint)
+    if desc is None or target is None:
+        return None
+    pairs = _paired_accesses(target, desc)
+    if pairs is None:
+        return None
+    t_sig = _signatures(pairs, target.block.iter_vars, 0)
+    d_sig = _signatures(pairs, desc.block.iter_vars, 1)
+    desc_loops = [x for x in A.walk(desc_func.body) if isinstance(x, For)]
+    info, taken = TensorizeInfo(), set()
+    paddings = [1] * len(target.block.iter_vars)
+    for d_iv, d_value in zip(desc.block.iter_vars, desc.iter_values):
+        d_loop = next((lp for lp in desc_loops if lp.loop_var is d_value), None)
+        candidates = [k for k, iv in enumerate(target.block.iter_vars)
+                      if k not in taken and iv.iter_type == d_iv.iter_type and d_sig[d_iv.var]
+                      and t_sig[iv.var] == d_sig[d_iv.var]]
+        if d_loop is None or not candidates:
+            return None
+        k = candidates[-1]
+        taken.add(k)
+        loop_rv = _loop_of(sch, block, target.iter_values[k])
+        extent, d_extent = A._arith.as_int(sch.get(loop_rv).extent) if loop_rv else None, \
+            A._arith.as_int(d_loop.extent)
+        if extent is None or d_extent is None:
+            return None
+        if extent % d_extent:
+            if not allow_padding:
+                return None
+            paddings[k] = d_extent
+        info.loop_map[sch.get_sref(loop_rv)] = d_loop
+    info.desc_loop_indexer = {lp: n for n, lp in enumerate(desc_loops)}
+    if any(p != 1 for p in paddings):
+        info.block_iter_paddings = paddings
+    return info
+
+
+def is_output_block(sch, block) -> bool:
+    """Whether ``block`` writes a buffer of the function's parameters."""
+    params = {id(b) for b in sch.state.func.buffer_map.values()}
+    return any(id(w.buffer) in params for w in sch.get(block).writes)
+
+
+def suggest_index_map(buffer, indices, loops, predicate):
+    raise NotImplementedError("suggest_index_map (TVM's layout suggestion from iter-map detection) is not "
+                              "implemented in ember; see docs/tvm_compat.md")
+
+
+def get_auto_tensorize_mapping_info(sch, block, desc_func):
+    raise NotImplementedError("get_auto_tensorize_mapping_info (TVM's layout-rewriting auto-tensorization) is "
+                              "not implemented in ember; see docs/tvm_compat.md")

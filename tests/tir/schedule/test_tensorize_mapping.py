@@ -1,0 +1,117 @@
+"""get_tensorize_loop_mapping / tile_with_tensor_intrin / is_output_block: which loops of a
+block a tensor intrinsic covers, and tiling them for tensorize."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember import te, tir
+from ember.meta_schedule.testing import te_workload
+from ember.tir.schedule.analysis import (TensorizeInfo, get_auto_tensorize_mapping_info,
+                                         get_tensorize_loop_mapping, is_output_block, suggest_index_map)
+from ember.tir.schedule.transform import tile_with_tensor_intrin
+from ember.tir.tensor_intrin.x86 import VNNI_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc
+
+
+def _dense(n=64, m=64, k=64):
+    X = te.placeholder((n, k), name="X", dtype="uint8")
+    W = te.placeholder((m // 16, k // 4, 16, 4), name="W", dtype="int8")
+    r = te.reduce_axis((0, k), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(
+        X[i, r].astype("int32") * W[j // 16, r // 4, j % 16, r % 4].astype("int32"), axis=r), name="compute")
+    return te.create_prim_func([X, W, C])
+
+
+def _desc_loops(desc):
+    found = []
+    tir.stmt_functor.pre_order_visit(desc.body, lambda n: found.append(n) if isinstance(n, tir.For) else True)
+    return found
+
+
+def test_dense_maps_j_and_k_onto_the_16x4_loops():
+    sch = tir.Schedule(_dense())
+    block = sch.get_block("compute")
+    info = get_tensorize_loop_mapping(sch, block, dot_product_16x4_u8i8i32_desc)
+    assert isinstance(info, TensorizeInfo) and info.block_iter_paddings is None
+    by_desc = {d: s for s, d in info.loop_map.items()}
+    d_i, d_k = _desc_loops(dot_product_16x4_u8i8i32_desc)
+    _, j, k = sch.get_loops(block)
+    assert sch.get(by_desc[d_i]) == sch.get(j) and sch.get(by_desc[d_k]) == sch.get(k)
+
+
+def test_mapping_follows_iterators_not_positions():
+    desc = tir.TensorIntrin.get("wmma_sync_16x16x16_f16f16f32_trans").desc  # C[i, j] += A[i, k] * B[j, k]
+    sch = tir.Schedule(te.create_prim_func(te_workload.matmul(64, 64, 64, "float16", "float32")))  # B[k, j]
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
+    sch.reorder(k, i, j)
+    info = get_tensorize_loop_mapping(sch, block, desc)
+    got = [sch.get(s).loop_var.name for s in sorted(info.loop_map, key=lambda s: info.desc_loop_indexer[info.loop_map[s]])]
+    assert got == ["i", "j", "k"]
+
+
+def test_extents_not_multiples_need_padding():
+    desc = tir.TensorIntrin.get("wmma_sync_16x16x16_f16f16f32_trans").desc
+    sch = tir.Schedule(te.create_prim_func(te_workload.matmul(127, 256, 65, "float16", "float32")))
+    block = sch.get_block("C")
+    assert get_tensorize_loop_mapping(sch, block, desc) is None
+    assert get_tensorize_loop_mapping(sch, block, desc, allow_padding=True).block_iter_paddings == [16, 1, 16]
+
+
+def test_a_block_of_another_shape_does_not_map():
+    A = te.placeholder((64, 64), name="A", dtype="uint8")
+    B = te.compute((64, 64), lambda i, j: A[i, j].astype("int32") + 1, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    assert get_tensorize_loop_mapping(sch, sch.get_block("B"), dot_product_16x4_u8i8i32_desc) is None
+
+
+def test_tile_with_tensor_intrin_moves_the_tiles_innermost_and_stays_correct():
+    func = _dense()
+    sch = tir.Schedule(func)
+    block = sch.get_block("compute")
+    tile = tile_with_tensor_intrin(sch, block, VNNI_DOT_16x4_INTRIN)
+    loops = sch.get_loops(block)
+    assert [sch.get(lp).loop_var.name for lp in loops] == ["i", "j_0", "k_0", "j_1", "k_1"]
+    assert sch.get(tile) == sch.get(loops[3])
+    assert [int(sch.get(lp).extent) for lp in loops[3:]] == [16, 4]
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 16, (64, 64)).astype("uint8")
+    w = rng.integers(-8, 8, (4, 16, 16, 4)).astype("int8")
+    outs = []
+    for f in (func, sch.mod["main"]):
+        c = ember.nd.array(np.zeros((64, 64), "int32"))
+        ember.build(f, target="llvm")(ember.nd.array(x), ember.nd.array(w), c)
+        outs.append(c.numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_tile_with_tensor_intrin_returns_none_when_nothing_maps():
+    A = te.placeholder((64, 64), name="A", dtype="uint8")
+    B = te.compute((64, 64), lambda i, j: A[i, j].astype("int32") + 1, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    assert tile_with_tensor_intrin(sch, sch.get_block("B"), VNNI_DOT_16x4_INTRIN) is None
+
+
+def test_is_output_block():
+    sch = tir.Schedule(te.create_prim_func(te_workload.matmul_relu(16, 16, 16)))
+    assert is_output_block(sch, sch.get_block("D"))
+    assert not is_output_block(sch, sch.get_block("C"))
+
+
+def test_schedule_get_of_an_sref_is_its_statement():
+    sch = tir.Schedule(te.create_prim_func(te_workload.matmul(16, 16, 16)))
+    loop = sch.get_loops(sch.get_block("C"))[0]
+    assert sch.get(sch.get_sref(loop)) is sch.get(loop)
+
+
+def test_tensor_intrin_is_reachable_from_tir_function():
+    from ember.tir.function import TensorIntrin
+
+    assert TensorIntrin is tir.TensorIntrin
+
+
+def test_layout_suggestions_are_not_provided():
+    with pytest.raises(NotImplementedError, match="suggest_index_map"):
+        suggest_index_map(None, [], [], True)
+    with pytest.raises(NotImplementedError, match="auto-tensorization"):
+        get_auto_tensorize_mapping_info(None, None, None)
