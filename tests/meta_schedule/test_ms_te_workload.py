@@ -40,3 +40,12 @@ def test_conv2d_nhwc_padded_strided():
             patch = xp[0, oh * 2:oh * 2 + 3, ow * 2:ow * 2 + 3, :]
             want[0, oh, ow] = np.tensordot(patch, w, axes=3)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_conv2d_nhwc_grouped():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 4, 4, 4)).astype("float32")
+    w = rng.standard_normal((1, 1, 2, 6)).astype("float32")  # 2 groups: 2 in, 3 out channels each
+    got = _run(te_workload.conv2d_nhwc(1, 4, 4, 4, 6, 1, groups=2), x, w)
+    want = np.concatenate([x[..., :2] @ w[0, 0, :, :3], x[..., 2:] @ w[0, 0, :, 3:]], axis=-1)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

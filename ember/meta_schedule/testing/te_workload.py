@@ -61,8 +61,8 @@ def conv2d_nhwc(n: int, h: int, w: int, ci: int, co: int, kernel_size: int, stri
     per_group = co // groups
 
     def body(nn, yy, xx, cc):
-        group = cc // per_group
-        x = padded[nn, yy * stride + rh * dilation, xx * stride + rw * dilation, group * (ci // groups) + rc]
+        channel = rc if groups == 1 else cc // per_group * (ci // groups) + rc
+        x = padded[nn, yy * stride + rh * dilation, xx * stride + rw * dilation, channel]
         return te.sum(x.astype(out_dtype) * weight[rh, rw, rc, cc].astype(out_dtype), axis=[rh, rw, rc])
 
     out = te.compute((n, oh, ow, co), body, name="conv2d_nhwc")

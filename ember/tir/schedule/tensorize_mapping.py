@@ -18,9 +18,17 @@ with the target block's:
    (``block_iter_paddings`` says by what multiple, ``1`` for iterators left alone, in the
    block's iterator order — what ``Schedule.pad_einsum`` takes).
 
-The answer is ``None`` when any step fails.  Not provided (ember raises NotImplementedError):
-``suggest_index_map`` and ``get_auto_tensorize_mapping_info`` (TVM's layout-rewriting
-auto-tensorization, which needs its iter-map detection); see docs/tvm_compat.md.
+The answer is ``None`` when any step fails.
+
+``get_auto_tensorize_mapping_info(sch, block, desc)`` is the layout-rewriting variant: the
+block's iterators are grouped by the set of buffers they index (anywhere, not only in
+trailing dims) — the iterators of each description iterator's group are fused, in block
+order, into one index (``n*256 + h*16 + w`` for a conv's ``n, h, w`` against a matmul's
+``i``); iterators that match no group (a batch axis indexing every buffer) come first,
+unchanged.  ``mappings`` holds that one IndexMap over the block's iterators.
+
+Not provided (NotImplementedError): ``suggest_index_map`` (TVM's buffer-layout suggestion
+from its iter-map detection); see docs/tvm_compat.md.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from ember.tir.stmt import BlockRealize, BufferStore, For, IterVarType
 
 from . import analysis as A
 
-__all__ = ["TensorizeInfo", "get_tensorize_loop_mapping", "is_output_block", "suggest_index_map",
+__all__ = ["TensorizeInfo", "AutoTensorizeMappingInfo", "get_tensorize_loop_mapping", "is_output_block", "suggest_index_map",
            "get_auto_tensorize_mapping_info"]
 
 
@@ -137,6 +145,58 @@ def suggest_index_map(buffer, indices, loops, predicate):
                               "implemented in ember; see docs/tvm_compat.md")
 
 
-def get_auto_tensorize_mapping_info(sch, block, desc_func):
-    raise NotImplementedError("get_auto_tensorize_mapping_info (TVM's layout-rewriting auto-tensorization) is "
-                              "not implemented in ember; see docs/tvm_compat.md")
+@dataclass
+class AutoTensorizeMappingInfo:
+    """``mappings``: IndexMaps from the block's iterators (``lhs_iters``) to the fused
+    iteration space whose trailing dims are the description's iterators (``rhs_iters``);
+    ``lhs_buffer_map``: target buffer -> description buffer."""
+
+    mappings: list
+    lhs_buffer_map: dict
+    lhs_iters: list
+    rhs_iters: list
+
+
+def _buffer_sets(pairs, iter_vars, side: int) -> dict:
+    """iterator var -> frozenset of description buffers it indexes (any dimension)."""
+    sig = {iv.var: set() for iv in iter_vars}
+    for pair in pairs:
+        for index in pair[side].indices:
+            for v in A.vars_in(index):
+                if v in sig:
+                    sig[v].add(id(pair[1].buffer))
+    return {v: frozenset(x) for v, x in sig.items()}
+
+
+def get_auto_tensorize_mapping_info(sch, block, desc_func) -> AutoTensorizeMappingInfo | None:
+    """The fused layout under which ``block`` becomes the description's computation (None:
+    there is none — a description iterator no block iterator matches)."""
+    from .index_map import IndexMap
+
+    desc = _compute_realize(desc_func)
+    target = A.find_block(sch.state.func, sch.get(block).name_hint)
+    if desc is None or target is None:
+        return None
+    pairs = _paired_accesses(target, desc)
+    if pairs is None:
+        return None
+    t_sig = _buffer_sets(pairs, target.block.iter_vars, 0)
+    d_sig = _buffer_sets(pairs, desc.block.iter_vars, 1)
+    groups = {d_iv.var: [] for d_iv in desc.block.iter_vars}
+    leading = []
+    for iv in target.block.iter_vars:
+        match = [d for d in desc.block.iter_vars if d.iter_type == iv.iter_type and d_sig[d.var] == t_sig[iv.var]]
+        (groups[match[0].var] if match else leading).append(iv)
+    if any(not g for g in groups.values()):
+        return None
+    fresh = {iv.var: Var(iv.var.name, iv.var.dtype) for iv in target.block.iter_vars}
+    finals = [fresh[iv.var] for iv in leading]
+    for group in groups.values():
+        fused = None
+        for iv in group:
+            fused = fresh[iv.var] if fused is None else fused * iv.dom.extent + fresh[iv.var]
+        finals.append(fused)
+    index_map = IndexMap(tuple(fresh.values()), tuple(finals))
+    buffer_map = {pair[0].buffer: pair[1].buffer for pair in pairs}
+    return AutoTensorizeMappingInfo([index_map], buffer_map, [iv.var for iv in target.block.iter_vars],
+                                    [iv.var for iv in desc.block.iter_vars])

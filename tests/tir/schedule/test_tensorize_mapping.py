@@ -113,5 +113,28 @@ def test_tensor_intrin_is_reachable_from_tir_function():
 def test_layout_suggestions_are_not_provided():
     with pytest.raises(NotImplementedError, match="suggest_index_map"):
         suggest_index_map(None, [], [], True)
-    with pytest.raises(NotImplementedError, match="auto-tensorization"):
-        get_auto_tensorize_mapping_info(None, None, None)
+
+
+def _auto_map(tensors, block_name):
+    sch = tir.Schedule(te.create_prim_func(list(tensors)))
+    desc = tir.TensorIntrin.get("wmma_sync_16x16x16_f16f16f32").desc  # C[i, j] += A[i, k] * B[k, j]
+    return get_auto_tensorize_mapping_info(sch, sch.get_block(block_name), desc)
+
+
+def test_auto_mapping_fuses_a_conv_into_a_matmul():
+    info = _auto_map(te_workload.conv2d_nhwc(2, 8, 8, 32, 16, 3, 1, 1, in_dtype="float16", out_dtype="float32"),
+                     "conv2d_nhwc")
+    expected = tir.IndexMap.from_func(lambda n, h, w, c, rh, rw, rc: (n * 64 + h * 8 + w, c, rh * 96 + rw * 32 + rc))
+    assert len(info.mappings) == 1 and info.mappings[0].is_equivalent_to(expected)
+    assert len(info.lhs_iters) == 7 and len(info.rhs_iters) == 3
+
+
+def test_auto_mapping_keeps_a_batch_axis_in_front():
+    info = _auto_map(te_workload.batch_matmul_nkkm(4, 32, 32, 32, "float16", "float32"), "Z")
+    assert info.mappings[0].is_equivalent_to(tir.IndexMap.from_func(lambda b, i, j, k: (b, i, j, k)))
+
+
+def test_auto_mapping_of_an_elementwise_block_is_none():
+    A = te.placeholder((64, 64), name="A", dtype="float16")
+    B = te.compute((64, 64), lambda i, j: A[i, j].astype("float32") + 1, name="B")
+    assert _auto_map([A, B], "B") is None
