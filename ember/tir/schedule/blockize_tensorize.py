@@ -358,7 +358,10 @@ def tensorize(func, realize: BlockRealize, intrin_name: str):
                                 f"is not contiguous, but {intrin_name!r} expects a compact buffer",
                                 func, block=block)
         matches.append(MatchBufferRegion(ibuf, region))
-    new_block = replace(block, body=body, match_buffers=tuple(matches))
+    # the implementation's root-block annotations go onto the tensorized block, as TVM
+    iroot = intrin.impl.body.block if isinstance(intrin.impl.body, BlockRealize) else None
+    annotations = {**block.annotations, **(iroot.annotations if iroot is not None else {})}
+    new_block = replace(block, body=body, match_buffers=tuple(matches), annotations=annotations)
     return replace_stmts(func, {block: new_block})
 
 

@@ -102,3 +102,22 @@ def test_row_intrinsic_refuses_the_wrong_lane_count():
     sch, ji = _packed_matmul(16, 4, "int8", "int8")
     with pytest.raises(tir.ScheduleError, match="does not match the description"):
         sch.tensorize(ji, ARM_DOT_4x4_i8_SDOT_INTRIN)
+
+
+def test_the_implementations_root_annotations_reach_the_tensorized_block():
+    from ember.ir import replace
+
+    base = tir.TensorIntrin.get(DP4A_S8S8S32_INTRIN)
+    root = base.impl.body
+    annotated = replace(root, block=replace(root.block, annotations={"dp4a_note": 1}))
+    tir.TensorIntrin.register("test_dp4a_annotated", base.desc, base.impl.with_body(annotated), override=True)
+    X = te.placeholder((4, 8), name="X", dtype="int8")
+    W = te.placeholder((4, 8), name="W", dtype="int8")
+    r = te.reduce_axis((0, 8), name="k")
+    C = te.compute((4, 4), lambda i, j: te.sum(X[i, r].astype("int32") * W[j, r].astype("int32"), axis=r), name="C")
+    sch = tir.Schedule(te.create_prim_func([X, W, C]))
+    block = sch.get_block("C")
+    ko, ki = sch.split(sch.get_loops(block)[2], factors=[None, 4])
+    sch.decompose_reduction(block, ko)
+    sch.tensorize(ki, "test_dp4a_annotated")
+    assert sch.get(sch.get_block("C_update_o")).annotations["dp4a_note"] == 1
