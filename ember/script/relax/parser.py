@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from ember import relax
-from ember.ir import GlobalVar
+from ember.ir import GlobalVar, IntImm
 from ember.ir import Var as TirVar
 from ember.relax.block_builder import BlockBuilder
 from ember.relax.expr import (
@@ -115,7 +115,8 @@ def _fresh_var_dtype(ev: Evaluator, node) -> str | None:
 
 
 def _symbolic_decls(ev: Evaluator, stmt) -> list[tuple[str, str]] | None:
-    """(name, dtype) pairs declared by ``n = T.int64()`` or ``n, m = T.int64(), T.int64()``."""
+    """(name, dtype) pairs declared by ``n = T.int64()`` or ``n, m = T.int64(), T.int64()`` (in a
+    tuple, a constant such as ``T.int64(16)`` comes as (name, the IntImm))."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return None
     target, value = stmt.targets[0], stmt.value
@@ -128,10 +129,23 @@ def _symbolic_decls(ev: Evaluator, stmt) -> list[tuple[str, str]] | None:
     out = []
     for t, v in zip(targets, values):
         dtype = _fresh_var_dtype(ev, v)
+        if dtype is None and len(targets) > 1:
+            dtype = _constant_dim(ev, v)  # `N, C = T.int64(), T.int64(16)`: C names the constant
         if not isinstance(t, ast.Name) or dtype is None:
             return None
         out.append((t.id, dtype))
     return out
+
+
+def _constant_dim(ev: Evaluator, node):
+    """The integer constant ``T.int64(16)`` evaluates to, else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    try:
+        value = ev.eval(node)
+    except Exception:  # noqa: BLE001 - not a declaration
+        return None
+    return value if isinstance(value, IntImm) else None
 
 
 def _is_word_call(ev: Evaluator, stmt, word) -> bool:
@@ -214,6 +228,9 @@ class _FunctionParser:
 
     def declare(self, decls) -> None:
         for name, dtype in decls:
+            if not isinstance(dtype, str):  # a name for a constant dim
+                self.ev.scope.define(name, dtype)
+                continue
             known = self.ev.scope.local.get(name)
             if isinstance(known, TirVar) and str(known.dtype) == dtype:
                 continue  # `n = T.int64()` after the parameters named n: the same symbolic var
