@@ -27,8 +27,7 @@ order, into one index (``n*256 + h*16 + w`` for a conv's ``n, h, w`` against a m
 ``i``); iterators that match no group (a batch axis indexing every buffer) come first,
 unchanged.  ``mappings`` holds that one IndexMap over the block's iterators.
 
-Not provided (NotImplementedError): ``suggest_index_map`` (TVM's buffer-layout suggestion
-from its iter-map detection); see docs/tvm_compat.md.
+``suggest_index_map`` proposes a buffer layout that a loop nest walks in order (below).
 """
 
 from __future__ import annotations
@@ -140,9 +139,84 @@ def is_output_block(sch, block) -> bool:
     return any(id(w.buffer) in params for w in sch.get(block).writes)
 
 
-def suggest_index_map(buffer, indices, loops, predicate):
-    raise NotImplementedError("suggest_index_map (TVM's layout suggestion from iter-map detection) is not "
-                              "implemented in ember; see docs/tvm_compat.md")
+def _piece(x, low: int, high: int, size: int):
+    """Digits ``[low, high)`` of ``x`` (``0 <= x < size``): ``x // low % (high // low)``,
+    without the ``//`` when ``low`` is 1 and without the ``%`` when ``high`` is ``size``."""
+    e = x if low == 1 else x // low
+    return e if high == size else e % (high // low)
+
+
+def _leaf_splits(total) -> list:
+    """The splits of an iterator sum, with a whole fused mark (a split covering a mark whose
+    source is itself a sum) opened up into its parts, scaled."""
+    from ember.arith.iter_map_nodes import IterSplitExpr, IterSumExpr
+
+    out = []
+    for split in total.args:
+        inner = split.source.source
+        whole = (A._arith.as_int(split.lower_factor) == 1
+                 and A._arith.as_int(split.extent) == A._arith.as_int(split.source.extent))
+        if isinstance(inner, IterSumExpr) and whole:
+            scale = A._arith.as_int(split.scale)
+            out += [IterSplitExpr(x.source, x.lower_factor, x.extent, A._arith.as_int(x.scale) * scale)
+                    for x in _leaf_splits(inner)]
+        else:
+            out.append(split)
+    return out
+
+
+def suggest_index_map(buffer, indices, loops, predicate=True):
+    """A layout for ``buffer`` in which ``indices`` (over ``loops``) walk it in loop order.
+
+    The access is flattened (row-major) and detected as an affine iterator map; each of its
+    splits (iterator digits, adjacent ones of one iterator already fused) becomes one
+    dimension of the new layout, ordered by loop and, within a loop, outer digits first.
+    Each new dimension is written over the buffer's own indices.  None when the flattened
+    access is not affine in the loops or the shape is not constant."""
+    from ember.arith import detect_iter_map
+    from ember.ir import Range
+
+    from .index_map import IndexMap
+
+    shape = [A._arith.as_int(s) for s in buffer.shape]
+    if any(s is None for s in shape):
+        return None
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    flat = None
+    for index, stride in zip(indices, strides):
+        term = index * stride if stride != 1 else index
+        flat = term if flat is None else flat + term
+    iters = {lp.loop_var: Range(lp.min, lp.extent) for lp in loops}
+    found = detect_iter_map([flat], iters, predicate, check_level="surjective")
+    if not found.indices:
+        return None
+    order = {lp.loop_var: n for n, lp in enumerate(loops)}
+
+    def key(split):
+        where = [order[v] for v in A.vars_in(split.source.source) if v in order]
+        return (min(where) if where else len(loops), -A._arith.as_int(split.lower_factor))
+
+    splits = sorted((x for x in _leaf_splits(found.indices[0]) if A._arith.as_int(x.extent) != 1), key=key)
+    xs = [Var(f"i{d}", "int32") for d in range(len(shape))]
+    finals = []
+    for split in splits:
+        lo = A._arith.as_int(split.scale)
+        hi = lo * A._arith.as_int(split.extent)
+        value = None
+        for x, stride, size in zip(xs, strides, shape):
+            a, b = max(lo, stride), min(hi, stride * size)
+            if a >= b:
+                continue
+            if a % stride or b % stride or (stride * (a // stride)) % lo:
+                return None
+            part = _piece(x, a // stride, b // stride, size)
+            weight = a // lo
+            part = part * weight if weight != 1 else part
+            value = part if value is None else value + part
+        finals.append(value)
+    return IndexMap(tuple(xs), tuple(finals))
 
 
 @dataclass

@@ -110,9 +110,33 @@ def test_tensor_intrin_is_reachable_from_tir_function():
     assert TensorIntrin is tir.TensorIntrin
 
 
-def test_layout_suggestions_are_not_provided():
-    with pytest.raises(NotImplementedError, match="suggest_index_map"):
-        suggest_index_map(None, [], [], True)
+def _loops(names_extents):
+    vs = [tir.Var(n, "int32") for n, _ in names_extents]
+    return vs, [tir.For(v, 0, e, tir.ForKind.SERIAL, tir.Evaluate(0)) for v, (_, e) in zip(vs, names_extents)]
+
+
+def test_suggested_layout_is_walked_in_loop_order():
+    (i, j), loops = _loops([("i", 32), ("j", 64)])
+    buf = tir.decl_buffer((8, 256), "float32", "X")
+    index_map = suggest_index_map(buf, [i // 16 * 4 + j // 16, i % 16 * 16 + j % 16], loops, True)
+    assert index_map.is_equivalent_to(tir.IndexMap.from_func(lambda x, y: (x // 4, y // 16, x % 4, y % 16)))
+    visited = []  # new coordinates of each access, in loop order: increasing and all distinct
+    for a in range(32):
+        for b in range(64):
+            x, y = a // 16 * 4 + b // 16, a % 16 * 16 + b % 16
+            visited.append((x // 4, y // 16, x % 4, y % 16))
+    assert visited == sorted(visited) and len(set(visited)) == 8 * 256
+
+
+def test_suggested_layout_of_a_repeated_access():
+    (i, j), loops = _loops([("i", 2), ("j", 32)])
+    index_map = suggest_index_map(tir.decl_buffer((8,), "float32", "X"), [j % 4 * 2 + i], loops, True)
+    assert index_map.is_equivalent_to(tir.IndexMap.from_func(lambda x: (x % 2, x // 2)))
+
+
+def test_no_layout_for_a_non_affine_access():
+    (i,), loops = _loops([("i", 16)])
+    assert suggest_index_map(tir.decl_buffer((256,), "float32", "X"), [i * i], loops, True) is None
 
 
 def _auto_map(tensors, block_name):
