@@ -142,12 +142,13 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
         values.append(value)
         if d is not None:
             lo_c, hi_c = _arith.const_bound(value, bounds)
-            if lo_c is None or lo_c < 0:  # TVM's simplified form: `16 <= i`, not `i - 16 >= 0`
-                from ember.arith import Analyzer
+            if (lo_c is None or lo_c < 0) and not (lo_c is None and _symbolic(func, loops).can_prove(value >= 0)):
+                from ember.arith import Analyzer  # TVM's simplified form: `16 <= i`, not `i - 16 >= 0`
 
                 conds.append(Analyzer().simplify(value >= 0))
             dim = _arith.as_int(buffer.shape[d])
-            if hi_c is None or dim is None or hi_c >= dim:
+            if (hi_c is None or dim is None or hi_c >= dim) and not (
+                    (hi_c is None or dim is None) and _symbolic(func, loops).can_prove(value < buffer.shape[d])):
                 dim_end = buffer.shape[d]
                 conds.append(value < (dim_end if dim_end.dtype == value.dtype else Cast(value.dtype, dim_end)))
             # a region of a larger (padded) buffer can reach past the block's own domain
@@ -260,6 +261,24 @@ def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool,
     for var, extent in reversed(loops):
         body = For(var, const(0, var.dtype), extent, ForKind.SERIAL, body)
     return body
+
+
+def _symbolic(func, new_loops):
+    """An analyzer that knows every loop of ``func`` and the new loops ``(var, extent)``
+    over their (possibly symbolic) ranges, the shape variables in them taken positive:
+    ``k_0 * 32 + ax0 < n * 32`` for ``k_0 < n``, ``ax0 < 32``."""
+    from ember.arith import Analyzer
+
+    ana = Analyzer()
+    ranges = [(x.loop_var, Range(x.min, x.extent)) for x in _walk_loops(func.body)]
+    ranges += [(var, Range(const(0, var.dtype), extent)) for var, extent in new_loops]
+    loop_vars = {var for var, _ in ranges}
+    shape_vars = {x for _, rng in ranges for x in vars_in(rng.extent) if x not in loop_vars}
+    for x in shape_vars:
+        ana.bind(x, Range(const(1, x.dtype), const(2 ** 31 - 2, x.dtype)))
+    for var, rng in ranges:
+        ana.bind(var, rng, allow_override=True)
+    return ana
 
 
 def _clip_to_domain(rng, iv):

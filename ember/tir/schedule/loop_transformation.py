@@ -132,7 +132,9 @@ def split(func, loop: For, factors: list, preserve_unit_iters: bool = True,
         if fv is not None:
             bounds[v] = (0, fv - 1)
     covered = _arith.as_int(_arith.simplify(stride)) if not isinstance(stride, int) else stride
-    if (n is None or covered is None or covered != n) and not disable_predication:
+    exact = covered is not None and covered == n or n is None and _arith.is_const(
+        _arith.simplify(stride - extent), 0)  # ceildiv(n * 32, 32) * 32 is n * 32: no predicate, as TVM
+    if not exact and not disable_predication:
         bound = extent if is_zero(loop.min) else loop.min + extent
         body = _add_predicate(body, expr < bound)
     body = _simplify_bindings(body, bounds)

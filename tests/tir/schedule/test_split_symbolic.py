@@ -83,3 +83,28 @@ def test_reorder_under_a_predicate_that_ties_the_loops_keeps_the_result():
         results.append(b)
     np.testing.assert_array_equal(results[0], results[1])
     assert results[1].ravel()[:20].tolist() == (a.ravel()[:20] * 2).tolist()
+
+
+@T.prim_func
+def copy_rows(x: T.handle, y: T.handle, n: T.int64):
+    X = T.match_buffer(x, (T.int64(8), n * 32), "float32")
+    Y = T.match_buffer(y, (T.int64(8), n * 32), "float32")
+    for i, k in T.grid(T.int64(8), n * 32):
+        with T.block("Y"):
+            vi, vk = T.axis.remap("SS", [i, k])
+            Y[vi, vk] = X[vi, vk] * T.float32(2)
+
+
+def test_split_of_a_symbolic_multiple_needs_no_predicate_and_compute_at_none_either():
+    sch = Schedule(copy_rows)
+    block = sch.get_block("Y")
+    _, k = sch.get_loops(block)
+    ko, _ = sch.split(k, [None, 32])
+    cached = sch.cache_read(block, 0, "global")
+    sch.compute_at(cached, ko)
+    assert "T.where" not in sch.mod["main"].script()  # ceildiv(n * 32, 32) * 32 is n * 32
+    f = ember.build(sch.mod, target="llvm")
+    a = np.random.default_rng(1).standard_normal((8, 96)).astype("float32")
+    b = ember.nd.array(np.zeros((8, 96), "float32"))
+    f(ember.nd.array(a), b, 3)
+    np.testing.assert_allclose(b.numpy(), a * 2)
