@@ -261,14 +261,35 @@ def _match(a, d, st: _MatchState) -> None:
         if d.value != a.value:
             raise _Mismatch(f"constant {a.value} differs from {d.value}")
         return
-    for name in ("a", "b", "value", "condition", "true_value", "false_value"):
-        if hasattr(d, name):
-            _match(getattr(a, name), getattr(d, name), st)
-    if hasattr(d, "args"):
-        if len(a.args) != len(d.args) or a.op is not d.op:
-            raise _Mismatch("call differs")
-        for x, y in zip(a.args, d.args):
-            _match(x, y, st)
+    try:
+        for name in ("a", "b", "value", "condition", "true_value", "false_value"):
+            if hasattr(d, name):
+                _match(getattr(a, name), getattr(d, name), st)
+        if hasattr(d, "args"):
+            if len(a.args) != len(d.args) or a.op is not d.op:
+                raise _Mismatch("call differs")
+            for x, y in zip(a.args, d.args):
+                _match(x, y, st)
+    except _Mismatch:
+        if not _same_value(a, d, st):  # e.g. (v_o*8 + v_i) % 8 against the description's v % 8
+            raise
+
+
+def _same_value(a, d, st: _MatchState) -> bool:
+    """Whether two index-like expressions (no buffer loads) of different shapes are equal once
+    both sides' iterators are bound to loops (target loop bounds known), as TVM's comparator
+    simplifies before comparing."""
+    from ember.ir import PrimExpr
+    from ember.tir.functor import collect
+
+    def plain(e):
+        return isinstance(e, PrimExpr) and not collect(e, lambda n: isinstance(n, BufferLoad))
+
+    if not (plain(a) and plain(d)) or a.dtype != d.dtype or not (a.dtype.is_int or a.dtype.is_uint):
+        return False
+    lhs = substitute(a, st.a_env)
+    rhs = substitute(substitute(d, st.d_env), st.loops)
+    return _arith.as_int(_arith.simplify(lhs - rhs, st.bounds)) == 0
 
 
 def _check_indices(st: _MatchState, regions: dict) -> None:
@@ -285,8 +306,8 @@ def _check_indices(st: _MatchState, regions: dict) -> None:
         dropped = [t for t, r in zip(target, region.region) if _arith.as_int(r.extent) == 1]
         dropped += [x for x, s in zip(desc, d.buffer.shape) if _arith.as_int(s) == 1]
         same = len(t_keep) == len(d_keep) and all(
-            _arith.as_int(_arith.simplify(t - x)) == 0 for t, x in zip(t_keep, d_keep))
-        if not same or any(_arith.as_int(_arith.simplify(x)) != 0 for x in dropped):
+            _arith.as_int(_arith.simplify(t - x, st.bounds)) == 0 for t, x in zip(t_keep, d_keep))
+        if not same or any(_arith.as_int(_arith.simplify(x, st.bounds)) != 0 for x in dropped):
             raise _Mismatch(f"the access {a.buffer.name}[{', '.join(map(repr, a.indices))}] does not "
                             f"correspond to {d.buffer.name}[{', '.join(map(repr, d.indices))}]")
 
