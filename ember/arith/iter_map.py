@@ -247,9 +247,13 @@ class _Rewriter:
             raise _Fail(f"cannot fuse {_show(s)}: the iterators' scales do not form a chain")
         expected = base_scale
         chain = []
+        all_args = list(args)
         while args:
             hit = next((a for a in args if self.eq(a.scale, expected)), None)
             if hit is None:
+                overlapped = self.fuse_overlapped(all_args, base_scale, units, s)
+                if overlapped is not None:
+                    return overlapped
                 raise _Fail(
                     f"cannot fuse {_show(s)}: no iterator has scale {expected!r} "
                     "(the iterators overlap or leave gaps)"
@@ -277,6 +281,33 @@ class _Rewriter:
             self.fused[key] = mark
         one = IntImm(extent.dtype, 1)
         return IterSumExpr((IterSplitExpr(mark, one, mark.extent, base_scale),), s.base)
+
+    def fuse_overlapped(self, args: list, base_scale, units: list, s: IterSumExpr):
+        """For surjective maps: ``x*7 + y`` with ``y < 8`` reaches every value of
+        ``[0, 22)`` although the terms overlap.  With constant scales taken smallest first,
+        each scale must not exceed the values reached so far (no gap); the extent is the
+        number of values reached.  None when that does not hold."""
+        if self.level == IterMapLevel.Bijective or units:
+            return None
+        if not all(type(a.scale) is IntImm and type(a.extent) is IntImm for a in args) \
+                or type(base_scale) is not IntImm:
+            return None
+        base = base_scale.value
+        ordered = sorted(args, key=lambda a: a.scale.value)
+        reach = 1
+        for a in ordered:
+            if a.scale.value % base or a.scale.value // base > reach:
+                return None
+            reach += (a.extent.value - 1) * (a.scale.value // base)
+        dt = base_scale.dtype
+        normalized = tuple(IterSplitExpr(a.source, a.lower_factor, a.extent, IntImm(dt, a.scale.value // base))
+                           for a in reversed(ordered))
+        key = self.sum_key(normalized)
+        mark = self.fused.get(key)
+        if mark is None:
+            mark = IterMark(IterSumExpr(normalized, IntImm(dt, 0)), IntImm(dt, reach))
+            self.fused[key] = mark
+        return IterSumExpr((IterSplitExpr(mark, IntImm(dt, 1), mark.extent, base_scale),), s.base)
 
     def merge_digits(self, chain: list) -> list:
         """The chain (lowest scale first) with each run of consecutive digits of one mark,

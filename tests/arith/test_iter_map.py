@@ -103,7 +103,7 @@ def test_trivial_iterators_become_constants():
 @pytest.mark.parametrize("indices, iters, reason", [
     ([i, i], {i: Range(0, 16)}, "used twice"),
     ([i * 8 + j, j], {i: Range(0, 16), j: Range(0, 8)}, "used twice"),
-    ([i * 4 + j], {i: Range(0, 16), j: Range(0, 8)}, "cannot fuse"),
+    ([i * 4 + j * 3], {i: Range(0, 16), j: Range(0, 8)}, "cannot fuse"),
     ([i * j], {i: Range(0, 4), j: Range(0, 4)}, "multiplies two iterators"),
     ([i // j], {i: Range(0, 4), j: Range(1, 4)}, "divides by an iterator"),
     ([tir.min(i, 3)], {i: Range(0, 16)}, "uses a Min of iterators"),
@@ -312,3 +312,32 @@ def test_unit_iterators_keep_their_place():
     iters = {x: Range(0, 1), y: Range(0, 1), z: Range(0, 32)}
     out = iter_map_simplify([x + y + (z // 4) * 4 + z % 4], iters, simplify_trivial_iterators=False)
     assert structural_equal(out[0], z + x + y, map_free_vars=False)
+
+
+def test_overlapped_terms_are_surjective_not_bijective():
+    """i*4 + j with j < 8 reaches every value of [0, 68) once or twice."""
+    iters = {i: Range(0, 16), j: Range(0, 8)}
+    assert "cannot fuse" in detect_iter_map([i * 4 + j], iters, check_level="bijective").errors[0]
+    r = detect_iter_map([i * 4 + j], iters)
+    assert r.indices[0].args[0].extent.value == 68
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 9), st.integers(1, 5)), min_size=2, max_size=3))
+def test_detected_sums_reach_exactly_their_extent(terms):
+    """Whatever sum of scaled iterators is detected (surjective), its values are exactly
+    base + scale * [0, extent) and the normalized sum reproduces the index at every point."""
+    vs = [tir.Var(f"t{k}") for k in range(len(terms))]
+    iters = {v: Range(0, ext) for v, (_, ext) in zip(vs, terms)}
+    index = vs[0] * terms[0][0]
+    for v, (scale, _) in zip(vs[1:], terms[1:]):
+        index = index + v * scale
+    r = detect_iter_map([index], iters)
+    if r.errors:
+        return
+    values = _values([index], iters)
+    assert _values([normalize_iter_map_to_expr(r.indices[0])], iters) == values
+    reached = {v[0] for v in values}
+    s = r.indices[0]
+    extent, scale = (s.args[0].extent.value, s.args[0].scale.value) if s.args else (1, 1)
+    assert reached == {s.base.value + scale * k for k in range(extent)}
