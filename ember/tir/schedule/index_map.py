@@ -255,6 +255,13 @@ class IndexMap(Node):
                     part = out_var if stride == 1 else out_var // stride
                     terms[id(var)].append(part if k == 0 else part % extent_of[id(var)])
                 continue
+            digits = _fused_digits(e, extent_of)
+            if digits is not None:  # o = Σ digit_k · weight_k, digit_k = x_k // a_k % n_k
+                for k, (var, lower, weight, n) in enumerate(digits):
+                    part = out_var if weight == 1 else out_var // weight
+                    part = part if k == 0 else part % n
+                    terms[id(var)].append(part if lower == 1 else part * lower)
+                continue
             var, stride = _decompose(e)
             if var is None or id(var) not in terms:
                 raise ValueError(f"IndexMap.inverse: cannot invert the output {e!r}; each output must be "
@@ -328,6 +335,40 @@ def _decompose(e: PrimExpr):
             and _arith.as_int(e.b) and _arith.as_int(e.a.b) and _arith.as_int(e.a.b) % _arith.as_int(e.b) == 0):
         return e.a.a, _arith.as_int(e.b)  # x % a // b: the digit x // b % (a / b)
     return None, 0
+
+
+def _digit_extent(e: PrimExpr, var, lower: int, extent_of: dict):
+    """How many values the digit ``e`` (of ``var``, lower factor ``lower``) takes."""
+    if isinstance(e, FloorMod):
+        return _arith.as_int(e.b)
+    if isinstance(e, FloorDiv) and isinstance(e.a, FloorMod):
+        return _arith.as_int(e.a.b) // lower
+    total = extent_of.get(id(var))
+    return -(-total // lower) if total else None
+
+
+def _fused_digits(e: PrimExpr, extent_of: dict):
+    """[(var, lower factor, weight, digit extent)] outermost first when ``e`` is a
+    mixed-radix fusion of digits of the inputs (``x1 % 2 * 4 + x2 // 32``)."""
+    lin = _arith.linear(e)
+    if lin.const != 0 or len(lin.terms) < 2:
+        return None
+    digits = []
+    for atom, weight in lin.terms.values():
+        var, lower = _decompose(atom)
+        if var is None or id(var) not in extent_of:
+            return None
+        n = _digit_extent(atom, var, lower, extent_of)
+        if not n:
+            return None
+        digits.append((var, lower, weight, n))
+    digits.sort(key=lambda d: -d[2])
+    if digits[-1][2] != 1:
+        return None
+    for outer, inner in zip(digits, digits[1:]):
+        if outer[2] != inner[2] * inner[3]:
+            return None
+    return digits
 
 
 def _fused_terms(e: PrimExpr, extent_of: dict):
