@@ -15,55 +15,18 @@ consecutive bytes, so a weight laid out as ``(N/16, K/4, 16, 4)`` feeds it direc
 
 from __future__ import annotations
 
-from ember.ir import Broadcast, Cast, Ramp, Range, Var, const
-from ember.tir.buffer import BufferRegion, decl_buffer
-from ember.tir.function import PrimFunc
+from ember.ir import Broadcast, Ramp, const
 from ember.tir.op import call_llvm_pure_intrin, reinterpret
 from ember.tir.schedule.tensor_intrin import TensorIntrin
-from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType
+from ember.tir.stmt import BufferStore
+
+from .dot_product_common import row_dot_intrin
 
 __all__ = ["VNNI_DOT_16x4_INTRIN", "AVX512_DOT_16x4_INTRIN", "dot_product_16x4_u8i8i32_desc",
            "dot_product_16x4_u8i8i32_vnni", "dot_product_16x4_u8i8i32_avx512"]
 
 LANES, K = 16, 4
-
-
-def _params():
-    """Handles and buffers A (4,) uint8, B (16, 4) int8, C (16,) int32 (offset factor 1)."""
-    specs = (("A", (K,), "uint8"), ("B", (LANES, K), "int8"), ("C", (LANES,), "int32"))
-    handles = [Var(name.lower(), "handle") for name, _, _ in specs]
-    bufs = [decl_buffer(shape, dtype, name, offset_factor=1) for name, shape, dtype in specs]
-    return handles, bufs
-
-
-def _root(body, bufs):
-    a, b, c = bufs
-    full = [BufferRegion.full_region(x) for x in (c, a, b)]
-    block = Block((), tuple(full), (full[0],), "root", body)
-    return BlockRealize((), const(True, "bool"), block)
-
-
-def _func(impl_body) -> PrimFunc:
-    handles, bufs = _params()
-    body = impl_body(*bufs)
-    return PrimFunc(tuple(handles), _root(body, bufs), None, dict(zip(handles, bufs)))
-
-
-def _desc_body(a, b, c):
-    """for i, k: C[i] += int32(A[k]) * int32(B[i, k])  (k a reduction)."""
-    i, k = Var("i", "int32"), Var("k", "int32")
-    vi, vk = Var("vi", "int32"), Var("vk", "int32")
-    value = c[vi] + Cast("int32", a[vk]) * Cast("int32", b[vi, vk])
-    block = Block((IterVar(Range(const(0), const(LANES)), vi, IterVarType.DataPar),
-                   IterVar(Range(const(0), const(K)), vk, IterVarType.CommReduce)),
-                  (_point(c, vi), _point(a, vk), _point(b, vi, vk)), (_point(c, vi),), "update",
-                  BufferStore(c, value, (vi,)))
-    inner = For(k, const(0), const(K), ForKind.SERIAL, BlockRealize((i, k), const(True, "bool"), block))
-    return For(i, const(0), const(LANES), ForKind.SERIAL, inner)
-
-
-def _point(buf, *indices) -> BufferRegion:
-    return BufferRegion(buf, tuple(Range(i, const(1)) for i in indices))
+_DTYPES = ("uint8", "int8", "int32")
 
 
 def _lanes():
@@ -93,9 +56,8 @@ VNNI_DOT_16x4_INTRIN = "dot_16x4_vnni"
 AVX512_DOT_16x4_INTRIN = "dot_16x4_avx512"
 
 # The PrimFuncs themselves, under TVM's names.
-dot_product_16x4_u8i8i32_desc = _func(_desc_body)
-dot_product_16x4_u8i8i32_vnni = _func(_vnni_body)
-dot_product_16x4_u8i8i32_avx512 = _func(_avx512_body)
+dot_product_16x4_u8i8i32_desc, dot_product_16x4_u8i8i32_vnni = row_dot_intrin(LANES, K, _DTYPES, _vnni_body)
+dot_product_16x4_u8i8i32_avx512 = row_dot_intrin(LANES, K, _DTYPES, _avx512_body)[1]
 TensorIntrin.register(VNNI_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc, dot_product_16x4_u8i8i32_vnni,
                       override=True)
 TensorIntrin.register(AVX512_DOT_16x4_INTRIN, dot_product_16x4_u8i8i32_desc, dot_product_16x4_u8i8i32_avx512,
