@@ -495,7 +495,7 @@ class _Rewriter:
                             lo, hi = None, other if strict else other + 1
                         else:
                             lo, hi = (other + 1 if strict else other), None
-                        shift = lambda e: None if e is None else self.ana.simplify(e - s.base)  # noqa: E731
+                        shift = lambda e, base=s.base: None if e is None else self.ana.simplify(e - base)  # noqa: E731
                         key = frozenset(self.sum_key(s.args))
                         entry = bounds.setdefault(key, [s.args, None, None, c])
                         entry[1] = _tighter(entry[1], shift(lo), max)

@@ -20,6 +20,7 @@ from ember.tir.stmt import (
 )
 
 from .evaluator import Evaluator, Scope
+from .source import Source
 
 
 def _region_load(region: BufferRegion):
@@ -34,7 +35,6 @@ def _region_load(region: BufferRegion):
         else:
             indices.append(Ramp(r.min, const(1, r.min.dtype), int(r.extent)))
     return BufferLoad(region.buffer, tuple(indices))
-from .source import Source
 
 __all__ = ["TIRParser", "Scoped", "BlockFrame", "FuncFrame"]
 

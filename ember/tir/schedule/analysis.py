@@ -23,6 +23,8 @@ __all__ = [
     "stmt_children", "walk", "find_block", "find_loop", "path_to", "loops_above", "scope_of",
     "child_blocks", "block_names", "blocks_under", "is_reduction", "producers", "consumers",
     "infer_regions", "replace_stmts", "vars_in", "writes_buffer", "reads_buffer", "is_true",
+    "TensorizeInfo", "get_auto_tensorize_mapping_info", "get_tensorize_loop_mapping", "is_output_block",
+    "suggest_index_map",
 ]
 
 _BODY_ONLY = (LetStmt, AttrStmt, AssertStmt, DeclBuffer)

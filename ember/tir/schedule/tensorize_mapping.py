@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from ember.ir import Var
 from ember.tir.buffer import BufferLoad
 from ember.tir.functor import collect
-from ember.tir.stmt import BlockRealize, BufferStore, For, IterVarType
+from ember.tir.stmt import BlockRealize, BufferStore, For
 
 from . import analysis as A
 

@@ -16,7 +16,7 @@ root block's body, so a target module only writes its vector expression.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ember.ir import Cast, Range, Var, const
 from ember.tir.buffer import BufferRegion, decl_buffer

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ember import te, topi
+from ember import topi
 from ember.ir import PrimExpr
 
 from ...expr import Constant
