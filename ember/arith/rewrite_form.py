@@ -15,7 +15,9 @@ terms sharing one constant factor, ``y*5 - z*5`` → ``(y - z)*5`` (``-a*2 - b*2
 
 from __future__ import annotations
 
-from ember.ir import Add, IntImm, Mul, Node, PrimExpr, Sub, Var, fields_of, replace
+from ember.ir import Add, IntImm, Mul, Node, PrimExpr, Sub, Var
+
+from .expr_children import map_children
 
 __all__ = ["to_rewrite_form"]
 
@@ -31,19 +33,7 @@ def _visit(e, memo: dict):
     hit = memo.get(id(e))
     if hit is not None:
         return hit[1]
-    changes = {}
-    for name in fields_of(type(e)):
-        v = getattr(e, name)
-        if isinstance(v, PrimExpr):
-            nv = _visit(v, memo)
-            if nv is not v:
-                changes[name] = nv
-        elif isinstance(v, tuple) and any(isinstance(x, PrimExpr) for x in v):
-            nv = tuple(_visit(x, memo) if isinstance(x, PrimExpr) else x for x in v)
-            if any(a is not b for a, b in zip(nv, v)):
-                changes[name] = nv
-    out = replace(e, **changes) if changes else e
-    out = _respell(out)
+    out = _respell(map_children(e, lambda x: _visit(x, memo)))
     memo[id(e)] = (e, out)
     return out
 
