@@ -23,7 +23,12 @@ GLOBAL_SYMBOL = "global_symbol"
 
 def workload_of(func: PrimFunc) -> IRModule:
     """The tuning workload of a kernel: the PrimFunc alone as "main", without its symbol
-    (so the same kernel under two names is one task)."""
+    (so the same kernel under two names is one task), in the normal form ember.dlight's CPU
+    rules schedule (unit broadcast indices as iterators), so that their trace, the default
+    seed of the search, replays on it."""
+    from ember.dlight.cpu.normalize import normalize_for_rules
+
+    func = normalize_for_rules(func)
     attrs = {k: v for k, v in (func.attrs or {}).items() if k != GLOBAL_SYMBOL}
     return IRModule({"main": replace(func, attrs=attrs or None) if attrs != (func.attrs or {}) else func})
 

@@ -60,3 +60,29 @@ def test_tune_relax_then_compile_relax(tmp_path):
     lowered2 = relax.transform.MetaScheduleApplyDatabase(work_dir=str(tmp_path))(relax.get_pipeline("zero")(mod))
     assert len([f for f in lowered2.functions.values()
                 if (getattr(f, "attrs", None) or {}).get("tir.is_scheduled")]) == len(tuned)
+
+
+def test_default_seeds_replay_on_blocked_conv_tasks():
+    # the default pipeline's channel-blocked convs are normalised by dlight's rules before
+    # they schedule them; the tuning workloads are too, so every seed replays
+    from onnx import TensorProto, helper, numpy_helper
+
+    from ember.meta_schedule.default_seed import default_schedule_trace
+    from ember.meta_schedule.search_strategy.candidate import replay
+    from ember.relax.frontend.onnx import from_onnx
+
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal(shape).astype("float32"), name) for name, shape in
+             (("w", (16, 16, 3, 3)), ("scale", (1, 16, 1, 1)), ("shift", (1, 16, 1, 1)))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("Mul", ["c", "scale"], ["m"]), helper.make_node("Add", ["m", "shift"], ["a"]),
+             helper.make_node("Relu", ["a"], ["y"])]
+    graph = helper.make_graph(nodes, "conv_bn_relu", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                              [1, 16, 8, 8])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 8, 8])],
+                              inits)
+    mod = from_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+    tasks = [t for t in ms.relax_integration.extract_tasks(mod, TARGET) if "conv2d" in t.task_name]
+    assert tasks
+    for t in tasks:
+        trace = default_schedule_trace(t.mod, t.target)
+        assert trace is not None and replay(t.mod, trace, 0, []) is not None, t.task_name

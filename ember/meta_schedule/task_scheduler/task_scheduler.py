@@ -151,6 +151,8 @@ class TaskScheduler:
         seed = replay(task.ctx.mod, task.seed_trace, 0, task.ctx.search_strategy.postprocs)
         task.seed_trace = None
         if seed is None:
+            LOG.warning("%s: the default schedule's trace does not replay on the workload; this task is "
+                        "tuned without its default seed", task.ctx.task_name)
             return candidates
         task.seed_index = 0
         return [MeasureCandidate(seed, ArgInfo.from_entry_func(seed.mod))] + list(candidates or [])
