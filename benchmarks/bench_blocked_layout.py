@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from common import set_threads
+from common import set_threads, vm_call
 
 import bench_model_zoo as zoo
 from bench_models import _first, _ort, _time_interleaved
@@ -23,7 +23,6 @@ from bench_models import _first, _ort, _time_interleaved
 def _ember(w, blocked: bool):
     import onnx
 
-    import ember as tvm
     from ember import relax
     from ember.relax.frontend.onnx import from_onnx
     from ember.transform import PassContext
@@ -33,10 +32,7 @@ def _ember(w, blocked: bool):
     with PassContext(config={"relax.transform.blocked_conv_layout": blocked}):
         ex = relax.build(mod, "llvm")
     seconds = time.process_time() - start
-    vm = relax.VirtualMachine(ex, tvm.cpu())
-    args = [tvm.nd.array(v) for v in w.inputs.values()]
-    main = vm["main"]
-    return (lambda: main(*args)), seconds
+    return vm_call(ex, w.inputs), seconds
 
 
 def main() -> None:

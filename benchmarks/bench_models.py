@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from common import machine, set_threads
+from common import machine, set_threads, vm_call
 
 import bench_model_zoo as zoo
 
@@ -69,7 +69,6 @@ def _ember(w):
     ONNX model, or from ``bench_model_zoo.ember_fallback`` while the importer lacks an op."""
     import onnx
 
-    import ember as tvm
     from ember import relax
     from ember.relax.frontend.onnx import from_onnx
 
@@ -84,10 +83,7 @@ def _ember(w):
         (mod, entry), how = fallback, "nn"
     ex = relax.build(mod, "llvm")
     seconds = time.perf_counter() - start
-    vm = relax.VirtualMachine(ex, tvm.cpu())
-    args = [tvm.nd.array(v) for v in w.inputs.values()]
-    main = vm[entry]
-    return (lambda: main(*args)), seconds, how
+    return vm_call(ex, w.inputs, entry), seconds, how
 
 
 def _first(out) -> np.ndarray:

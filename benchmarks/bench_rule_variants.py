@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from common import set_threads
+from common import set_threads, vm_call
 
 import bench_model_zoo as zoo
 from bench_models import _first, _ort, _time_interleaved
@@ -36,7 +36,6 @@ def _parse(spec: str) -> tuple[str, list]:
 def _build(w, settings: list):
     import onnx
 
-    import ember as tvm
     from ember import relax
     from ember.dlight import cpu
     from ember.relax.frontend.onnx import from_onnx
@@ -51,10 +50,7 @@ def _build(w, settings: list):
     finally:
         for cls, attr, value in saved:
             setattr(cls, attr, value)
-    vm = relax.VirtualMachine(ex, tvm.cpu())
-    args = [tvm.nd.array(v) for v in w.inputs.values()]
-    main = vm["main"]
-    return (lambda: main(*args)), seconds
+    return vm_call(ex, w.inputs), seconds
 
 
 def main() -> None:

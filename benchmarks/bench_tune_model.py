@@ -24,19 +24,10 @@ import time
 
 import numpy as np
 
-from common import machine, set_threads
+from common import machine, set_threads, vm_call
 
 import bench_model_zoo as zoo
 from bench_models import _first, _ort, _time_interleaved
-
-
-def _vm_call(ex, inputs):
-    import ember
-
-    vm = ember.relax.VirtualMachine(ex, ember.cpu())
-    args = [ember.nd.array(v) for v in inputs.values()]
-    main = vm["main"]
-    return lambda: main(*args)
 
 
 def main() -> None:
@@ -79,7 +70,7 @@ def main() -> None:
     failed = sum(not r.is_valid for r in records)
     tuned = ms.relax_integration.compile_relax(database, mod, target)
 
-    fns = {"ORT": _ort(w, args.threads), "default": _vm_call(default, w.inputs), "tuned": _vm_call(tuned, w.inputs)}
+    fns = {"ORT": _ort(w, args.threads), "default": vm_call(default, w.inputs), "tuned": vm_call(tuned, w.inputs)}
     want = _first(fns["ORT"]())
     for label in ("default", "tuned"):
         np.testing.assert_allclose(_first(fns[label]()), want, rtol=1e-3, atol=1e-3, err_msg=label)

@@ -42,6 +42,17 @@ def time_call(fn: Callable[[], object], min_seconds: float = 0.5, repeat: int = 
     return statistics.median(rounds)
 
 
+def vm_call(ex, inputs: dict, entry: str = "main") -> Callable[[], object]:
+    """A call of ``entry`` of the compiled ``ex`` on the Relax VM (CPU), ``inputs`` (name →
+    numpy array) converted once, up front."""
+    from ember import relax
+
+    vm = relax.VirtualMachine(ex, ember.cpu())
+    args = [ember.nd.array(v) for v in inputs.values()]
+    fn = vm[entry]
+    return lambda: fn(*args)
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
