@@ -73,6 +73,8 @@ class TaskScheduler:
         self.measure_callbacks = list(measure_callbacks or [])
         self.start = time.time()
         self._ref_dir = work_dir or tempfile.mkdtemp(prefix="ember_ms_ref_")
+        bars = progress and _bars_fit(len(self.tasks))
+        self._progress_lines = progress and not bars
         for n, task in enumerate(self.tasks):
             ctx = task.ctx
             task.flops = estimate_flops(ctx.mod)
@@ -89,10 +91,9 @@ class TaskScheduler:
             if default_seed:
                 task.seed_trace = default_schedule_trace(ctx.mod, ctx.target)
             self._resume(task)
-            if progress and _bars_fit(len(self.tasks)):
+            if bars:
                 # under a time budget the trial count is not the limit: the bar counts without a total
                 task.bar = _bar(ctx.task_name, None if max_time is not None else max_trials_per_task, n)
-        self._progress_lines = progress and not _bars_fit(len(self.tasks))
         total = sum(t.trials for t in self.tasks)
         while total < max_trials_global:
             # every task gets its first batch (with the default seed) even past max_time
