@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 _SUBPACKAGES = {
     "ir", "arith", "tir", "te", "topi", "script", "relax", "target", "codegen", "runtime",
     "nd", "testing", "support", "transform", "driver", "dlight", "meta_schedule", "contrib",
-    "cli", "error", "relay",
+    "cli", "error", "relay", "_ffi",
 }
 
 # public name → (module, attribute)
