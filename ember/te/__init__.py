@@ -8,7 +8,7 @@ from ember.tir.op import *  # noqa: F403 - te.exp, te.max_value, te.if_then_else
 from .create_prim_func import create_prim_func
 from .extern_primfunc import extern_primfunc
 from .scan import ScanOp, scan
-from .operation import compute, extern, placeholder, reduce_axis, size_var, thread_axis, var
+from .operation import ComputeError, compute, extern, placeholder, reduce_axis, size_var, thread_axis, var
 from .schedule import Schedule, Stage, create_schedule
 from .tag import tag_scope
 from .reduce import CommReducer, Reduce, comm_reducer, max, min, sum  # noqa: A004
@@ -24,5 +24,5 @@ __all__ = [
     "size_var", "thread_axis", "var", "CommReducer", "Reduce", "comm_reducer", "max", "min",
     "sum", "ComputeOp", "ExternOp", "Operation", "PlaceholderOp", "ProducerLoad", "Tensor",
     "TensorLoad", "TeIterVar", "IterVar", "Schedule", "Stage", "create_schedule", "extern_primfunc",
-    "ScanOp", "scan",
+    "ScanOp", "scan", "ComputeError",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 
+from ember.error import TVMError
 from ember.ir import DataType, IntImm, PointerType, PrimExpr, Range, SizeVar, Var, as_expr, promote
 from ember.tir import IterVarType, Stmt, decl_buffer
 from ember.tir.stmt import Evaluate
@@ -19,7 +20,12 @@ from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor, TeIterVar, walk_
 
 __all__ = [
     "placeholder", "compute", "extern", "var", "size_var", "reduce_axis", "thread_axis", "ReduceAxisVar",
+    "ComputeError",
 ]
+
+
+class ComputeError(TVMError, ValueError):
+    """A ``te.compute`` body that is not a valid compute: misplaced or mismatched reductions."""
 
 
 class ReduceAxisVar(Var):
@@ -74,7 +80,7 @@ def _axis_names(fcompute, ndim: int, name: str) -> list[str]:
     if spec.varargs is not None:
         return args + [f"i{i}" for i in range(len(args), ndim)]
     if len(args) != ndim:
-        raise ValueError(
+        raise ComputeError(
             f"compute {name!r}: fcompute takes {len(args)} argument(s) ({', '.join(args) or 'none'}) "
             f"but the shape has {ndim} dimension(s); give one index argument per dimension"
         )
@@ -84,7 +90,7 @@ def _axis_names(fcompute, ndim: int, name: str) -> list[str]:
 def _check_body(body, name: str) -> tuple:
     items = tuple(body) if isinstance(body, list | tuple) else (body,)
     if not items:
-        raise ValueError(f"compute {name!r}: fcompute returned an empty tuple")
+        raise ComputeError(f"compute {name!r}: fcompute returned an empty tuple")
     exprs = []
     for pos, item in enumerate(items):
         if isinstance(item, Tensor):
@@ -100,14 +106,14 @@ def _check_body(body, name: str) -> tuple:
             ) from None
     reduces = [e for e in exprs if isinstance(e, Reduce)]
     if reduces and len(reduces) != len(exprs):
-        raise ValueError(
+        raise ComputeError(
             f"compute {name!r}: either every output or none must be a reduction "
             f"(got {len(reduces)} reduction(s) among {len(exprs)} outputs)"
         )
     for e in reduces[1:]:
         first = reduces[0]
         if e.combiner is not first.combiner or e.axis != first.axis or e.condition is not first.condition:
-            raise ValueError(
+            raise ComputeError(
                 f"compute {name!r}: the outputs of a multi-output reduction must come from one "
                 "call of one reducer (same combiner, axes and condition)"
             )
@@ -122,7 +128,7 @@ def _check_body(body, name: str) -> tuple:
 def _check_node(x, name: str, allowed: set) -> None:
     _reject_nested_reduce(x, name)
     if isinstance(x, ReduceAxisVar) and x not in allowed:
-        raise ValueError(
+        raise ComputeError(
             f"compute {name!r}: the reduce axis {x.name!r} is used outside a reduction over it; "
             f"wrap the expression in te.sum(..., axis={x.name}) (or another reducer)"
         )
@@ -130,7 +136,7 @@ def _check_node(x, name: str, allowed: set) -> None:
 
 def _reject_nested_reduce(x, name: str) -> None:
     if isinstance(x, Reduce):
-        raise ValueError(
+        raise ComputeError(
             f"compute {name!r}: reductions are only allowed at the top level of a compute body; "
             "compute the reduction in its own te.compute and use its result"
         )

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from te_eval import evaluate
 
+import ember
 from ember import te, tir
 from ember.ir import FloatImm, IntImm, Var
 
@@ -71,6 +72,21 @@ def test_nested_reduce_is_an_error():
     k = te.reduce_axis((0, 4), name="k")
     with pytest.raises(ValueError, match="reductions are only allowed at the top level"):
         te.compute((3,), lambda i: te.sum(A[i, k], axis=k) + 1.0, name="B")
+
+
+def test_invalid_compute_bodies_raise_a_tvm_error():
+    A = te.placeholder((3, 4), name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    k2 = te.reduce_axis((0, 3), name="k2")
+    bodies = [
+        lambda i: A[i, 0] * (te.sum(A[i, k], axis=k) + 1.0),
+        lambda i: (te.sum(A[i, k], axis=k), te.sum(A[i, k2], axis=k2)),
+    ]
+    for body in bodies:
+        with pytest.raises(ember.TVMError) as info:
+            te.compute((3,), body, name="B")
+        assert isinstance(info.value, te.ComputeError) and isinstance(info.value, ValueError)
+    te.compute((3,), lambda i: te.sum(A[i, k], axis=k), name="B")
 
 
 def test_mixed_reduce_outputs_is_an_error():
