@@ -33,6 +33,22 @@ def dividing_lanes(extent: int | None, lanes: int) -> int:
     return lanes
 
 
+def split_tile(sch: Schedule, loop, factors: list, tunable: bool, max_innermost: int) -> list:
+    """``sch.split(loop, factors)`` (``factors``: None first, then ints).  ``tunable``: when the
+    ints divide the loop's extent, the factors are a sampled perfect tile whose default decision
+    is exactly these factors, so MetaSchedule can change them (``MutateTileSize``, at most
+    ``max_innermost`` for the innermost) while the default decision gives the same schedule."""
+    extent = const_int(sch.get(loop).extent)
+    inner = 1
+    for f in factors[1:]:
+        inner *= f
+    if tunable and extent is not None and factors[0] is None and extent % inner == 0:
+        decision = [extent // inner, *factors[1:]]
+        return sch.split(loop, factors=sch.sample_perfect_tile(
+            loop, n=len(factors), max_innermost_factor=max(max_innermost, factors[-1]), decision=decision))
+    return sch.split(loop, factors=factors)
+
+
 def inline_spatial_producers(sch: Schedule, blocks: list[BlockInfo], keep, shared: bool = True) -> list:
     """Inline every spatial block whose output is an intermediate; returns the blocks left.
     ``shared=False`` keeps blocks read by several consumers (their work is not repeated)."""

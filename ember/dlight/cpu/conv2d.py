@@ -22,7 +22,7 @@ from ember.tir.schedule import Schedule
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from .normalize import normalize_for_rules
-from .common import lanes_for, schedule_spatial
+from .common import lanes_for, schedule_spatial, split_tile
 from .conv2d_packed import inline_epilogue
 
 
@@ -111,8 +111,8 @@ class Conv2D(ScheduleRule):
             xr, vec = _row_tile(extents[3], lanes)
         # about 16 vector accumulators: more channels when the row segment is one vector
         fr = _pick(extents[1], (16, 8, 4, 2) if xr <= lanes else (8, 4, 2), 1)
-        f_0, f_1 = sch.split(f, factors=[None, fr])
-        x_0, x_1 = sch.split(x, factors=[None, xr])
+        f_0, f_1 = split_tile(sch, f, [None, fr], tunable, 16)
+        x_0, x_1 = split_tile(sch, x, [None, xr], tunable, 2 * lanes)
         if pointwise:
             sch.reorder(n, f_0, x_0, rc, ry, rx, f_1, x_1)
             outer = sch.fuse(n, f_0)

@@ -25,7 +25,7 @@ from ember.tir.schedule import Schedule
 
 from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
-from .common import finish_conv_tile, inline_epilogue, lanes_for  # noqa: F401 - inline_epilogue: conv2d.py
+from .common import finish_conv_tile, inline_epilogue, lanes_for, split_tile  # noqa: F401 - inline_epilogue: conv2d.py
 from .normalize import normalize_for_rules
 
 
@@ -109,8 +109,8 @@ class Conv2DPacked(ScheduleRule):
         short = extents[4] * extents[5] * extents[6] < _SHORT_REDUCTION
         fr, xr = _tile(extents[1], extents[3], vec, registers, ragged=short)
         n, f, y, x, rc, ry, rx = info.loops
-        f_0, f_1, f_2 = sch.split(f, factors=[None, fr, vec])
-        x_0, x_1 = sch.split(x, factors=[None, xr])
+        f_0, f_1, f_2 = split_tile(sch, f, [None, fr, vec], tunable, vec)
+        x_0, x_1 = split_tile(sch, x, [None, xr], tunable, (registers - 3) // 2)
         sch.reorder(n, f_0, y, x_0, rc, ry, rx, x_1, f_1, f_2)
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")

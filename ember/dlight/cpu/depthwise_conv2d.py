@@ -25,7 +25,7 @@ from ember.tir.schedule import Schedule
 
 from ..analysis import const_int, root_blocks
 from ..base import ScheduleRule, func_name
-from .common import finish_conv_tile, lanes_for
+from .common import finish_conv_tile, lanes_for, split_tile
 from .conv2d_packed import Conv2DPacked, _channel_blocked, _tile, packed_block
 from .normalize import normalize_for_rules
 
@@ -65,7 +65,7 @@ class DepthwiseConv2DPacked(ScheduleRule):
         sch.transform_layout(pads[0].rv, ("write", 0), _channel_blocked(vec), assume_injective_transform=True)
         n, f, y, x, rc, ry, rx = info.loops
         f_0, f_1 = sch.split(f, factors=[None, vec])
-        x_0, x_1 = sch.split(x, factors=[None, xr])
+        x_0, x_1 = split_tile(sch, x, [None, xr], tunable, registers - 3)
         sch.reorder(n, f_0, y, x_0, rc, ry, rx, x_1, f_1)
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
