@@ -21,7 +21,7 @@ from ember.tir.schedule import Schedule
 
 from ..builder import BuilderInput
 from ..database import FAILED_SECS, TuningRecord
-from ..default_seed import default_schedule_trace, finalize_for_build
+from ..default_seed import add_seed_space, default_schedule_trace, finalize_for_build
 from ..runner import RunnerInput, RunnerResult
 from ..search_strategy.candidate import replay
 
@@ -90,6 +90,7 @@ class TaskScheduler:
                     LOG.warning("%s: no reference result (%s); candidates are not checked", ctx.task_name, err)
             if default_seed:
                 task.seed_trace = default_schedule_trace(ctx.mod, ctx.target)
+                add_seed_space(ctx.search_strategy, task.seed_trace)
             self._resume(task)
             if bars:
                 # under a time budget the trial count is not the limit: the bar counts without a total

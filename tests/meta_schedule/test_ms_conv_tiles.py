@@ -1,0 +1,103 @@
+"""The default seed as a design space: dlight's conv rules run tunable, so the seed's trace
+samples its register tile (channel vectors, pixels).  The trace round-trips through JSON and
+replays to the default schedule; MutateTileSize changes the tile and the mutated trace
+replays to a program that still computes the convolution; the tuner adds the seed's trace
+to the search's design spaces."""
+
+import numpy as np
+
+import ember
+from ember import meta_schedule as ms
+from ember import te, topi
+from ember.dlight.cpu.common import lanes_for
+from ember.ir import structural_equal
+from ember.meta_schedule.default_seed import add_seed_space, default_schedule_trace
+from ember.meta_schedule.relax_passes import workload_of
+from ember.meta_schedule.search_strategy.candidate import replay
+from ember.target import Target
+from ember.tir.schedule import Trace
+
+from ms_kernels import TARGET
+
+B = lanes_for(Target(TARGET), 32)
+
+
+def conv_nchwc_workload(c=2, f=4, hw=14, k=3):
+    """A 3x3 conv (+ReLU) on channel-blocked data: ``c``/``f`` blocks of B channels."""
+    x = te.placeholder((1, c, hw, hw, B), name="X")
+    w = te.placeholder((f, c * B, k, k, B), name="W")
+    y = topi.nn.relu(topi.nn.conv2d_nchwc(x, w, (1, 1), (k // 2,) * 4, (1, 1), "float32", False))
+    return workload_of(te.create_prim_func([x, w, y]))
+
+
+def _tiles(trace):
+    return [(i, d) for i, d in trace.decisions.items() if i.kind.method == "sample_perfect_tile"]
+
+
+def _conv_numpy_blocked(x, w):
+    """The blocked conv (stride 1, 'same' padding) with ReLU, in numpy, in blocked layouts."""
+    n, cb, h, wd, b = x.shape
+    xs = x.transpose(0, 1, 4, 2, 3).reshape(n, cb * b, h, wd)
+    fb, c, k, _, fo = w.shape
+    ws = w.transpose(0, 4, 1, 2, 3).reshape(fb * fo, c, k, k)
+    pad = k // 2
+    xp = np.pad(xs, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    out = np.zeros((n, fb * fo, h, wd), "float32")
+    for i in range(k):
+        for j in range(k):
+            out += np.einsum("nchw,fc->nfhw", xp[:, :, i:i + h, j:j + wd], ws[:, :, i, j])
+    out = np.maximum(out, 0)
+    return out.reshape(n, fb, fo, h, wd).transpose(0, 1, 3, 4, 2)
+
+
+def test_seed_trace_samples_its_tiles_and_round_trips_json():
+    mod = conv_nchwc_workload()
+    target = Target(TARGET)
+    trace = default_schedule_trace(mod, target)
+    assert len(_tiles(trace)) == 2  # output blocks, pixels
+    seed = replay(mod, trace, 0, [])
+    again = replay(mod, Trace.from_json(trace.as_json()), 0, [])
+    assert again is not None and structural_equal(seed.mod, again.mod)
+    from ember.dlight import cpu
+    from ember.meta_schedule.utils import prim_func_of
+
+    untuned = cpu.Conv2DNCHWc().apply(prim_func_of(mod)[1], target, False)
+    assert structural_equal(seed.mod, untuned.mod)
+
+
+def test_mutated_tile_replays_to_a_correct_conv():
+    mod = conv_nchwc_workload()
+    trace = default_schedule_trace(mod, Target(TARGET))
+    seed = replay(mod, trace, 0, [])
+    mutator = ms.mutator.MutateTileSize()
+    rng = np.random.default_rng(0)
+    shapes = [[int(d) for d in b.shape] for b in mod["main"].buffer_map.values()]
+    x, w = (rng.standard_normal(s).astype("float32") for s in shapes[:2])
+    ref = _conv_numpy_blocked(x, w)
+    checked = 0
+    for _ in range(20):
+        child = mutator.apply(trace)
+        assert child is not None
+        sch = replay(mod, child, 0, [])
+        if sch is None or structural_equal(sch.mod, seed.mod):
+            continue  # a tile the trace's later steps cannot take (a unit loop dropped)
+        out = np.zeros(shapes[-1], "float32")
+        ember.build(sch.mod, target="llvm")(x, w, out)
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+        checked += 1
+        if checked == 2:
+            break
+    assert checked == 2
+
+
+def test_seed_trace_becomes_a_design_space():
+    class Strategy:
+        design_spaces = ["mlt-space"]
+
+    mod = conv_nchwc_workload()
+    trace = default_schedule_trace(mod, Target(TARGET))
+    strategy = Strategy()
+    assert add_seed_space(strategy, trace)
+    assert strategy.design_spaces == ["mlt-space", trace]
+    assert not add_seed_space(strategy, None)
+    assert not add_seed_space(strategy, Trace([], {}))  # nothing sampled: nothing to explore
