@@ -153,7 +153,12 @@ class IndexMap(Node):
             bounds[v] = (0, n - 1)
         dtype = next((s.dtype for s in shape if isinstance(s, PrimExpr)), None)
         out = []
+        split = _split_divisors(self.final_indices)
         for e in self.final_indices:
+            if isinstance(e, FloorMod) and (_key(e.a), _arith.as_int(e.b)) in split:
+                # x % c beside x // c: a split padded to whole tiles takes all c values (TVM)
+                out.append(const(_arith.as_int(e.b), dtype or e.dtype))
+                continue
             lo, hi = _arith.const_bound(e, bounds)
             if lo is None or hi is None or lo < 0:
                 raise ValueError(f"IndexMap.map_shape cannot bound the output {e!r}")
@@ -195,13 +200,25 @@ class IndexMap(Node):
     def non_surjective_inverse(self, shape) -> tuple:
         """``(inverse, padding_predicate)``: the inverse over the mapped shape, and the
         condition (over the inverse's indices) under which an output index is padding, i.e.
-        maps back outside ``shape``."""
+        maps back outside ``shape``.
+
+        When each input is a sum of whole outputs times weights (tiling with padding on
+        either side: ``(i + 1) // 4, (i + 1) % 4``), the condition is written digit by digit
+        from the outermost output, as TVM writes it: ``o0 == 3 and o1 >= 2`` rather than
+        ``14 <= o0 * 4 + o1``.
+        """
         from ember.ir import Or
 
-        inverse = self._inverse(shape)
+        inverse, digits, shifts = self._inverse_with_digits(shape)
         new_shape = self.map_shape(shape)
-        bounds = {v: (0, _arith.as_int(n) - 1) for v, n in zip(inverse.initial_indices, new_shape)}
+        top = {id(v): _arith.as_int(n) for v, n in zip(inverse.initial_indices, new_shape)}
         predicate = None
+        if all(d is not None for d in digits) and all(_arith.as_int(n) is not None for n in shape):
+            for v, parts, n in zip(self.initial_indices, digits, shape):
+                for cond in _padding_conditions(parts, shifts.get(id(v), 0), _arith.as_int(n), top):
+                    predicate = cond if predicate is None else Or(predicate, cond)
+            return inverse, (predicate if predicate is not None else const(False))
+        bounds = {v: (0, _arith.as_int(n) - 1) for v, n in zip(inverse.initial_indices, new_shape)}
         for e, extent in zip(inverse.final_indices, shape):
             lo, hi = _arith.const_bound(e, bounds)
             n = _arith.as_int(extent)
@@ -239,14 +256,25 @@ class IndexMap(Node):
         return ember.nd.array(out) if hasattr(arr, "numpy") else out
 
     def _inverse(self, shape) -> IndexMap:
+        return self._inverse_with_digits(shape)[0]
+
+    def _inverse_with_digits(self, shape) -> tuple:
+        """``(inverse, digits, shifts)``: ``digits[k]`` lists ``(output var, weight)`` when
+        input ``k`` is ``Σ output · weight - shift`` (None when it is built otherwise);
+        ``shifts`` maps an input shifted by a constant (``(i + 1) // 4``) to that constant."""
         if self.inverse_index_map is not None:
             inv = self.inverse_index_map
-            return inv if isinstance(inv, IndexMap) else IndexMap.from_func(inv)
-        new_shape = self.map_shape(shape)
+            inv = inv if isinstance(inv, IndexMap) else IndexMap.from_func(inv)
+            return inv, [None] * len(self.initial_indices), {}
+        finals_in, shifts = _unshifted_outputs(self.initial_indices, self.final_indices)
         outs = [Var(f"o{k}", v.dtype) for k, v in enumerate(self.final_indices)]
         terms: dict = {id(v): [] for v in self.initial_indices}
+        digits: dict = {id(v): [] for v in self.initial_indices}
         extent_of = {id(v): _arith.as_int(s) for v, s in zip(self.initial_indices, shape)}
-        for out_var, e in zip(outs, self.final_indices):
+        for v in self.initial_indices:  # a shifted input x + c takes the values [c, extent + c)
+            if id(v) in shifts and extent_of[id(v)] is not None:
+                extent_of[id(v)] += shifts[id(v)]
+        for out_var, e in zip(outs, finals_in):
             if isinstance(e, IntImm):
                 continue
             fused = _fused_terms(e, extent_of)
@@ -254,19 +282,23 @@ class IndexMap(Node):
                 for k, (var, stride) in enumerate(fused):
                     part = out_var if stride == 1 else out_var // stride
                     terms[id(var)].append(part if k == 0 else part % extent_of[id(var)])
+                    digits[id(var)] = None
                 continue
-            digits = _fused_digits(e, extent_of)
-            if digits is not None:  # o = Σ digit_k · weight_k, digit_k = x_k // a_k % n_k
-                for k, (var, lower, weight, n) in enumerate(digits):
+            found = _fused_digits(e, extent_of)
+            if found is not None:  # o = Σ digit_k · weight_k, digit_k = x_k // a_k % n_k
+                for k, (var, lower, weight, n) in enumerate(found):
                     part = out_var if weight == 1 else out_var // weight
                     part = part if k == 0 else part % n
                     terms[id(var)].append(part if lower == 1 else part * lower)
+                    digits[id(var)] = None
                 continue
             var, stride = _decompose(e)
             if var is None or id(var) not in terms:
                 raise ValueError(f"IndexMap.inverse: cannot invert the output {e!r}; each output must be "
-                                 "x, x // c, x % c or x // a % b of one input x")
+                                 "x, x // c, x % c or x // a % b of one input x (x may be shifted: x + c)")
             terms[id(var)].append(out_var if stride == 1 else out_var * stride)
+            if digits[id(var)] is not None:
+                digits[id(var)].append((out_var, stride))
         finals = []
         for v in self.initial_indices:
             parts = terms[id(v)]
@@ -277,9 +309,11 @@ class IndexMap(Node):
             e = parts[0]
             for p in parts[1:]:
                 e = e + p
+            if id(v) in shifts:
+                e = e - shifts[id(v)]
             finals.append(e)
-        del new_shape
-        return IndexMap(tuple(outs), tuple(finals))
+        order = [digits[id(v)] for v in self.initial_indices]
+        return IndexMap(tuple(outs), tuple(finals)), order, shifts
 
     def is_bijective_on(self, shape) -> bool:
         new_shape = self.map_shape(shape)  # refuses what it cannot bound first
@@ -386,3 +420,105 @@ def _fused_terms(e: PrimExpr, extent_of: dict):
         if c_out != c_in * extent_of[id(v_in)]:
             return None
     return pairs
+
+
+def _unshifted_outputs(inputs, outputs) -> tuple:
+    """The outputs with each input ``x`` that only ever appears as ``x + c`` (one constant
+    ``c > 0``, a left padding) replaced by ``x``, and ``{id(x): c}`` for those inputs."""
+    seen: dict = {}  # id(x) -> set of shifts (0: unshifted)
+    ids = {id(v) for v in inputs}
+
+    def scan(e):
+        if isinstance(e, Add) and isinstance(e.a, Var) and id(e.a) in ids and isinstance(e.b, IntImm) and e.b.value > 0:
+            seen.setdefault(id(e.a), set()).add(e.b.value)
+        elif isinstance(e, Var):
+            if id(e) in ids:
+                seen.setdefault(id(e), set()).add(0)
+        elif isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max):
+            scan(e.a)
+            scan(e.b)
+
+    for e in outputs:
+        scan(e)
+    shifts = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1 and 0 not in v}
+    if not shifts:
+        return tuple(outputs), {}
+
+    def strip(e):
+        if isinstance(e, Add) and isinstance(e.a, Var) and id(e.a) in shifts and isinstance(e.b, IntImm):
+            return e.a
+        if isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Min | Max):
+            return type(e)(strip(e.a), strip(e.b))
+        return e
+
+    return tuple(strip(e) for e in outputs), shifts
+
+
+def _padding_conditions(parts, shift: int, extent: int, top: dict) -> list:
+    """The conditions under which ``Σ o·w - shift`` (``parts``: (o, w)) leaves
+    ``[0, extent)``: below (left padding), then above (right padding). ``top`` gives each
+    output's extent."""
+    parts = sorted(parts, key=lambda p: -p[1])
+    digits = [(o, w, top[id(o)] - 1) for o, w in parts]
+    largest = sum(w * hi for _, w, hi in digits)
+    out = []
+    if shift > 0:
+        out.append(_lexicographic(digits, shift, below=True))
+    if largest >= extent + shift:
+        out.append(_lexicographic(digits, extent + shift, below=False))
+    return [c for c in out if c is not None]
+
+
+def _lexicographic(digits, bound: int, below: bool):
+    """``Σ o·w < bound`` (``below``) or ``Σ o·w >= bound`` over mixed-radix digits
+    (outermost first, each ``(o, w, largest value)``), decided on the outermost digit first:
+    ``o0 < q or (o0 == q and rest < r)`` with ``q, r = divmod(bound, w0)``."""
+    from ember.ir import And, Or
+
+    o, w, hi = digits[0]
+    rest = digits[1:]
+    if not rest:
+        if w != 1:
+            return None
+        if below:
+            return o < bound if bound > 0 else None
+        if bound > hi:
+            return None
+        return const(bound, o.dtype) == o if bound == hi else o >= bound
+    q, r = divmod(bound, w)
+    if below:
+        if r == 0:
+            return o < q if q > 0 else None
+        tail = _sum_of(rest) < r if len(rest) > 1 else _lexicographic(rest, r, below=True)
+        here = tail if hi == 0 == q else And(o == q, tail)
+        return Or(o < q, here) if q > 0 else here
+    if q > hi:
+        return None
+    if r == 0:
+        return o == q if q == hi else o >= q
+    tail = _sum_of(rest) >= r if len(rest) > 1 else _lexicographic(rest, r, below=False)
+    if tail is None:
+        return o > q if q < hi else None
+    here = tail if hi == 0 == q else And(o == q, tail)
+    return Or(o > q, here) if q < hi else here
+
+
+def _sum_of(digits):
+    """``Σ o·w`` of mixed-radix digits, outermost first (``o1 * 4 + o2``)."""
+    total = None
+    for o, w, _ in digits:
+        term = o if w == 1 else o * w
+        total = term if total is None else total + term
+    return total
+
+
+def _split_divisors(outputs) -> set:
+    """``(key of x, c)`` for each output ``x // c`` (constant ``c``): the outer half of a
+    split, whose inner half ``x % c`` then ranges over all of ``[0, c)``."""
+    return {(_key(e.a), _arith.as_int(e.b)) for e in outputs
+            if isinstance(e, FloorDiv) and _arith.as_int(e.b)}
+
+
+def _key(e):
+    """A Var by identity, any other expression by its text (``i + 1`` built twice)."""
+    return id(e) if isinstance(e, Var) else repr(e)
