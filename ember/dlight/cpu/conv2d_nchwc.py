@@ -33,6 +33,7 @@ from ..analysis import BlockInfo, const_int, root_blocks
 from ..base import ScheduleRule, func_name
 from .common import finish_conv_tile, lanes_for, split_tile
 from .conv2d_packed import _tile
+from .conv_padding import inline_into_padding, padding_block, schedule_padding_copy
 from .normalize import normalize_for_rules
 
 _OUT = tuple(frozenset({n}) for n in range(5))
@@ -57,6 +58,9 @@ class _BlockedConvRule(ScheduleRule):
     # call: a depthwise tap is a whole vector load, so its test is cheap (0.3-0.5x the time);
     # a dense conv tests every broadcast scalar, and lost (ResNet-50 1.12x; see RESULTS.md)
     pad_in_place = False
+    # with a padded copy: the spatial blocks feeding only that copy (a first layer's NCHW1c
+    # layout transform) inlined into it, one pass over the image instead of one per block
+    inline_into_padding = True
 
     def _find(self, sch: Schedule, name: str):
         blocks = root_blocks(sch)
@@ -97,6 +101,9 @@ class _BlockedConvRule(ScheduleRule):
             return None
         if self.pad_in_place:
             blocks, pos, info = _inline_padding(sch, blocks, pos, info)
+        elif self.inline_into_padding:
+            blocks, pos = inline_into_padding(sch, blocks, pos)
+            info = blocks[pos]
         return (sch, blocks, pos, info, *common)
 
 
@@ -121,8 +128,11 @@ class Conv2DNCHWc(_BlockedConvRule):
         sch.unroll(x_1)
         sch.unroll(f_1)
         sch.vectorize(fi)
+        pad = padding_block(blocks, pos) if self.inline_into_padding else None
         finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, rco, outer, target, _write_back,
-                         before=[b.name for b in blocks[:pos]])
+                         before=[b.name for b in blocks[:pos] if pad is None or b.name != pad.name])
+        if pad is not None:
+            schedule_padding_copy(sch, next(b for b in root_blocks(sch) if b.name == pad.name), target)
         return sch
 
 
