@@ -138,3 +138,15 @@ def test_time_evaluator_and_listing():
     assert len(res.results) == 2 and res.mean > 0
     assert "call test.vm.matmul(%0, %1, %3)" in exe.as_text()
     assert "1 VM functions" in exe.stats()
+
+
+def test_profile_lists_calls_in_order_on_the_given_clock():
+    ticks = iter(range(1000))
+    vm = VirtualMachine(mlp_exe(), rt.cpu(), allocator=PooledAllocator())
+    x, w = rt.array(np.ones((4, 3), "float32")), rt.array(np.ones((3, 2), "float32"))
+    report = vm.profile("main", x, w, clock=lambda: float(next(ticks)))
+    assert [c for c, _ in report.calls] == ["vm.builtin.alloc_storage", "vm.builtin.alloc_tensor", "test.vm.matmul",
+                                           "vm.builtin.alloc_output", "test.vm.relu"]
+    assert all(seconds == 1.0 for _, seconds in report.calls)  # one tick from start to end of each call
+    assert report.total_seconds == 2 * len(report.calls) + 1
+    assert {r.callee: r.seconds for r in report.rows}["test.vm.matmul"] == 1.0

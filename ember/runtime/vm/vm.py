@@ -88,8 +88,9 @@ class VirtualMachine:
         return _time_evaluator(self.get_function(func_name), dev or self.devices[0], number=number,
                                repeat=repeat, min_repeat_ms=min_repeat_ms, f_preproc=f_preproc)
 
-    def profile(self, func_name: str, *args):
-        """Run ``func_name`` once with every call timed; returns a ``ProfileReport`` (print it)."""
+    def profile(self, func_name: str, *args, clock: Callable[[], float] | None = None):
+        """Run ``func_name`` once with every call timed; returns a ``ProfileReport`` (print it).
+        ``clock`` (default ``time.perf_counter``): e.g. ``time.thread_time`` for CPU time."""
         from .profiler import profile_function
 
         self.get_function(func_name)  # checks the name
@@ -101,7 +102,7 @@ class VirtualMachine:
         if self.devices[0].device_type != DeviceType.CPU:
             values = tuple(to_device(v, self.devices[0], f"{func_name}: argument #{i + 1}") for i, v in enumerate(values))
         _, report = profile_function(func, values, self._resolve, self._arg,
-                                     _builtins.read_if_cond)
+                                     _builtins.read_if_cond, **({"clock": clock} if clock else {}))
         return report
 
     def source(self, name: str) -> str:

@@ -1,0 +1,128 @@
+"""Where a whole model's time goes that its kernels timed alone do not show.
+
+For one model at one thread, in CPU time of the calling thread (``time.thread_time``: time
+slices given to other processes do not count, so the figures hold on a loaded machine):
+
+- the whole model on the VM's fast path, and ONNX Runtime's whole model, side by side;
+- every kernel call inside the model (``vm.profile(..., clock=time.thread_time)``), median
+  over runs, in program order;
+- each call's kernel alone: *hot* (the same arrays every call, so its weights stay in the
+  L2 cache) and with *cold weights* (its constant arguments rotated over copies that do not
+  fit the L2 cache, as inside the model, where each layer's weights are read once per run);
+- the time outside kernel calls (the VM itself: model time minus the calls' sum).
+
+Run: python benchmarks/profile_between_kernels.py resnet50 [--runs 9] [--top 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import statistics
+import time
+
+import numpy as np
+
+from common import set_threads
+
+import bench_model_zoo as zoo
+
+L2_BYTES = 4 << 20  # per core on the benchmark machine; copies rotated must exceed it
+
+
+def _cpu_per_call(fn, number: int, rounds: int) -> list[float]:
+    fn()
+    out = []
+    for _ in range(rounds):
+        start = time.thread_time()
+        for _ in range(number):
+            fn()
+        out.append((time.thread_time() - start) / number)
+    return out
+
+
+def _kernel_alone(kernel, const_params: set, rng) -> tuple[float, float]:
+    """(hot, cold-weights) CPU seconds per call of ``kernel`` on random arrays of its shapes."""
+    import ember as tvm
+
+    params = kernel.info.params
+    if any(p.kind != "buffer" or not all(isinstance(d, int) for d in p.shape) for p in params):
+        return float("nan"), float("nan")
+
+    def arrays():
+        return [tvm.nd.array(rng.standard_normal(p.shape).astype(p.dtype) if "float" in p.dtype
+                             else np.zeros(p.shape, p.dtype)) for p in params]
+
+    base = arrays()
+    const_bytes = sum(int(np.prod(params[i].shape)) * 4 for i in const_params) or 1
+    copies = max(2, min(16, -(-8 * L2_BYTES // const_bytes)))
+    sets = [base] + [[a if i not in const_params else tvm.nd.array(a.numpy() + 0) for i, a in enumerate(base)]
+                     for _ in range(copies - 1)]
+    hot = statistics.median(_cpu_per_call(lambda: kernel(*base), 4, 5))
+    turn = iter(range(1 << 40))
+    cold = statistics.median(_cpu_per_call(lambda: kernel(*sets[next(turn) % copies]), copies, 5))
+    return hot, cold
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args()
+    set_threads(1)
+    import onnx
+
+    import ember as tvm
+    from ember import relax
+    from ember.relax.frontend.onnx import from_onnx
+    from bench_models import _ort
+
+    w = zoo.workload(args.model, 1)
+    ex = relax.build(from_onnx(onnx.load_from_string(w.onnx_bytes)), "llvm")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    inputs = [tvm.nd.array(v) for v in w.inputs.values()]
+    fn, ort = vm["main"], _ort(w, 1)
+    model, ort_s, calls = [], [], []
+    for _ in range(args.runs):  # interleaved: the model, ORT, the model call by call
+        model += _cpu_per_call(lambda: fn(*inputs), 3, 1)
+        ort_s += _cpu_per_call(ort, 3, 1)
+        calls.append(vm.profile("main", *inputs, clock=time.thread_time).calls)
+    ratio = statistics.median(a / b for a, b in zip(model, ort_s))
+
+    kernels = ex.kernels
+    names = [c for c, _ in calls[0]]
+    in_model = [statistics.median(run[i][1] for run in calls) for i in range(len(names))]
+    const_params: dict = collections.defaultdict(set)  # kernel → indices of constant arguments
+    for instr in ex.functions["main"].instrs:
+        if getattr(instr, "func", None) in kernels:
+            const_params[instr.func] |= {i for i, a in enumerate(instr.args) if a.kind == "const"}
+    rng = np.random.default_rng(0)
+    alone = {k: _kernel_alone(kernels[k], const_params[k], rng) for k in set(names) if k in kernels}
+
+    m = statistics.median(model)
+    kcalls = [(n, t) for n, t in zip(names, in_model) if n in kernels]
+    in_sum = sum(t for _, t in kcalls)
+    hot_sum = sum(alone[n][0] for n, _ in kcalls)
+    cold_sum = sum(alone[n][1] for n, _ in kcalls)
+    print(f"# {args.model}, 1 thread, CPU ms of the calling thread (median of {args.runs})\n")
+    print(f"whole model {m * 1e3:.2f}, ONNX Runtime {statistics.median(ort_s) * 1e3:.2f}, "
+          f"ember/ORT {ratio:.3f} (median of per-round ratios)")
+    print(f"{len(kcalls)} kernel calls: inside the model {in_sum * 1e3:.2f}, alone hot {hot_sum * 1e3:.2f}, "
+          f"alone with cold weights {cold_sum * 1e3:.2f}; outside kernel calls {(m - in_sum) * 1e3:.2f} "
+          f"(the VM and the profiler's own calls: {sum(t for n, t in zip(names, in_model) if n not in kernels) * 1e3:.2f})\n")
+    rows = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0])
+    for n, t in kcalls:
+        r = rows[n]
+        r[0] += 1
+        r[1] += t
+        r[2] += alone[n][0]
+        r[3] += alone[n][1]
+    print("| kernel | calls | in model ms | alone hot ms | alone cold weights ms | model / hot |")
+    print("|---|---|---|---|---|---|")
+    for n, (c, t, h, cw) in sorted(rows.items(), key=lambda kv: -(kv[1][1] - kv[1][2]))[:args.top]:
+        print(f"| {n} | {c} | {t * 1e3:.2f} | {h * 1e3:.2f} | {cw * 1e3:.2f} | {t / h:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
