@@ -8,11 +8,21 @@ its consumer's group when all of these hold (each refusal is logged at debug lev
 - the producer is a dataflow variable and every use of it is already inside the consumer's
   group (so only a group's last binding is visible outside it — no dataflow cycle can
   form between groups — and diamonds close once their join is reached);
-- the patterns allow it: elementwise/broadcast producers fuse into injective, reduction
-  and out-elementwise-fusable consumers; injective producers into injective and reduction
-  consumers; an out-elementwise-fusable group (matmul, conv) takes elementwise/broadcast
+- the patterns allow it: elementwise/broadcast producers fuse into elementwise, injective
+  and reduction consumers; injective producers into injective and reduction consumers; an
+  out-elementwise-fusable group (matmul, conv, pooling, softmax) takes elementwise/broadcast
   consumers (bias add, relu …); a reduction group takes no consumer; opaque never fuses;
-- the merged group holds at most one reduction or out-elementwise-fusable op.
+- the merged group holds at most one reduction or out-elementwise-fusable op, and a group
+  around an out-elementwise-fusable op holds nothing but it and elementwise/broadcast ops
+  after it.
+
+The last two follow TVM's graph partitioner: an edge into a convolution or matmul has that
+op's pattern, so nothing is fused *into* one (no prologue: a conv reads each input element
+once per output-channel block and per tap, and would recompute a fused producer each
+time — DenseNet's BN + ReLU before every 1×1 conv), and an out-elementwise-fusable op fuses
+with its consumers only while every op on the way is elementwise or broadcast (no window
+or layout op in its epilogue: Inception's LRN after conv + ReLU stays its own kernel instead
+of being recomputed in the conv's write-back).
 
 A group of two or more bindings becomes a private Relax function with the attribute
 ``Primitive: True`` whose parameters are the group's outside inputs (variables and
@@ -108,9 +118,20 @@ def _pattern_refusal(producer: _Group, consumer: _Node) -> str | None:
         return "a reduction takes no consumers"
     if pk == K.kOutEWiseFusable:
         return None if ck <= K.kBroadcast else f"out-elementwise-fusable op feeds {ck.name[1:]}"
-    if pk == K.kInjective and ck == K.kOutEWiseFusable:
-        return "injective producer of an out-elementwise-fusable op"
+    if ck == K.kOutEWiseFusable:
+        return f"{pk.name[1:]} producer of an out-elementwise-fusable op"
     return None
+
+
+def _mixed_anchor_group(members: list) -> str | None:
+    """Why ``members`` may not form one group around an out-elementwise-fusable op: every other
+    member must be elementwise or broadcast (TVM's path condition for such an op's fusion)."""
+    if not any(m.kind == K.kOutEWiseFusable for m in members):
+        return None
+    worst = max((m for m in members if m.kind != K.kOutEWiseFusable), key=lambda m: m.kind, default=None)
+    if worst is None or worst.kind <= K.kBroadcast:
+        return None
+    return f"{worst.kind.name[1:]} {worst.prim_name} in an out-elementwise-fusable group"
 
 
 def _refusal(p: _Node, theirs: _Group, mine: _Group, users: set) -> str | None:
@@ -128,7 +149,7 @@ def _refusal(p: _Node, theirs: _Group, mine: _Group, users: set) -> str | None:
                 return reason
     if theirs.anchors + mine.anchors > 1:
         return "reduction feeds reduction" if theirs.kind == K.kCommReduce else "two anchor ops in one group"
-    return None
+    return _mixed_anchor_group(theirs.members + mine.members)
 
 
 def fuse_block_groups(block: DataflowBlock, mod: IRModule) -> list[list]:
