@@ -5,6 +5,20 @@ from __future__ import annotations
 from .utils import normalize_mod, normalize_target
 
 
+def tuning_workload(mod):
+    """``mod`` (a PrimFunc or an IRModule) with its PrimFuncs in the normal form ember.dlight's
+    CPU rules schedule (unit broadcast indices as iterators; see ``relax_passes.workload_of``),
+    so that the default seed's trace replays on it.  ``compile_tir`` queries the same form."""
+    from ember.dlight.cpu.normalize import normalize_for_rules
+    from ember.tir import PrimFunc
+
+    mod = normalize_mod(mod)
+    funcs = {gv: normalize_for_rules(f) if isinstance(f, PrimFunc) else f for gv, f in mod.functions.items()}
+    if all(funcs[gv] is f for gv, f in mod.functions.items()):
+        return mod
+    return mod.with_functions(funcs)
+
+
 def tune_tir(mod, target, work_dir: str | None, max_trials_global: int, *, num_trials_per_iter: int = 64,
              builder="local", runner="local", database="json", cost_model="xgb", measure_callbacks=None,
              task_scheduler="gradient", space="post-order-apply", strategy="evolutionary",
@@ -21,7 +35,7 @@ def tune_tir(mod, target, work_dir: str | None, max_trials_global: int, *, num_t
     from .tune import tune_tasks
     from .tune_context import TuneContext
 
-    mod = normalize_mod(mod)
+    mod = tuning_workload(mod)
     target = normalize_target(target)
     if special_space is not None:
         space = special_space
@@ -41,7 +55,7 @@ def compile_tir(database, mod, target):
     allowed), so ``ember.build(sch.mod, target)`` compiles what was measured."""
     from .default_seed import finalize_for_build
 
-    mod = normalize_mod(mod)
+    mod = tuning_workload(mod)
     normalize_target(target)
     sch = database.query_schedule(mod, target, workload_name="main")
     if sch is None:

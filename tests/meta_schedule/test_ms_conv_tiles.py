@@ -101,3 +101,21 @@ def test_seed_trace_becomes_a_design_space():
     assert strategy.design_spaces == ["mlt-space", trace]
     assert not add_seed_space(strategy, None)
     assert not add_seed_space(strategy, Trace([], {}))  # nothing sampled: nothing to explore
+
+
+def test_tune_tir_workload_is_in_the_form_the_seed_replays_on():
+    # a bias read as Bias[0, f, 0, 0, b] is normalised by the rule before it schedules; the
+    # tuning workload of tune_tir / compile_tir is normalised the same way, so the seed replays
+    from ember.meta_schedule.tir_integration import tuning_workload
+
+    x = te.placeholder((1, 2, 14, 14, B), name="X")
+    w = te.placeholder((4, 2 * B, 3, 3, B), name="W")
+    b = te.placeholder((1, 4, 1, 1, B), name="Bias")
+    y = topi.nn.relu(topi.add(topi.nn.conv2d_nchwc(x, w, (1, 1), (1,) * 4, (1, 1), "float32", False), b))
+    func = te.create_prim_func([x, w, b, y])
+    target = Target(TARGET)
+    raw = ember.IRModule({"main": func})
+    assert replay(raw, default_schedule_trace(raw, target), 0, []) is None
+    mod = tuning_workload(func)
+    assert replay(mod, default_schedule_trace(mod, target), 0, []) is not None
+    assert tuning_workload(mod) is mod
