@@ -150,8 +150,10 @@ def _is_zero(x) -> bool:
 
 
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, elem_offset=None,
-                scope="global", data_alignment=64, offset_factor=1, axis_separators=None) -> Buffer:
-    """Declare a new Buffer (and its data Var unless given)."""
+                scope="global", data_alignment=64, offset_factor=0, axis_separators=None) -> Buffer:
+    """Declare a new Buffer (and its data Var unless given). As in TVM, an explicit
+    ``offset_factor`` without ``elem_offset`` gives the buffer an offset Var
+    ``<name>_elem_offset``; without either the offset is 0."""
     if isinstance(shape, int | PrimExpr):
         shape = (shape,)
     shape = tuple(as_expr(s) for s in shape)
@@ -162,6 +164,8 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
                          f"in [0, {len(shape)}] (the buffer has {len(shape)} dimensions)")
     if data is None:
         data = Var(name, "handle", PointerType(dtype, scope))
+    if offset_factor and elem_offset is None:
+        elem_offset = Var(f"{name}_elem_offset", shape[0].dtype if shape else "int32")
     return Buffer(
         data=data,
         dtype=dtype,
@@ -170,7 +174,7 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
         elem_offset=as_expr(elem_offset) if elem_offset is not None else None,
         name=name,
         data_alignment=data_alignment,
-        offset_factor=offset_factor,
+        offset_factor=offset_factor or 1,
         axis_separators=tuple(axis_separators or ()),
     )
 

@@ -53,8 +53,8 @@ def _make(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
     if strides is not None:  # strides=("A_s0",): a stride variable of that name, as TVM makes
         strides = [Var(s, "int32") if isinstance(s, str) else s for s in strides]
     shape = _shape(shape)
-    if offset_factor is None:  # not given: offset 0 (or elem_offset), factor 1
-        offset_factor = 1
+    if offset_factor is None:  # not given: offset 0 (or elem_offset), factor 1 (decl_buffer's 0)
+        offset_factor = 0
     elif elem_offset is None and offset_factor:
         # as TVM: a buffer declared with an offset factor but no offset has a variable offset
         # (e.g. a matched region's start), a multiple of the factor

@@ -35,7 +35,7 @@ def _func(specs, body: Body) -> PrimFunc:
     """A PrimFunc over buffers ``specs`` = ((name, shape, dtype, scope), ...) in (A, B, C)
     order, whose root block reads C, A, B and writes C."""
     handles = [Var(name.lower(), "handle") for name, *_ in specs]
-    bufs = [decl_buffer(shape, dtype, name, scope=scope, offset_factor=1)
+    bufs = [decl_buffer(shape, dtype, name, scope=scope)  # elem_offset 0
             for name, shape, dtype, scope in specs]
     a, b, c = bufs
     full = [BufferRegion.full_region(x) for x in (c, a, b)]
