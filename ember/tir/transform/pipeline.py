@@ -24,6 +24,7 @@ from .compact_buffer_allocation import PlaceAndCompactAllocations
 from .convert_blocks_to_opaque import ConvertBlocksToOpaque
 from .flatten_buffer import FlattenBuffer
 from .guard_data_indices import GuardDataDependentIndices
+from .hoist_invariant_division import HoistInvariantDivision
 from .lower_cross_thread_reduction import LowerCrossThreadReduction
 from .lower_init_block import LowerInitBlock
 from .lower_intrin import CODEGEN_INTRINSICS, STRUCTURAL_INTRINSICS, LowerIntrin
@@ -66,6 +67,9 @@ def lowering_passes(target=None) -> list[Pass]:
         # cleans what unrolling and vectorizing left
         Simplify(),
         RemoveNoOp(),
+        # CPU: needs lowered flat scalar/vector code and the LLVM codegen's total division;
+        # a division by a symbolic value is bound once outside the loops it does not vary in
+        *([] if gpu else [HoistInvariantDivision()]),
         # needs flat Allocates; lets dead temporaries share memory
         StorageRewrite(),
         # last: only the codegen's intrinsic table remains
