@@ -282,15 +282,56 @@ class CodeGenLLVM(ExprEmitter):
             size, overflow = b.extract_value(product, 0), b.or_(overflow, b.extract_value(product, 1))
         too_big = b.or_(overflow, b.icmp_unsigned(">", size, ir.Constant(I64, _MAX_HEAP_BYTES)))
         rounded = b.and_(b.add(size, ir.Constant(I64, _HEAP_ALIGN)), ir.Constant(I64, ~(_HEAP_ALIGN - 1)))
+        if count is None:
+            self._allocate_symbolic(s, size, too_big, rounded)
+            return
         rounded = b.select(too_big, ir.Constant(I64, _FAILING_SIZE), rounded)  # aligned_alloc -> NULL
-        ptr = b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [ir.Constant(I64, _HEAP_ALIGN), rounded])
-        self._fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), _alloc_failure_message(s))
+        ptr = self._heap_alloc(s, rounded)
         self._frame.heap.append(ptr)
         try:
             self._scoped(s.buffer_var, ptr, lambda: self.emit_stmt(s.body))
         finally:
             self._frame.heap.pop()
         self.builder.call(self._libc("free", VOID, [PTR]), [ptr])
+
+    def _heap_alloc(self, s: Allocate, rounded: ir.Value) -> ir.Value:
+        b = self.builder
+        ptr = b.call(self._libc("aligned_alloc", PTR, [I64, I64]), [ir.Constant(I64, _HEAP_ALIGN), rounded])
+        self._fail_if(b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), _alloc_failure_message(s))
+        return ptr
+
+    def _allocate_symbolic(self, s: Allocate, size: ir.Value, too_big: ir.Value, rounded: ir.Value) -> None:
+        """An Allocate of symbolic size: on the stack when it turns out small at run time
+        (a row buffer inside a loop costs a stack-pointer bump per iteration, where the heap
+        costs an allocator call — TVM's CPU runtime takes such buffers from a per-thread
+        workspace pool for the same reason), else on the heap; the stack is restored after."""
+        b = self.builder
+        small = b.and_(b.not_(too_big), b.icmp_unsigned("<=", size, ir.Constant(I64, STACK_ALLOCA_LIMIT)))
+        saved = b.call(self._intrinsic("llvm.stacksave.p0", PTR, []), [])
+        on_stack, on_heap, join = self.new_block("alloca_stack"), self.new_block("alloca_heap"), self.new_block("alloca_join")
+        b.cbranch(small, on_stack, on_heap)
+        b.position_at_end(on_stack)
+        slot = b.alloca(ir.IntType(8), size=rounded, name=s.buffer_var.name)
+        slot.align = _HEAP_ALIGN
+        b.branch(join)
+        b.position_at_end(on_heap)
+        heap = self._heap_alloc(s, b.select(too_big, ir.Constant(I64, _FAILING_SIZE), rounded))
+        heap_end = b.block
+        b.branch(join)
+        b.position_at_end(join)
+        ptr = b.phi(PTR, name=s.buffer_var.name + "_ptr")
+        ptr.add_incoming(slot, on_stack)
+        ptr.add_incoming(heap, heap_end)
+        owned = b.phi(PTR)  # what free() must release: NULL for the stack
+        owned.add_incoming(ir.Constant(PTR, None), on_stack)
+        owned.add_incoming(heap, heap_end)
+        self._frame.heap.append(owned)
+        try:
+            self._scoped(s.buffer_var, ptr, lambda: self.emit_stmt(s.body))
+        finally:
+            self._frame.heap.pop()
+        self.builder.call(self._libc("free", VOID, [PTR]), [owned])
+        self.builder.call(self._intrinsic("llvm.stackrestore.p0", VOID, [PTR]), [saved])
 
     def _fail_if(self, cond: ir.Value, message: str) -> None:
         """Return the status of a new check ``message`` when ``cond`` holds."""
@@ -303,6 +344,9 @@ class CodeGenLLVM(ExprEmitter):
         self.emit_return(ir.Constant(I32, index + 1), None)
         b.branch(ok)
         b.position_at_end(ok)
+
+    def _intrinsic(self, name: str, ret: ir.Type, args: list) -> ir.Function:
+        return self._libc(name, ret, args)
 
     def _libc(self, name: str, ret: ir.Type, args: list) -> ir.Function:
         fn = self.module.globals.get(name)

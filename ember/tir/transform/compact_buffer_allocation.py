@@ -18,7 +18,9 @@ Works on block-free TIR (after LowerOpaqueBlock), before FlattenBuffer.  For eve
 2. *compact*: each dimension shrinks to the range its accesses span under the new
    allocation point (relaxing the loops inside it), and indices are shifted by the
    range's start.  A dimension whose span is not a constant (or bounded by one) keeps
-   its size, and an allocation of non-constant size is never moved into a loop.
+   its size; an allocation of non-constant size moves into a loop only when another
+   dimension shrinks there (a row of symbolic length under its row loop, which the LLVM
+   code generator then puts on the stack).
    It never moves into a loop listed in the Allocate's ``CARRIED_LOOPS`` (loops an
    opaque block iterator is bound through: values carry across their iterations).
 3. *align*: ``buffer_dim_align`` entries left on the Allocate by LowerOpaqueBlock
@@ -345,8 +347,11 @@ class _Placer:
                 logger.debug("CompactBufferAllocation: %s stays outside loop %s (reads not covered by "
                              "writes per iteration)", info.data.name, stmt.loop_var.name)
                 return False
-            extents, _ = self._compact_shape(info, child)
-            if not all(isinstance(e, IntImm) for e in extents) and not self._constant_deeper(child, info):
+            extents, offsets = self._compact_shape(info, child)
+            # a symbolic size moves in only when it shrinks there (a softmax row of symbolic
+            # length under its row loop): the code generator puts such a buffer on the stack
+            if offsets is None and not all(isinstance(e, IntImm) for e in extents) \
+                    and not self._constant_deeper(child, info):
                 logger.debug("CompactBufferAllocation: %s stays outside loop %s (its size inside would "
                              "not be constant)", info.data.name, stmt.loop_var.name)
                 return False
