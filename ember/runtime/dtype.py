@@ -214,7 +214,7 @@ def _vscale_factor(lanes) -> int:
 
 def _render(code: int, bits: int, lanes: int) -> str:
     if code == BOOL:
-        base = "bool"
+        base = "bool" if lanes == 1 else "uint1"  # TVM's spelling: bool vectors are uint1xN
     elif code == HANDLE:
         base = "handle"
     else:

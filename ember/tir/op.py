@@ -109,7 +109,33 @@ for _name in BINARY_MATH:
     _g[_name] = _binary_intrin(_name)
 __all__ += [n for n in UNARY_MATH + BINARY_MATH if n not in __all__]
 
-power = _g["pow"]
+_pow_any_dtype = _g["pow"]
+
+
+def pow(x, y, dtype=None, span=None) -> PrimExpr:  # noqa: A001 - TVM's name
+    """``x ** y`` (``tir.pow``): floats only, as in TVM (an integer power has no intrinsic)."""
+    call = _pow_any_dtype(x, y)
+    if not call.dtype.is_float:
+        raise DataTypeError(f"power only applies to float operands, got {call.args[0].dtype} and "
+                            f"{call.args[1].dtype}; cast them to a float dtype first")
+    return call
+
+
+power = pow
+
+
+def isnan(x, span=None) -> PrimExpr:
+    """Whether ``x`` is NaN (bool, ``x``'s lanes): False for integers, folded for a float
+    constant, and a float16 operand is widened to float32 first, as TVM builds it."""
+    x = as_expr(x)
+    dtype = DataType("bool").with_lanes(x.dtype.lanes)
+    if not x.dtype.is_float:
+        return const(False, dtype)
+    if isinstance(x, FloatImm):
+        return const(math.isnan(x.value), dtype)
+    if x.dtype.bits == 16:
+        x = Cast(DataType("float32").with_lanes(x.dtype.lanes), x)
+    return Call(dtype, Op.get("tir.isnan"), (x,))
 
 
 def abs(x) -> PrimExpr:  # noqa: A001 - TVM's name
