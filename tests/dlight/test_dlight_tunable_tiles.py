@@ -1,5 +1,6 @@
 """dlight's register-tiled convolution rules applied ``tunable``: their tile choices (channel
-vectors FR, pixels XR) become sampled perfect tiles whose default decisions are the rule's
+vectors FR, pixels XR; for Conv2DNCHWc also the window's unrolling and the order of the
+block's channels and the window) become sampled perfect tiles whose default decisions are the rule's
 own heuristic, so the schedule is exactly the untuned one; a ragged tile stays a constant
 split; a changed decision replays to a program that still computes the convolution."""
 
@@ -93,7 +94,7 @@ def test_changed_tile_decision_still_computes_the_conv(case):
     rule, make = CASES[case]
     func = make()
     sch = rule().apply(func, TARGET, True)
-    inst, old = _tile_decisions(sch)[-1]  # the pixel tile
+    inst, old = _tile_decisions(sch)[1]  # the pixel tile (after the channel one)
     extent, limit = old[0] * old[1], inst.attrs[1]
     new = next([extent // d, d] for d in range(limit, 1, -1) if extent % d == 0 and d != old[1])
     replayed = Schedule(normalize_for_rules(func))
@@ -109,3 +110,30 @@ def test_changed_tile_decision_still_computes_the_conv(case):
     else:  # weight (F, C, kh, kw, f) -> (F*f, C, kh, kw)
         w_oihw = w.transpose(0, 4, 1, 2, 3).reshape(-1, *w.shape[1:4])
         np.testing.assert_allclose(_unblock(out), _conv_numpy(_unblock(x), w_oihw, 1), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("decisions", [
+    {2: [1, 3], 3: [1, 3]},  # the whole window unrolled
+    {3: [1, 3], 4: [2, B // 2]},  # the window's row unrolled, half the block's channels outside
+    {4: [B, 1]},  # every channel of the block outside the window
+])
+def test_blocked_conv_reduction_order_and_unroll_decisions(decisions):
+    from ember.dlight.cpu.normalize import normalize_for_rules
+
+    func = conv_nchwc(2 * B, 2 * B, 7, 3)
+    sch = cpu.Conv2DNCHWc().apply(func, TARGET, True)
+    tiles = _tile_decisions(sch)
+    assert [list(d) for _, d in tiles[2:]] == [[3, 1], [3, 1], [1, B]]  # the rule's own: none of it
+    trace = sch.trace
+    for k, d in decisions.items():
+        trace = trace.with_decision(tiles[k][0], d)
+    replayed = Schedule(normalize_for_rules(func))
+    trace.apply_to_schedule(replayed)
+    assert not structural_equal(replayed.mod, sch.mod)
+    rng = np.random.default_rng(1)
+    shapes = [[int(d) for d in func.buffer_map[p].shape] for p in func.params]
+    x, w = (rng.standard_normal(s).astype("float32") for s in shapes[:-1])
+    out = np.zeros(shapes[-1], "float32")
+    ember.build(replayed.mod, target="llvm")(x, w, out)
+    w_oihw = w.transpose(0, 4, 1, 2, 3).reshape(-1, *w.shape[1:4])
+    np.testing.assert_allclose(_unblock(out), _conv_numpy(_unblock(x), w_oihw, 1), rtol=1e-4, atol=1e-4)

@@ -54,7 +54,7 @@ def test_seed_trace_samples_its_tiles_and_round_trips_json():
     mod = conv_nchwc_workload()
     target = Target(TARGET)
     trace = default_schedule_trace(mod, target)
-    assert len(_tiles(trace)) == 2  # output blocks, pixels
+    assert len(_tiles(trace)) == 5  # output blocks, pixels, window rows, window columns, block channels
     seed = replay(mod, trace, 0, [])
     again = replay(mod, Trace.from_json(trace.as_json()), 0, [])
     assert again is not None and structural_equal(seed.mod, again.mod)

@@ -121,10 +121,19 @@ class Conv2DNCHWc(_BlockedConvRule):
         n, f, y, x, fi, rco, ry, rx, rci = info.loops
         f_0, f_1 = split_tile(sch, f, [None, fr], tunable, 4)
         x_0, x_1 = split_tile(sch, x, [None, xr], tunable, (registers - 3) // 2)
-        sch.reorder(n, f_0, y, x_0, rco, ry, rx, rci, x_1, f_1, fi)
+        # the reduction's order and unrolling, as tiles whose unit parts are no-ops: the window
+        # (ry_1, rx_1 unrolled) and the block's channels (rci_0 outside the window), as tuning
+        # may choose per layer; the rule's choice is [kh, 1], [kw, 1], [1, c]: nothing unrolled,
+        # every channel of the block inside the window
+        ry_0, ry_1 = split_tile(sch, ry, [None, 1], tunable, extents[6])
+        rx_0, rx_1 = split_tile(sch, rx, [None, 1], tunable, extents[7])
+        rci_0, rci_1 = split_tile(sch, rci, [None, extents[8]], tunable, extents[8])
+        sch.reorder(n, f_0, y, x_0, rco, rci_0, ry_0, rx_0, ry_1, rx_1, rci_1, x_1, f_1, fi)
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
+        sch.unroll(ry_1)
+        sch.unroll(rx_1)
         sch.unroll(x_1)
         sch.unroll(f_1)
         sch.vectorize(fi)
