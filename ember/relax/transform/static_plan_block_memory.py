@@ -13,6 +13,9 @@ takes the best-fitting free storage (growing it if needed).  Result:
 Not planned (each logged at debug level on ``ember.relax.memory_plan`` with why):
 function outputs and anything aliasing them — they keep ``builtin.alloc_tensor`` and
 are allocated fresh, since they outlive the call; allocations inside ``If`` branches.
+A concat whose inputs are produced only to be joined (``concat_in_place``) is done in
+place: the inputs become views at byte offsets of the output's storage, which is taken at
+the first input's allocation, and the concat call is dropped.
 A symbolic size is planned with its upper bound when the function attribute
 ``tir_var_upper_bound = {"n": 128}`` bounds every variable in it; otherwise the
 storage is sized at run time and shared only by tensors provably no larger.
@@ -90,6 +93,12 @@ class _Token:
     last_use: int = -1
     reason: str | None = None  # why it is not planned
     storage: _Storage | None = None
+    start: int = -1  # where its storage must be taken (before ``index`` for a concat's output)
+    view_of: tuple | None = None  # (output token, byte offset) for an input of an in-place concat
+
+    def __post_init__(self):
+        if self.start < 0:
+            self.start = self.index
 
 
 @dataclasses.dataclass
@@ -225,10 +234,10 @@ def _assign(tokens: list) -> list:
     storages: list[_Storage] = []
     free: list[_Storage] = []
     live: list[_Token] = []
-    for tok in tokens:
-        if tok.reason is not None:
+    for tok in sorted(tokens, key=lambda t: t.start):
+        if tok.reason is not None or tok.view_of is not None:
             continue
-        for other in [t for t in live if t.last_use < tok.index]:
+        for other in [t for t in live if t.last_use < tok.start]:
             live.remove(other)
             free.append(other.storage)
         same = [s for s in free if s.dtype == tok.dtype]
@@ -251,23 +260,50 @@ def _assign(tokens: list) -> list:
     return storages
 
 
-def _rewrite(bindings: list, tokens: list, storages: list) -> list:
+def _rewrite(bindings: list, tokens: list, storages: list, dropped: set) -> list:
     by_index = {t.index: t for t in tokens}
+    moved = {t.start: t for t in tokens if t.start != t.index}  # in-place concat outputs
     storage_vars: dict = {}
     out = []
+
+    def place(tok: _Token, storage: _Storage, offset: int) -> None:
+        svar = storage_vars.get(id(storage))
+        if svar is None:
+            call = memory_ops.alloc_storage(storage.nbytes, dtype=tok.dtype)
+            svar = storage_vars[id(storage)] = Var(storage.name, call.struct_info)
+            out.append(VarBinding(svar, call))
+        tensor = memory_ops.alloc_tensor(svar, offset, ShapeExpr(tok.shape), tok.dtype)
+        out.append(VarBinding(tok.var, tensor))
+
     for i, b in enumerate(bindings):
+        if i in moved:
+            place(moved[i], moved[i].storage, 0)
         tok = by_index.get(i)
+        if i in dropped or (tok is not None and tok.start != tok.index):
+            continue
         if tok is None or tok.reason == "function output":
             out.append(b)
-            continue
-        svar = storage_vars.get(id(tok.storage))
-        if svar is None:
-            call = memory_ops.alloc_storage(tok.storage.nbytes, dtype=tok.dtype)
-            svar = storage_vars[id(tok.storage)] = Var(tok.storage.name, call.struct_info)
-            out.append(VarBinding(svar, call))
-        tensor = memory_ops.alloc_tensor(svar, 0, ShapeExpr(tok.shape), tok.dtype)
-        out.append(VarBinding(tok.var, tensor))
+        elif tok.view_of is not None:
+            whole, offset = tok.view_of
+            place(tok, whole.storage, offset)
+        else:
+            place(tok, tok.storage, 0)
     return out
+
+
+def _concats_in_place(mod: IRModule | None, bindings: list, tokens: list) -> set:
+    """Mark the inputs of in-place concats as views of their outputs; the dropped calls."""
+    if mod is None:
+        return set()
+    from .concat_in_place import in_place_concats
+
+    dropped = set()
+    for concat in in_place_concats(mod, bindings, tokens):
+        concat.out.start = min(t.start for t, _ in concat.parts)
+        for tok, offset in concat.parts:
+            tok.view_of = (concat.out, offset)
+        dropped.add(concat.index)
+    return dropped
 
 
 def _text(size: PrimExpr) -> str:
@@ -277,12 +313,18 @@ def _text(size: PrimExpr) -> str:
         return "symbolic"
 
 
-def plan_function(name: str, func: Function) -> tuple[Function, MemoryPlan]:
-    """``func`` with its intermediates planned, and the plan (see module docstring)."""
+def plan_function(name: str, func: Function, mod: IRModule | None = None) -> tuple[Function, MemoryPlan]:
+    """``func`` with its intermediates planned, and the plan (see module docstring); ``mod``
+    (the kernels ``func`` calls) lets concats be done in place."""
     seq = seq_of(func.body)
     bindings = [b for block in seq.blocks for b in block.bindings]
     tokens, nested = _analyse(func, bindings, _upper_bounds(func))
+    dropped = _concats_in_place(mod, bindings, tokens)
     storages = _assign(tokens)
+    for tok in tokens:
+        if tok.view_of is not None:
+            tok.storage = tok.view_of[0].storage
+            tok.storage.tokens.append(tok)
     not_planned = [(t.var.name_hint, t.reason) for t in tokens if t.reason is not None]
     not_planned += [(v.name_hint, "allocated inside an If branch") for v in nested]
     for tensor, why in not_planned:
@@ -293,7 +335,7 @@ def plan_function(name: str, func: Function) -> tuple[Function, MemoryPlan]:
         for s in storages), tuple(not_planned))
     if not tokens or all(t.reason == "function output" for t in tokens):
         return func, plan
-    body = SeqExpr([BindingBlock(_rewrite(bindings, tokens, storages))], seq.body)
+    body = SeqExpr([BindingBlock(_rewrite(bindings, tokens, storages, dropped))], seq.body)
     return Function(func.params, body, func.ret_struct_info, func.is_pure, func.attrs), plan
 
 
@@ -303,7 +345,7 @@ def static_plan_block_memory(mod: IRModule, record_plans: bool = True) -> IRModu
     funcs, plans = {}, dict(mod.attrs.get(PLAN_ATTR) or {})
     for gv, func in mod.functions.items():
         if isinstance(func, Function):
-            func, plans[gv.name_hint] = plan_function(gv.name_hint, func)
+            func, plans[gv.name_hint] = plan_function(gv.name_hint, func, mod)
         funcs[gv] = func
     out = mod.with_functions(funcs)
     if record_plans:
