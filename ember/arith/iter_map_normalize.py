@@ -10,9 +10,9 @@ larger constant factor (``a*n*4``, ``n*4``, ``6``, ``1``).
 
 from __future__ import annotations
 
-from ember.ir import Add, IntImm, Mul, PrimExpr, Sub, as_expr
+from ember.ir import Add, IntImm, Mul, PrimExpr, Sub, as_expr, promote
 
-from .iter_map import _Fail, _promote, _Rewriter
+from .iter_map_rewrite import DetectionFailed, IterMapRewriter
 from .iter_map_nodes import IterSplitExpr, IterSumExpr
 
 __all__ = ["normalize_to_iter_sum"]
@@ -20,7 +20,7 @@ __all__ = ["normalize_to_iter_sum"]
 
 def normalize_to_iter_sum(index, input_iters: dict) -> IterSumExpr:
     """``index`` over ``input_iters`` (Var → Range) as an ``IterSumExpr``."""
-    rw = _Rewriter(dict(input_iters), True)
+    rw = IterMapRewriter(dict(input_iters), True)
     rw.lenient = True
     index = as_expr(index)
     args: list[IterSplitExpr] = []
@@ -28,7 +28,7 @@ def normalize_to_iter_sum(index, input_iters: dict) -> IterSumExpr:
     for term, sign in _terms(index):
         try:
             s = rw.rewrite(rw.ana.simplify(term))
-        except _Fail:
+        except DetectionFailed:
             base = base + term if sign > 0 else base - term
             continue
         if sign < 0:
@@ -63,10 +63,10 @@ def _merge_digits(rw, args: list) -> list:
             for hi in args:
                 if hi is lo or hi.source is not lo.source:
                     continue
-                reach = rw.ana.simplify(Mul(*_promote(lo.lower_factor, lo.extent)))
-                step = rw.ana.simplify(Mul(*_promote(lo.scale, lo.extent)))
+                reach = rw.ana.simplify(Mul(*promote(lo.lower_factor, lo.extent)))
+                step = rw.ana.simplify(Mul(*promote(lo.scale, lo.extent)))
                 if rw.eq(hi.lower_factor, reach) and rw.eq(hi.scale, step):
-                    ext = rw.ana.simplify(Mul(*_promote(lo.extent, hi.extent)))
+                    ext = rw.ana.simplify(Mul(*promote(lo.extent, hi.extent)))
                     merged = IterSplitExpr(lo.source, lo.lower_factor, ext, lo.scale)
                     args = [a for a in args if a is not lo and a is not hi] + [merged]
                     changed = True
