@@ -12,7 +12,8 @@ __all__ = [
     "TVMError", "InternalError", "DiagnosticError", "OpError", "OpNotImplemented",
     "OpAttributeRequired", "OpAttributeInvalid", "OpAttributeUnImplemented", "RPCError",
     "RPCSessionTimeoutError", "StructInfoError", "StructInfoTypeError", "register_error",
-    "ConstantRangeError", "DivisionByZeroError",
+    "ConstantRangeError", "DivisionByZeroError", "UnknownDataTypeError", "NullOperandError",
+    "NodeFieldTypeError",
 ]
 
 
@@ -58,6 +59,18 @@ class RPCSessionTimeoutError(RPCError, TimeoutError):
 
 class ConstantRangeError(TVMError, ValueError):
     """A literal that its dtype cannot hold (``tir.const(256, "uint8")``)."""
+
+
+class UnknownDataTypeError(TVMError, ValueError):
+    """A data type string ember cannot parse (``"float7"``, ``"int40"``)."""
+
+
+class NullOperandError(TVMError, ValueError, TypeError):
+    """An expression operator got ``None`` as an operand (TVM: a ValueError)."""
+
+
+class NodeFieldTypeError(TVMError, TypeError):
+    """A node constructor got a field of the wrong kind (a Var named by an int)."""
 
 
 class DivisionByZeroError(TVMError, ZeroDivisionError):

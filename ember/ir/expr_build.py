@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ember.error import ConstantRangeError, DivisionByZeroError, TVMError
+from ember.error import ConstantRangeError, DivisionByZeroError, NullOperandError, TVMError
 from ember.runtime.dtype import DataType
 
 from .op import Op
@@ -188,6 +188,8 @@ _INT_FOLD = {
 
 def binary(cls, a, b) -> PrimExpr:
     """Build ``cls(a, b)`` after promotion; fold when both sides are constants."""
+    if a is None or b is None:  # TVM: a ValueError ("the operand is null")
+        raise NullOperandError(f"{cls.__name__}: an operand is None ({a!r}, {b!r})")
     a, b = promote(a, b)
     if cls is And or cls is Or:
         if not a.dtype.is_bool or not b.dtype.is_bool:

@@ -139,6 +139,9 @@ class Let(PrimExpr):
     def __post_init__(self):  # Let(x, 1, x + 1): a Python number takes the variable's dtype
         if isinstance(self.value, PY_SCALARS):
             object.__setattr__(self, "value", as_expr(self.value, self.var.dtype))
+        elif self.value.dtype != self.var.dtype:  # as TVM: no implicit cast into a binding
+            raise DataTypeError(f"Let: the value of {self.var.name} ({self.var.dtype}) has dtype "
+                                f"{self.value.dtype}; cast it first")
 
     @property
     def dtype(self) -> DataType:

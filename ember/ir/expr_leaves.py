@@ -3,6 +3,7 @@ variables (Var, SizeVar), with ``PointerType``, the type annotation of a handle 
 
 from __future__ import annotations
 
+from ember.error import NodeFieldTypeError
 from ember.runtime.dtype import DataType
 
 from .node import Node, node
@@ -57,12 +58,12 @@ class StringImm(PrimExpr):
     def __eq__(self, other):  # compares with Python strings (and other StringImms) by text, as TVM
         if isinstance(other, StringImm):
             return self.value == other.value
-        if isinstance(other, str):
+        if isinstance(other, str) or other is None:
             return self.value == other
         return super().__eq__(other)
 
     def __ne__(self, other):
-        if isinstance(other, StringImm | str):
+        if isinstance(other, StringImm | str) or other is None:
             return not self == other
         return super().__ne__(other)
 
@@ -114,6 +115,8 @@ class Var(PrimExpr):
             dtype, type_annotation = HANDLE, dtype
         elif not isinstance(dtype, str | DataType) and hasattr(dtype, "dtype"):  # a PrimType
             dtype = dtype.dtype
+        if not isinstance(name, str):
+            raise NodeFieldTypeError(f"Var: name must be a str, got {type(name).__name__} {name!r}")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "dtype", DataType(dtype))
         object.__setattr__(self, "type_annotation", type_annotation)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ember.error import UnknownDataTypeError
+
 # DLPack type codes (dlpack.h: kDLInt, kDLUInt, kDLFloat, kDLOpaqueHandle, kDLBfloat, kDLBool)
 INT, UINT, FLOAT, HANDLE, BFLOAT, BOOL = 0, 1, 2, 3, 4, 6
 
@@ -180,7 +182,7 @@ def _parse(spec: str) -> tuple[int, int, int]:
     text = _ALIASES.get(spec.strip(), spec.strip())
     m = _PATTERN.match(text)
     if not m:
-        raise ValueError(f"unknown data type {spec!r}: expected e.g. 'float32', 'int8', 'float32x4', 'bool', 'handle'")
+        raise UnknownDataTypeError(f"unknown data type {spec!r}: expected e.g. 'float32', 'int8', 'float32x4', 'bool', 'handle'")
     name, bits, lanes = m.group(1), m.group(2), m.group(3)
     code = _NAME_CODES[name]
     if name == "bool":
@@ -190,15 +192,15 @@ def _parse(spec: str) -> tuple[int, int, int]:
     elif bits:
         nbits = int(bits)
     else:
-        raise ValueError(f"unknown data type {spec!r}: {name} needs a bit width, e.g. '{name}32'")
+        raise UnknownDataTypeError(f"unknown data type {spec!r}: {name} needs a bit width, e.g. '{name}32'")
     if code in (INT, UINT) and nbits not in (1, 4, 8, 16, 32, 64):
-        raise ValueError(f"unknown data type {spec!r}: integer widths are 4, 8, 16, 32 or 64")
+        raise UnknownDataTypeError(f"unknown data type {spec!r}: integer widths are 4, 8, 16, 32 or 64")
     if code == UINT and nbits == 1:
         code = BOOL  # uint1 is bool, as in TVM
     if code == FLOAT and nbits not in (16, 32, 64):
-        raise ValueError(f"unknown data type {spec!r}: float widths are 16, 32 or 64")
+        raise UnknownDataTypeError(f"unknown data type {spec!r}: float widths are 16, 32 or 64")
     if code == BFLOAT and nbits != 16:
-        raise ValueError(f"unknown data type {spec!r}: only bfloat16 is supported")
+        raise UnknownDataTypeError(f"unknown data type {spec!r}: only bfloat16 is supported")
     return code, nbits, int(lanes) if lanes else 1
 
 
