@@ -375,6 +375,43 @@ class ExprEmitter:
         if isinstance(index, Broadcast) and store_value is None:
             scalar = self.access(buffer, (index.value,))
             return self.splat(scalar, lanes)
+        clamped = _clamped_ramp(index) if store_value is None and elem_dtype.lanes == 1 else None
+        if clamped is not None:
+            return self._clamped_load(buffer, index, *clamped)
+        return self._gather_scatter(buffer, index, store_value)
+
+    def _clamped_load(self, buffer, index, start: PrimExpr, bound: PrimExpr) -> ir.Value:
+        """A load at ``min(start + [0, lanes), bound)`` (a padded copy's clamped columns):
+        one vector load when the whole ramp is below the clamp, the gather otherwise."""
+        b = self.builder
+        lanes = index.dtype.lanes
+        first = self._index_i64(self.emit(start), start.dtype)
+        last = b.add(first, ir.Constant(I64, lanes - 1))
+        inside = b.icmp_signed("<=", last, self._index_i64(self.emit(bound), bound.dtype))
+        whole, ragged, join = self.new_block("ramp_whole"), self.new_block("ramp_clamped"), self.new_block("ramp_join")
+        b.cbranch(inside, whole, ragged)
+        b.position_at_end(whole)
+        vec_ty = ir.VectorType(memory_type(buffer.dtype), lanes)
+        ptr = b.bitcast(self.element_pointer(buffer, first), vec_ty.as_pointer())
+        fast = self._from_memory(b.load(ptr, align=max(buffer.dtype.bits, 8) // 8), buffer.dtype.is_bool)
+        whole_end = b.block
+        b.branch(join)
+        b.position_at_end(ragged)
+        slow = self._gather_scatter(buffer, index, None)
+        ragged_end = b.block
+        b.branch(join)
+        b.position_at_end(join)
+        out = b.phi(fast.type)
+        out.add_incoming(fast, whole_end)
+        out.add_incoming(slow, ragged_end)
+        return out
+
+    def _gather_scatter(self, buffer, index, store_value):
+        b = self.builder
+        elem_dtype = buffer.dtype
+        align = max(elem_dtype.bits, 8) // 8
+        lanes = index.dtype.lanes
+        is_bool = elem_dtype.is_bool
         # gather / scatter lane by lane
         log.debug("%s of %s: index %r is not a stride-1 Ramp; %d scalar accesses",
                   "store" if store_value is not None else "load", buffer.name, index, lanes)
@@ -473,3 +510,28 @@ _DISPATCH = {
     BufferLoad: ExprEmitter._buffer_load,
     Call: ExprEmitter._call,
 }
+
+
+def _clamped_ramp(index) -> tuple[PrimExpr, PrimExpr] | None:
+    """``(start, bound)`` when ``index`` is ``min(Ramp(b, 1, lanes), Broadcast(m))`` plus
+    broadcast offsets ``c`` (start ``c + b``, bound ``c + m``); else None."""
+    offsets = []
+    while isinstance(index, Add) and isinstance(index.a, Broadcast | Min) and isinstance(index.b, Broadcast | Min):
+        if isinstance(index.a, Broadcast):
+            offsets.append(index.a.value)
+            index = index.b
+        elif isinstance(index.b, Broadcast):
+            offsets.append(index.b.value)
+            index = index.a
+        else:
+            return None
+    if not isinstance(index, Min):
+        return None
+    ramp, cap = (index.a, index.b) if isinstance(index.a, Ramp) else (index.b, index.a)
+    if not (isinstance(ramp, Ramp) and isinstance(cap, Broadcast) and isinstance(ramp.stride, IntImm)
+            and ramp.stride.value == 1):
+        return None
+    start, bound = ramp.base, cap.value
+    for c in offsets:
+        start, bound = c + start, c + bound
+    return start, bound
