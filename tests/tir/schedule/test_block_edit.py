@@ -2,6 +2,7 @@
 
 import pytest
 from sched_helpers import check
+from sched_scripts import scale_then_shift_16
 
 from ember.ir.expr import Cast
 from ember.script import tir as T
@@ -18,19 +19,6 @@ def row_sum(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8,), "float32")):
             with T.init():
                 B[vi] = T.float32(0)
             B[vi] = B[vi] + A[vi, vk]
-
-
-@T.prim_func
-def scale_shift(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
-    B = T.alloc_buffer((16,))
-    for i in range(16):
-        with T.block("B"):
-            vi = T.axis.spatial(16, i)
-            B[vi] = A[vi] * T.float32(2)
-    for i in range(16):
-        with T.block("C"):
-            vi = T.axis.spatial(16, i)
-            C[vi] = B[vi] + T.float32(1)
 
 
 def test_reorder_block_iter_var_permutes_iterators_and_bindings():
@@ -50,7 +38,7 @@ def test_reorder_block_iter_var_needs_a_permutation(order):
 
 
 def test_unsafe_set_dtype_casts_stores_and_loads():
-    sch = Schedule(scale_shift)
+    sch = Schedule(scale_then_shift_16)
     sch.unsafe_set_dtype(sch.get_block("B"), 0, "float64")
     func = sch.mod["main"]
     b_buf = func.body.block.alloc_buffers[0]
@@ -59,11 +47,11 @@ def test_unsafe_set_dtype_casts_stores_and_loads():
     assert isinstance(store.value, Cast) and store.value.dtype == "float64"
     loads = collect(sch.get(sch.get_block("C")).body, lambda x: isinstance(x, Cast))
     assert loads and isinstance(loads[0].value, BufferLoad) and loads[0].dtype == "float32"
-    check(sch, scale_shift)  # float64 holds float32 values exactly: same results
+    check(sch, scale_then_shift_16)  # float64 holds float32 values exactly: same results
 
 
 def test_unsafe_set_dtype_refuses_parameters_and_bad_index():
-    sch = Schedule(scale_shift)
+    sch = Schedule(scale_then_shift_16)
     with pytest.raises(ScheduleError, match="is a function parameter"):
         sch.unsafe_set_dtype(sch.get_block("C"), 0, "float16")
     with pytest.raises(ScheduleError, match="out of range"):

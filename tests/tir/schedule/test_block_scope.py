@@ -1,23 +1,11 @@
 """ScheduleState.get_sref / get_block_scope: dependences between the blocks of a scope."""
 
 import pytest
+from sched_scripts import scale_then_shift_16
 
 from ember import tir
 from ember.script import tir as T
 from ember.tir.schedule import DepKind
-
-
-@T.prim_func
-def scale_then_shift(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
-    B = T.alloc_buffer((16,))
-    for i in range(16):
-        with T.block("B"):
-            vi = T.axis.spatial(16, i)
-            B[vi] = A[vi] * T.float32(2)
-    for i in range(16):
-        with T.block("C"):
-            vi = T.axis.spatial(16, i)
-            C[vi] = B[vi] + T.float32(1)
 
 
 @T.prim_func
@@ -54,7 +42,7 @@ def _scope(func, *names):
 
 
 def test_read_after_write():
-    scope, (b, c) = _scope(scale_then_shift, "B", "C")
+    scope, (b, c) = _scope(scale_then_shift_16, "B", "C")
     (dep,) = scope.get_deps_by_src(b)
     assert dep.kind == DepKind.RAW and dep.src.same_as(b) and dep.dst.same_as(c)
     assert [d.kind for d in scope.get_deps_by_dst(c)] == [DepKind.RAW]
@@ -75,13 +63,13 @@ def test_write_after_write_and_read_after_write():
 
 
 def test_get_sref_of_missing_block_is_none():
-    state = tir.ScheduleState(scale_then_shift)
+    state = tir.ScheduleState(scale_then_shift_16)
     other = read_then_overwrite.body.block
     assert state.get_sref(other) is None
 
 
 def test_block_scope_rejects_non_block():
-    scope, _ = _scope(scale_then_shift)
+    scope, _ = _scope(scale_then_shift_16)
     with pytest.raises(TypeError, match="StmtSRef of a block"):
         scope.get_deps_by_src(42)
 
@@ -89,9 +77,9 @@ def test_block_scope_rejects_non_block():
 def test_block_dependence_info():
     from ember.tir import BlockDependenceInfo
 
-    info = BlockDependenceInfo(scale_then_shift)
+    info = BlockDependenceInfo(scale_then_shift_16)
     blocks = {}
-    tir.stmt_functor.post_order_visit(scale_then_shift.body, lambda n: blocks.setdefault(n.name_hint, n)
+    tir.stmt_functor.post_order_visit(scale_then_shift_16.body, lambda n: blocks.setdefault(n.name_hint, n)
                                       if isinstance(n, tir.Block) else None)
     b, c = info.get_sref(blocks["B"]), info.get_sref(blocks["C"])
     assert b.parent.stmt is blocks["root"] and b == info.get_sref(blocks["B"])

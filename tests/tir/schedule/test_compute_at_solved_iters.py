@@ -5,6 +5,7 @@ reduction iterator.  Each result computes what the original does."""
 
 import pytest
 from sched_helpers import check
+from sched_scripts import times_two_1d, times_two_2d
 
 from ember.script import tir as T
 from ember.tir import Schedule, ScheduleError
@@ -147,10 +148,7 @@ def test_compute_at_refuses_indices_it_cannot_solve():
 def fused_rows_load(A: T.Buffer((128, 128), "float32"), B: T.Buffer((8, 16), "float32"),
                     D: T.Buffer((1, 8, 16, 128), "float32")):
     C = T.alloc_buffer((128, 128))
-    for i, j in T.grid(128, 128):
-        with T.block("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            C[vi, vj] = A[vi, vj] * T.float32(2)
+    times_two_2d(A, C, 128, 128)
     for i, j, k, m in T.grid(1, 8, 16, 128):
         with T.block("C"):
             vi, vj, vk, vm = T.axis.remap("SSSS", [i, j, k, m])
@@ -173,10 +171,7 @@ def flat_split_load(A: T.Buffer((16, 16), "float32"), C: T.Buffer((4, 8, 8), "fl
 @T.prim_func
 def overcomputed_producer(A: T.Buffer((16, 16), "float32"), C: T.Buffer((15, 13), "float32")):
     B = T.alloc_buffer((16, 16))
-    for i, j in T.grid(16, 16):
-        with T.block("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            B[vi, vj] = A[vi, vj] * T.float32(2)
+    times_two_2d(A, B, 16, 16)
     for i, j in T.grid(15, 13):
         with T.block("C"):
             vi, vj = T.axis.remap("SS", [i, j])
@@ -229,10 +224,7 @@ def test_reverse_compute_inline_refuses_a_non_affine_load():
 @T.prim_func
 def pointer_use(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
     B = T.alloc_buffer((16,))
-    for i in range(16):
-        with T.block("B"):
-            vi = T.axis.remap("S", [i])
-            B[vi] = A[vi] * T.float32(2)
+    times_two_1d(A, B, 16)
     for i in range(16):
         with T.block("C"):
             vi = T.axis.remap("S", [i])
@@ -245,10 +237,7 @@ def pointer_use(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
 @T.prim_func
 def matched_use(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
     B = T.alloc_buffer((16,))
-    for i in range(16):
-        with T.block("B"):
-            vi = T.axis.remap("S", [i])
-            B[vi] = A[vi] * T.float32(2)
+    times_two_1d(A, B, 16)
     for i in range(16):
         with T.block("C"):
             vi = T.axis.remap("S", [i])
@@ -268,10 +257,7 @@ def test_compute_inline_refuses_opaque_access(func, why):
 def two_producers(A: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
     B = T.alloc_buffer((16, 16))
     C = T.alloc_buffer((16, 16))
-    for i, j in T.grid(16, 16):
-        with T.block("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            B[vi, vj] = A[vi, vj] * T.float32(2)
+    times_two_2d(A, B, 16, 16)
     for i, j in T.grid(16, 16):
         with T.block("C"):
             vi, vj = T.axis.remap("SS", [i, j])
@@ -292,10 +278,7 @@ def test_reverse_compute_at_needs_every_producer_under_the_loop():
 @T.prim_func
 def guarded_wide_consumer(A: T.Buffer((32, 1), "float32"), C: T.Buffer((32, 1), "float32")):
     B = T.alloc_buffer((32, 1))
-    for i, j in T.grid(32, 1):
-        with T.block("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            B[vi, vj] = A[vi, vj] * T.float32(2)
+    times_two_2d(A, B, 32, 1)
     for i, j in T.grid(32, 32):
         with T.block("C"):
             vi = T.axis.spatial(32, i)

@@ -2,6 +2,7 @@
 
 import pytest
 from sched_helpers import check
+from sched_scripts import times_two_1d, times_two_2d
 from sched_workloads import conv2d, elementwise, matmul_relu
 
 from ember.script import tir as T
@@ -11,10 +12,7 @@ from ember.tir import Schedule, ScheduleError
 @T.prim_func
 def two_stage(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     B = T.alloc_buffer((16, 16))
-    for i, j in T.grid(16, 16):
-        with T.block("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            B[vi, vj] = A[vi, vj] * T.float32(2)
+    times_two_2d(A, B, 16, 16)
     for i, j in T.grid(16, 16):
         with T.block("C"):
             vi, vj = T.axis.remap("SS", [i, j])
@@ -107,10 +105,7 @@ def test_reverse_compute_inline_into_reduction_error():
 @T.prim_func
 def slice_consumer(A: T.Buffer((16,), "float32"), C: T.Buffer((8,), "float32")):
     B = T.alloc_buffer((16,), "float32")
-    for i in range(16):
-        with T.block("B"):
-            vi = T.axis.spatial(16, i)
-            B[vi] = A[vi] * T.float32(2)
+    times_two_1d(A, B, 16)
     for j in range(8):
         with T.block("C"):
             vj = T.axis.spatial(8, j)
