@@ -273,6 +273,18 @@ def _unique(name: str, used: set) -> str:
     return fresh
 
 
+def _extern_buffers(order) -> dict:
+    """The buffers ``te.extern`` declared for its inputs and outputs, by tensor: as in TVM,
+    a parameter tensor an extern op reads or writes takes that buffer (its symbolic
+    ``elem_offset`` included; the last extern op wins). Intermediates are allocated anew."""
+    found = {}
+    for op in order:
+        if isinstance(op, ExternOp):
+            found.update(zip(op.inputs, op.input_placeholders))
+            found.update((op.output(i), b) for i, b in enumerate(op.output_placeholders))
+    return found
+
+
 def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
     """The PrimFunc computing the listed tensors (inputs and outputs, in parameter order)."""
     return lower_te(ops, index_dtype_override)[0]
@@ -292,13 +304,14 @@ def lower_te(ops, index_dtype_override=None) -> tuple[PrimFunc, dict]:
     buffers: dict[Tensor, Buffer] = {}
     params, buffer_map = [], {}
     listed_vars = [a for a in args if isinstance(a, Var)]
+    declared = _extern_buffers(order)
     for a in args:
         if isinstance(a, Var):
             params.append(a)
             continue
         if a in buffers:
             raise ValueError(f"create_prim_func: tensor {a.name!r} is listed twice")
-        buf = decl_buffer(a.shape, a.dtype, name=a.name)
+        buf = declared.get(a) or decl_buffer(a.shape, a.dtype, name=a.name)
         buffers[a] = buf
         param = Var(a.name, "handle")
         params.append(param)

@@ -203,11 +203,14 @@ def extern(shape, inputs, fcompute, name: str = "extern", dtype=None, in_buffers
     if len(dtypes) != len(shapes):
         raise ValueError(f"extern {name!r}: {len(shapes)} output shapes but {len(dtypes)} dtypes")
     dtypes = [d if d is not None else (inputs[0].dtype if inputs else "float32") for d in dtypes]
+    # as TVM: the default buffers may start anywhere in memory (a symbolic elem_offset, bound
+    # from each argument's byte_offset), since the opaque body addresses them as a whole
     ins = list(in_buffers) if in_buffers else [
-        decl_buffer(t.shape, t.dtype, name=t.name) for t in inputs
+        decl_buffer(t.shape, t.dtype, name=t.name, elem_offset=Var("elem_offset", "int32")) for t in inputs
     ]
     outs = list(out_buffers) if out_buffers else [
-        decl_buffer(_shape(s, f"extern {name!r}"), d, name=f"{name}_out{i}" if len(shapes) > 1 else name)
+        decl_buffer(_shape(s, f"extern {name!r}"), d, name=f"{name}_out{i}" if len(shapes) > 1 else name,
+                    elem_offset=Var("elem_offset", "int32"))
         for i, (s, d) in enumerate(zip(shapes, dtypes))
     ]
     if len(ins) != len(inputs):
