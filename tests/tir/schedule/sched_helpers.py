@@ -59,6 +59,11 @@ def check(sch, original, expected=None) -> None:
         assert_structural_equal(without_attrs(sch.mod["main"]), without_attrs(expected))
 
 
+def loop_extents(sch, block) -> list[int]:
+    """The constant extents of the loops above ``block`` (a BlockRV or a block name), outermost first."""
+    return [int(sch.get(loop).extent) for loop in sch.get_loops(block)]
+
+
 def without_attrs(func):
     from ember.ir import replace
 

@@ -1,8 +1,10 @@
 """cache_read, cache_write, set_scope, storage_align, transform_layout, IndexMap."""
 
 import pytest
-from sched_helpers import check, check_trace_roundtrip
-from sched_workloads import elementwise, matmul
+from sched_helpers import check, check_trace_roundtrip, loop_extents, without_attrs
+from sched_workloads import elementwise, matmul, matmul_relu
+
+from ember.ir import assert_structural_equal
 
 from ember.script import tir as T
 from ember.tir import IndexMap, Schedule, ScheduleError
@@ -77,7 +79,7 @@ def test_tiled_matmul_with_caches():
     sch.compute_at(b, j0)
     c = sch.cache_write(block, 0, "local")
     sch.reverse_compute_at(c, j0)
-    assert [sch.get(x).extent.value for x in sch.get_loops(a)] == [4, 2, 4, 16]
+    assert loop_extents(sch, a) == [4, 2, 4, 16]
     check(sch, matmul())
 
 
@@ -113,9 +115,6 @@ def test_storage_align():
 def test_transform_layout_of_parameter():
     sch = Schedule(copy_2x)
     sch.transform_layout(sch.get_block("B"), ("read", 0), lambda i, j: (i // 4, j, i % 4))
-    from ember.ir import assert_structural_equal
-    from sched_helpers import check_trace_roundtrip, without_attrs
-
     assert_structural_equal(without_attrs(sch.mod["main"]), without_attrs(copy_2x_relayout))
     check_trace_roundtrip(sch, copy_2x)
 
@@ -196,19 +195,20 @@ def test_cache_write_after_decompose_error():
         sch.cache_write(block, 0, "local")
 
 
-def test_cache_write_and_read_inside_fused_nest():
-    from sched_workloads import matmul_relu
-
+def _relu_under_the_matmul_rows():
+    """matmul_relu with the relu block D moved under the matmul's (i, j) loops."""
     sch = Schedule(matmul_relu())
-    c = sch.get_block("C")
-    sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(c)[1])
-    stage = sch.cache_write(c, 0, "local")
+    sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(sch.get_block("C"))[1])
+    return sch
+
+
+def test_cache_write_and_read_inside_fused_nest():
+    sch = _relu_under_the_matmul_rows()
+    stage = sch.cache_write(sch.get_block("C"), 0, "local")
     # as TVM: the write-back goes into the (i, j) nest, over unit loops of the copied 1x1 region
     assert len(sch.get_loops(stage)) == 4
     check(sch, matmul_relu())
-    sch = Schedule(matmul_relu())
-    c = sch.get_block("C")
-    sch.reverse_compute_at(sch.get_block("D"), sch.get_loops(c)[1])
+    sch = _relu_under_the_matmul_rows()
     stage = sch.cache_read(sch.get_block("D"), 0, "local")
     assert len(sch.get_loops(stage)) == 4
     check(sch, matmul_relu())

@@ -1,7 +1,7 @@
 """cache_read / cache_write inside a block scope: where the stage goes, compact copies,
 consumer_blocks; each schedule computes what the original does (numerically)."""
 
-from sched_helpers import check
+from sched_helpers import check, loop_extents
 
 from ember.ir import assert_structural_equal
 from ember.script import tir as T
@@ -84,6 +84,18 @@ def test_cache_write_of_scope_block_writes_back_at_the_root():
     check(sch, tiles_in_scope)
 
 
+def _read_buffers(sch, block_name: str) -> list[str]:
+    return [r.buffer.name for r in sch.get(sch.get_block(block_name)).reads]
+
+
+def _last_block_at_the_root(sch) -> str:
+    """The name of the block in the last statement of the root block's body."""
+    last = sch.mod["main"].body.block.body.seq[-1]
+    while not hasattr(last, "block"):
+        last = last.body
+    return last.block.name_hint
+
+
 @T.prim_func
 def produce_then_two_readers(C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "float32")):
     A = T.alloc_buffer((64,))
@@ -110,29 +122,24 @@ def produce_then_two_readers(C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "
 def test_cache_read_goes_into_the_loop_shared_with_the_producer():
     sch = Schedule(produce_then_two_readers)
     stage = sch.cache_read(sch.get_block("B"), 0, "global")
-    loops = sch.get_loops(stage)
-    assert [int(sch.get(x).extent) for x in loops] == [4, 16]
-    assert sch.get(loops[0]) is sch.get(sch.get_loops(sch.get_block("A"))[0])
+    assert loop_extents(sch, stage) == [4, 16]
+    assert sch.get(sch.get_loops(stage)[0]) is sch.get(sch.get_loops(sch.get_block("A"))[0])
     check(sch, produce_then_two_readers)
 
 
 def test_cache_read_for_chosen_consumers_only():
     sch = Schedule(produce_then_two_readers)
     sch.cache_read(sch.get_block("B"), 0, "global", consumer_blocks=[sch.get_block("C")])
-    c = sch.get(sch.get_block("C"))
-    b = sch.get(sch.get_block("B"))
-    assert [r.buffer.name for r in c.reads] == ["A_global", "B"]
-    assert [r.buffer.name for r in b.reads] == ["A"]
+    assert _read_buffers(sch, "C") == ["A_global", "B"]
+    assert _read_buffers(sch, "B") == ["A"]
     check(sch, produce_then_two_readers)
 
 
 def test_cache_write_for_chosen_consumers():
     sch = Schedule(produce_then_two_readers)
     stage = sch.cache_write(sch.get_block("A"), 0, "global", consumer_blocks=[sch.get_block("C")])
-    c = sch.get(sch.get_block("C"))
-    b = sch.get(sch.get_block("B"))
-    assert [r.buffer.name for r in c.reads] == ["A_global", "B"]
-    assert [r.buffer.name for r in b.reads] == ["A"]
+    assert _read_buffers(sch, "C") == ["A_global", "B"]
+    assert _read_buffers(sch, "B") == ["A"]
     # the write-back goes before B, the first reader of A itself, inside the shared loop
     assert len(sch.get_loops(stage)) == 2
     check(sch, produce_then_two_readers)
@@ -142,17 +149,13 @@ def test_cache_write_without_other_readers_writes_back_last():
     sch = Schedule(produce_then_two_readers)
     sch.cache_write(sch.get_block("A"), 0, "global",
                     consumer_blocks=[sch.get_block("B"), sch.get_block("C")])
-    body = sch.mod["main"].body.block.body
-    last = body.seq[-1]
-    while not hasattr(last, "block"):
-        last = last.body
-    assert last.block.name_hint == "A_global"
+    assert _last_block_at_the_root(sch) == "A_global"
     check(sch, produce_then_two_readers)
 
 
 @T.prim_func
 def negate_in_place(A: T.Buffer((16,), "float32")):
-    for i in range(1):
+    for i in range(1):  # noqa: B007 - a unit loop around the block
         with T.block("negate"):
             T.reads(A[0:16])
             T.writes(A[0:16])
@@ -176,9 +179,5 @@ def test_cache_write_ignores_readers_before_the_writer():
     _, store = sch.cache_inplace("negate", 0, "local")
     sch.cache_read(sch.get_block("A_local"), 0, "global", consumer_blocks=["A_local"])
     sch.cache_write(store, 0, "global")  # A's copy-in stage reads A earlier: the write-back still goes last
-    body = sch.mod["main"].body.block.body
-    last = body.seq[-1]
-    while not hasattr(last, "block"):
-        last = last.body
-    assert last.block.name_hint == "A_global_1"
+    assert _last_block_at_the_root(sch) == "A_global_1"
     check(sch, negate_in_place)

@@ -4,7 +4,7 @@ of blockized blocks, constant dimensions and a reduction consumer indexed by its
 reduction iterator.  Each result computes what the original does."""
 
 import pytest
-from sched_helpers import check
+from sched_helpers import check, loop_extents
 from sched_scripts import times_two_1d, times_two_2d
 
 from ember.script import tir as T
@@ -96,24 +96,21 @@ def test_compute_at_solves_reversed_indices():
 def test_reverse_compute_at_solves_split_indices():
     sch = Schedule(split_load)
     sch.reverse_compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("A"))[0])
-    loops = sch.get_loops(sch.get_block("B"))
-    assert [int(sch.get(lp).extent) for lp in loops] == [16, 16]
+    assert loop_extents(sch, sch.get_block("B")) == [16, 16]
     check(sch, split_load)
 
 
 def test_reverse_compute_at_solves_fused_indices():
     sch = Schedule(fused_load)
     sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
-    loops = sch.get_loops(sch.get_block("C"))
-    assert [int(sch.get(lp).extent) for lp in loops] == [3, 2, 8]
+    assert loop_extents(sch, sch.get_block("C")) == [3, 2, 8]
     check(sch, fused_load)
 
 
 def test_compute_at_solves_blockized_tiles():
     sch = Schedule(blockized_producer)
     sch.compute_at(sch.get_block("B_outer"), sch.get_loops(sch.get_block("C"))[1], preserve_unit_loops=True)
-    loops = sch.get_loops(sch.get_block("B_outer"))
-    assert [int(sch.get(lp).extent) for lp in loops] == [2, 2, 2, 2]
+    assert loop_extents(sch, sch.get_block("B_outer")) == [2, 2, 2, 2]
     check(sch, blockized_producer)
 
 
@@ -291,5 +288,5 @@ def test_compute_at_clips_the_region_to_the_producer_domain():
     """C's loop j runs 32 times (guarded to one): B needs its single value of vj."""
     sch = Schedule(guarded_wide_consumer)
     sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0], preserve_unit_loops=True)
-    assert [int(sch.get(lp).extent) for lp in sch.get_loops(sch.get_block("B"))] == [32, 1, 1]
+    assert loop_extents(sch, sch.get_block("B")) == [32, 1, 1]
     check(sch, guarded_wide_consumer)
