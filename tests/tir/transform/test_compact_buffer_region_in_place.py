@@ -1,8 +1,8 @@
 """CompactBufferAllocation (TVM's pass): buffers shrink where they are allocated."""
 
 import numpy as np
+from tir_lower_builders import as_mod, run_llvm
 
-import ember
 from ember import tir
 from ember.ir import assert_structural_equal
 from ember.script import tir as T
@@ -74,8 +74,7 @@ def shared_by_threads(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "f
 
 
 def _compact(func, **kw):
-    mod = ember.IRModule({"main": func})
-    return CompactBufferAllocation(**kw)(mod)["main"]
+    return CompactBufferAllocation(**kw)(as_mod(func))["main"]
 
 
 def _allocated_shapes(func):
@@ -91,13 +90,6 @@ def _allocated_shapes(func):
     return shapes
 
 
-def _run(func, *arrays):
-    lib = ember.build(func, target="llvm")
-    nds = [ember.nd.array(a) for a in arrays]
-    lib(*nds)
-    return [x.numpy() for x in nds]
-
-
 def test_block_buffer_shrinks_to_one_row_in_place():
     after = _compact(row_stage)
     assert_structural_equal(after.body, row_stage_compacted.body, map_free_vars=True)
@@ -109,8 +101,8 @@ def test_branch_condition_limits_the_region():
     assert _allocated_shapes(after) == [[4, 8]]
     a = np.random.default_rng(0).uniform(size=(8, 8)).astype("float32")
     c0, c1 = np.zeros((8, 8), "float32"), np.zeros((8, 8), "float32")
-    want = _run(branch_halves, a, c0)[1]
-    got = _run(after, a, c1)[1]
+    want = run_llvm(branch_halves, a, c0)[1]
+    got = run_llvm(after, a, c1)[1]
     np.testing.assert_allclose(got, want)
 
 
@@ -122,8 +114,8 @@ def test_shared_memory_spans_the_threads_of_a_block():
 def test_compacted_program_gives_the_same_result():
     after = _compact(row_stage)
     a = np.random.default_rng(1).uniform(size=(16, 16)).astype("float32")
-    want = _run(row_stage, a, np.zeros((16, 16), "float32"))[1]
-    got = _run(after, a, np.zeros((16, 16), "float32"))[1]
+    want = run_llvm(row_stage, a, np.zeros((16, 16), "float32"))[1]
+    got = run_llvm(after, a, np.zeros((16, 16), "float32"))[1]
     np.testing.assert_allclose(got, want)
     np.testing.assert_allclose(got, (a + 1) * 2, rtol=1e-6)
 
@@ -143,6 +135,6 @@ def test_opaque_use_of_the_data_pointer_keeps_the_buffer():
 
 
 def test_lowering_pipeline_still_moves_and_compacts():
-    lowered = tir.transform.LowerOpaqueBlock()(ember.IRModule({"main": row_stage}))["main"]
+    lowered = tir.transform.LowerOpaqueBlock()(as_mod(row_stage))["main"]
     moved = compact_buffer_allocation(lowered)
     assert _allocated_shapes(moved) == [[1, 16]]

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from tir_lower_builders import run_llvm
 
 import ember
 from ember import tir
@@ -47,13 +48,6 @@ def _ifs(func):
     return collect(func.body, lambda n: isinstance(n, tir.IfThenElse))
 
 
-def _run(func, *arrays):
-    lib = ember.build(func, target="llvm")
-    nds = [ember.nd.array(a) if isinstance(a, np.ndarray) else a for a in arrays]
-    lib(*nds)
-    return [x.numpy() if hasattr(x, "numpy") else x for x in nds]
-
-
 def test_constant_loop_is_left_alone_by_default():
     assert len(_ifs(_partition(pad_copy))) == 1
 
@@ -64,15 +58,15 @@ def test_constant_loop_cut_at_both_ends():
     loops = [n for n in collect(after.body, lambda n: isinstance(n, tir.For))]
     assert sorted(int(lp.extent) for lp in loops) == [2, 2, 16]
     a = np.arange(16, dtype="float32") + 1
-    want = _run(pad_copy, a, np.ones(20, "float32"))[1]
-    np.testing.assert_allclose(_run(after, a, np.ones(20, "float32"))[1], want)
+    want = run_llvm(pad_copy, a, np.ones(20, "float32"))[1]
+    np.testing.assert_allclose(run_llvm(after, a, np.ones(20, "float32"))[1], want)
 
 
 def test_hint_partitions_every_condition():
     after = _partition(concat_hinted)
     assert not _ifs(tir.transform.RemoveNoOp()(ember.IRModule({"main": after}))["main"])
     a, b = np.arange(6, dtype="float32"), np.arange(4, dtype="float32") + 10
-    got = _run(after, a, b, np.zeros(10, "float32"))[2]
+    got = run_llvm(after, a, b, np.zeros(10, "float32"))[2]
     np.testing.assert_allclose(got, np.concatenate([a, b]))
 
 
@@ -81,5 +75,5 @@ def test_symbolic_tail_gives_the_same_result(n):
     after = _partition(tail_symbolic)
     assert len(_ifs(after)) < 2  # the full tiles lost their bound check
     a = np.arange(n, dtype="float32")
-    got = _run(after, a, np.zeros(n, "float32"), n)[1]
+    got = run_llvm(after, a, np.zeros(n, "float32"), n)[1]
     np.testing.assert_allclose(got, a * 2)

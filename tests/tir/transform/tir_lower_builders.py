@@ -91,7 +91,18 @@ def as_mod(func: PrimFunc) -> IRModule:
     return IRModule({"main": func})
 
 
+def run_llvm(func: PrimFunc, *args) -> list:
+    """Build ``func`` for llvm and call it on ``args`` (numpy arrays go in as NDArrays, other
+    values as they are); return the arguments afterwards, arrays as numpy."""
+    import ember
+
+    lib = ember.build(func, target="llvm")
+    passed = [ember.nd.array(a) if isinstance(a, np.ndarray) else a for a in args]
+    lib(*passed)
+    return [a.numpy() if hasattr(a, "numpy") else a for a in passed]
+
+
 __all__ = [
     "func_of", "loop", "matmul_add", "elementwise_1d", "block_elementwise_2d", "random_args",
-    "outputs_of", "assert_same_results", "as_mod", "tir",
+    "outputs_of", "assert_same_results", "as_mod", "run_llvm", "tir",
 ]
