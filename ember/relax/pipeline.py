@@ -123,7 +123,7 @@ def default_build_pipeline() -> Pass:
             ToNonDataflowIfNeeded(),  # the lowering emits impure calls
             RemovePurityChecking(),  # ... inside functions that stay pure from outside
             CallTIRRewrite(),  # call_tir → alloc_tensor + destination-passing call
-            StaticPlanBlockMemory(record_plans=True),  # intermediates share storages by lifetime
+            StaticPlanBlockMemory(record_plans=True, concat_in_place=True),  # storages shared by lifetime
             VMShapeLower(),  # symbolic dims → shape-heap checks and computations (last: needs final shapes)
         ],
         name="default_build",

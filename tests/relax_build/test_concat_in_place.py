@@ -84,3 +84,9 @@ def test_concat_kept_when_an_input_would_be_misaligned(caplog):
     np.testing.assert_allclose(got, expected(x, y), rtol=1e-6)
     assert "concatenate" in called
     assert "not a multiple of 64" in caplog.text
+
+
+def test_tvms_pass_alone_keeps_the_concat():
+    lowered = relax.transform.CallTIRRewrite()(relax.transform.ToNonDataflow()(concat_module()))
+    planned = relax.transform.StaticPlanBlockMemory()(lowered)["main"].script()
+    assert "concatenate" in planned and "R.prim_value(T.int64(512))" not in planned

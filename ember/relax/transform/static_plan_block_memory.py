@@ -13,9 +13,10 @@ takes the best-fitting free storage (growing it if needed).  Result:
 Not planned (each logged at debug level on ``ember.relax.memory_plan`` with why):
 function outputs and anything aliasing them — they keep ``builtin.alloc_tensor`` and
 are allocated fresh, since they outlive the call; allocations inside ``If`` branches.
-A concat whose inputs are produced only to be joined (``concat_in_place``) is done in
-place: the inputs become views at byte offsets of the output's storage, which is taken at
-the first input's allocation, and the concat call is dropped.
+With ``concat_in_place=True`` (ember's build pipeline; not TVM's pass), a concat whose
+inputs are produced only to be joined (``concat_in_place.py``) is done in place: the inputs
+become views at byte offsets of the output's storage, which is taken at the first input's
+allocation, and the concat call is dropped.
 A symbolic size is planned with its upper bound when the function attribute
 ``tir_var_upper_bound = {"n": 128}`` bounds every variable in it; otherwise the
 storage is sized at run time and shared only by tensors provably no larger.
@@ -339,13 +340,13 @@ def plan_function(name: str, func: Function, mod: IRModule | None = None) -> tup
     return Function(func.params, body, func.ret_struct_info, func.is_pure, func.attrs), plan
 
 
-def static_plan_block_memory(mod: IRModule, record_plans: bool = True) -> IRModule:
+def static_plan_block_memory(mod: IRModule, record_plans: bool = True, concat_in_place: bool = True) -> IRModule:
     """Plan every Relax function of ``mod``; with ``record_plans`` the plans go to
-    ``mod.attrs['relax.memory_plan']``."""
+    ``mod.attrs['relax.memory_plan']``; ``concat_in_place``: see the module docstring."""
     funcs, plans = {}, dict(mod.attrs.get(PLAN_ATTR) or {})
     for gv, func in mod.functions.items():
         if isinstance(func, Function):
-            func, plans[gv.name_hint] = plan_function(gv.name_hint, func, mod)
+            func, plans[gv.name_hint] = plan_function(gv.name_hint, func, mod if concat_in_place else None)
         funcs[gv] = func
     out = mod.with_functions(funcs)
     if record_plans:
@@ -353,11 +354,12 @@ def static_plan_block_memory(mod: IRModule, record_plans: bool = True) -> IRModu
     return out
 
 
-def StaticPlanBlockMemory(record_plans: bool = False):  # noqa: N802 - TVM's pass name
+def StaticPlanBlockMemory(record_plans: bool = False, concat_in_place: bool = False):  # noqa: N802 - TVM's pass name
     """TVM's pass; ``record_plans`` (ember's build pipeline sets it) also keeps the plans in the
-    module attribute ``relax.memory_plan`` (``ex.memory_plans``).  Off by default, so the
-    module is exactly TVM's."""
+    module attribute ``relax.memory_plan`` (``ex.memory_plans``), and ``concat_in_place`` (set
+    there too) removes the concats whose inputs can be written in place.  Both off by default,
+    so the module is exactly TVM's."""
     from ember.transform import module_pass
 
-    return module_pass(lambda mod, ctx: static_plan_block_memory(mod, record_plans), opt_level=0,
+    return module_pass(lambda mod, ctx: static_plan_block_memory(mod, record_plans, concat_in_place), opt_level=0,
                        name="StaticPlanBlockMemory")
