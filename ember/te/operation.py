@@ -57,7 +57,7 @@ def _shape(shape, what: str) -> tuple:
             raise TypeError(f"{what}: shape[{pos}] must be an int or PrimExpr, got {dim!r}") from None
         if not expr.dtype.is_integer:
             raise TypeError(f"{what}: shape[{pos}] must be an integer, got {expr.dtype} ({expr!r})")
-        if getattr(expr, "value", 0) < 0:
+        if isinstance(expr, IntImm) and expr.value < 0:
             raise ValueError(f"{what}: shape[{pos}] must be non-negative, got {expr.value}")
         out.append(expr)
     return tuple(out)

@@ -12,10 +12,8 @@ renormalises).  Indices are clamped to the input.
 from __future__ import annotations
 
 from ember import te
-from ember.ir import DataType, const
+from ember.ir import DataType, IntImm, const
 from ember.tir import op as tir_op
-
-from ..utils import get_const_int
 
 __all__ = ["resize1d", "resize2d"]
 
@@ -24,21 +22,31 @@ _ROUNDING = ("round", "round_prefer_floor", "round_prefer_ceil", "floor", "ceil"
 _LAYOUT_AXES = {"NCHW": (2, 3), "NHWC": (1, 2), "NCW": (2,), "NWC": (1,)}
 
 
-def _in_coord(x, in_size: int, out_size: int, mode: str, ftype):
+def _ratio(num, den, ftype):
+    """``num / den`` as a float of ``ftype``: a constant when both sizes are known, else
+    ``float(num) / float(den)`` computed at run time (symbolic sizes), as TVM writes it."""
+    if isinstance(num, int) and isinstance(den, int):
+        return const(num / den, ftype)
+    return tir_op.cast(num, ftype) / tir_op.cast(den, ftype)
+
+
+def _in_coord(x, in_size, out_size, mode: str, ftype):
     xf = tir_op.cast(x, ftype)
-    scale = const(in_size / out_size, ftype)
+    scale = _ratio(in_size, out_size, ftype)
     if mode == "half_pixel":
         return (xf + const(0.5, ftype)) * scale - const(0.5, ftype)
-    if mode == "pytorch_half_pixel":
-        if out_size == 1:
+    if mode in ("pytorch_half_pixel", "align_corners"):  # an output of one element reads 0
+        if isinstance(out_size, int) and out_size == 1:
             return const(0.0, ftype)
-        return (xf + const(0.5, ftype)) * scale - const(0.5, ftype)
-    if mode == "align_corners":
-        if out_size == 1:
-            return const(0.0, ftype)
-        return xf * const((in_size - 1) / (out_size - 1), ftype)
+        if mode == "align_corners":
+            coord = xf * _ratio(in_size - 1, out_size - 1, ftype)
+        else:
+            coord = (xf + const(0.5, ftype)) * scale - const(0.5, ftype)
+        if isinstance(out_size, int):
+            return coord
+        return tir_op.if_then_else(out_size > 1, coord, const(0.0, ftype))
     if mode == "asymmetric":
-        return xf * scale
+        return scale * xf
     return (xf + const(0.5, ftype)) * scale  # tf_half_pixel_for_nn
 
 
@@ -54,8 +62,13 @@ def _round(v, method: str, ftype):
     return table[method]()
 
 
-def _clamp(i, size: int):
-    return tir_op.min(tir_op.max(i, 0), size - 1)
+def _clamp(i, size):
+    return tir_op.max(tir_op.min(i, size - 1), 0)
+
+
+def _size(s):
+    """A size as a Python int when constant, else the symbolic expression (kept as it is)."""
+    return int(s.value) if isinstance(s, IntImm) else s
 
 
 def _cubic_weights(t, alpha: float, ftype):
@@ -89,11 +102,11 @@ def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what, 
         raise ValueError(f"{what}: rounding_method must be one of {_ROUNDING}, got {rounding_method!r}")
     out_dtype = DataType(out_dtype or data.dtype)
     ftype = data.dtype if data.dtype.is_float else DataType("float32")
-    in_sizes = [get_const_int(data.shape[a]) for a in axes]
-    out_sizes = [get_const_int(s) for s in size]
+    in_sizes = [_size(data.shape[a]) for a in axes]
+    out_sizes = [_size(s) for s in size]
     shape = list(data.shape)
     for a, s in zip(axes, out_sizes):
-        shape[a] = const(s, data.shape[a].dtype)
+        shape[a] = const(s, data.shape[a].dtype) if isinstance(s, int) else s
     idx_dtype = data.shape[axes[0]].dtype
 
     def nearest(*idx):
@@ -145,7 +158,7 @@ def _resize(data, size, layout, method, mode, rounding_method, out_dtype, what, 
             return tir_op.cast(value, out_dtype) if last else value
 
         out_shape = list(src.shape)
-        out_shape[a] = const(n_out, data.shape[a].dtype)
+        out_shape[a] = const(n_out, data.shape[a].dtype) if isinstance(n_out, int) else n_out
         return te.compute(tuple(out_shape), f, name="resize" if last else f"resize_axis{a}",
                           tag="resize" if last else "")
 
