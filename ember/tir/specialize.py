@@ -3,7 +3,9 @@
 ``param_map`` maps a scalar parameter to a value (a number or an expression), or a
 buffer's handle parameter to a Buffer whose shape, strides and offset bind the symbolic
 variables of the parameter's buffer (and whose data pointer, if different, replaces
-it).  Every bound variable is substituted through the function (buffers included),
+it).  A buffer's data Var bound to an expression that is not a Var (``T.address_of(A[16])``)
+stays a Var: as in TVM, a ``LetStmt`` binds it around the buffer's declaration (or the
+body).  Every other bound variable is substituted through the function (buffers included),
 expressions that changed are simplified (``(n + 1) * 42`` with ``n = 16`` is 714), and
 scalar parameters that became bound leave the signature.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 from ember.ir import IntImm, PrimExpr, Var, as_expr, replace
 from ember.tir.buffer import Buffer
 from ember.tir.functor import IRMutator
+from ember.tir.stmt import DeclBuffer, LetStmt
 
 __all__ = ["specialize"]
 
@@ -24,9 +27,15 @@ class _Specializer(IRMutator):
         from ember.arith import Analyzer
 
         self.analyzer = Analyzer()
+        self.lets: dict = {}  # data Var -> the expression it is bound to by a LetStmt
 
     def visit_Var(self, v):
         return self.vmap.get(v, v)
+
+    def visit_DeclBuffer(self, s):
+        out = self.generic_visit(s)
+        value = self.lets.pop(s.buffer.data, None)
+        return out if value is None else LetStmt(s.buffer.data, self.visit(value), out)
 
     def visit(self, x):
         out = super().visit(x)
@@ -74,7 +83,12 @@ def specialize(func, param_map: dict):
                 vmap[old.data] = value.data
         else:
             vmap[param] = as_expr(value)
-    mut = _Specializer(vmap)
+    lets = {v: e for v, e in vmap.items() if v.dtype.is_handle and not isinstance(e, Var)}
+    mut = _Specializer({v: e for v, e in vmap.items() if v not in lets})
+    mut.lets = dict(lets)
     params = tuple(p for p in func.params if p not in vmap)
     buffer_map = {p: mut.visit(b) for p, b in func.buffer_map.items() if p in params}
-    return replace(func, params=params, body=mut.visit(func.body), buffer_map=buffer_map)
+    body = mut.visit(func.body)
+    for var, value in reversed(list(mut.lets.items())):  # not declared by a DeclBuffer: bind at the top
+        body = LetStmt(var, mut.visit(value), body)
+    return replace(func, params=params, body=body, buffer_map=buffer_map)

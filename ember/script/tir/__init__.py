@@ -14,7 +14,7 @@ import inspect
 from ember.tir.op import *  # noqa: F403 - exp, log, max, min, if_then_else, call_extern, …
 from ember.tir.op import __all__ as _op_names
 
-from .dtypes import SCALAR_DTYPES, dtype_function, handle, ptr, var
+from .dtypes import SCALAR_DTYPES, Ptr, dtype_function, handle, ptr, var
 from .exprs import (
     NODE_BUILDERS, Broadcast, Cast, Let, Ramp, Select, StringImm, call_extern, call_intrin,
     call_pure_extern, comm_reducer, iter_var, meta_var,

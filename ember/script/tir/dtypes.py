@@ -12,7 +12,7 @@ from ember.ir import PointerType, PrimExpr, Var, const
 from ember.runtime.dtype import DataType
 from ember.tir.op import cast
 
-__all__ = ["dtype_function", "handle", "ptr", "var", "SCALAR_DTYPES"]
+__all__ = ["dtype_function", "handle", "ptr", "var", "Ptr", "SCALAR_DTYPES"]
 
 SCALAR_DTYPES = (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -66,3 +66,14 @@ def var(dtype="int32", name: str = "v") -> Var:
 def ptr(dtype, storage_scope: str = "global", is_size_var: bool = False, *, name: str = "v") -> Var:
     """``T.ptr("float32")``: a handle variable pointing at ``dtype`` data in ``storage_scope``."""
     return Var(name, "handle", PointerType(DataType(dtype), storage_scope))
+
+
+class _PtrAnnotation:
+    """``T.Ptr[T.float32]``: TVM's spelling of the annotation ``T.handle("float32")`` (a
+    handle variable pointing at float32 data), for ``p: T.Ptr[T.float32] = T.address_of(…)``."""
+
+    def __getitem__(self, element) -> Var:
+        return ptr(getattr(element, "dtype", element))
+
+
+Ptr = _PtrAnnotation()
