@@ -9,27 +9,20 @@ re-spells integer sums; the value never changes.
 
 from __future__ import annotations
 
-from ember.ir import Add, IntImm, Mul, Node, PrimExpr, Sub, Var
+from ember.ir import Add, IntImm, Mul, PrimExpr, Sub
 
-from .expr_children import map_children
+from .expr_children import map_children, rewrite_each_once
 
 __all__ = ["to_canonical_form"]
 
 
 def to_canonical_form(e: PrimExpr) -> PrimExpr:
     """``e`` with every integer sum in TVM's canonical order."""
-    return _visit(e, {})
+    return rewrite_each_once(e, _step)
 
 
-def _visit(e, memo: dict):
-    if not isinstance(e, Node) or isinstance(e, Var | IntImm):
-        return e
-    hit = memo.get(id(e))
-    if hit is not None:
-        return hit[1]
-    out = _respell_sum(e, memo) if _is_int_sum(e) else map_children(e, lambda x: _visit(x, memo))
-    memo[id(e)] = (e, out)
-    return out
+def _step(e, visit):
+    return _respell_sum(e, visit) if _is_int_sum(e) else map_children(e, visit)
 
 
 def _is_int_sum(e) -> bool:
@@ -55,13 +48,13 @@ def _flatten(e, sign: int, terms: list) -> int:
     return 0
 
 
-def _respell_sum(e, memo: dict) -> PrimExpr:
+def _respell_sum(e, visit) -> PrimExpr:
     terms: list = []
     const = _flatten(e, 1, terms)
     if any(c == 0 for _, c in terms):
         return e
     dt = e.dtype
-    terms = [(_visit(a, memo), c) for a, c in terms]
+    terms = [(visit(a), c) for a, c in terms]
     terms.sort(key=lambda t: -t[1])  # larger scales first (signed), stable
     pos = [(a, c) for a, c in terms if c > 0]
     neg = [(a, -c) for a, c in terms if c < 0]

@@ -15,27 +15,16 @@ terms sharing one constant factor, ``y*5 - z*5`` → ``(y - z)*5`` (``-a*2 - b*2
 
 from __future__ import annotations
 
-from ember.ir import Add, IntImm, Mul, Node, PrimExpr, Sub, Var
+from ember.ir import Add, IntImm, Mul, PrimExpr, Sub
 
-from .expr_children import map_children
+from .expr_children import map_children, rewrite_each_once
 
 __all__ = ["to_rewrite_form"]
 
 
 def to_rewrite_form(e: PrimExpr) -> PrimExpr:
     """``e`` with ``a - c`` as ``a + -c`` and ``a * -1`` as ``0 - a`` (integers)."""
-    return _visit(e, {})
-
-
-def _visit(e, memo: dict):
-    if not isinstance(e, Node) or isinstance(e, Var | IntImm):
-        return e
-    hit = memo.get(id(e))
-    if hit is not None:
-        return hit[1]
-    out = _respell(map_children(e, lambda x: _visit(x, memo)))
-    memo[id(e)] = (e, out)
-    return out
+    return rewrite_each_once(e, lambda node, visit: _respell(map_children(node, visit)))
 
 
 def _respell(e):
