@@ -88,7 +88,13 @@ def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
         # a concat / broadcast / transpose read: fusing the last loop with the others would
         # put a div/mod per lane in its indices; keep the row loop apart and vectorise it
         total_rows = _product(sch, tail)
-        row = sch.fuse(*tail[:-1]) if len(tail) > 2 else tail[0]
+        rows = tail[:-1]
+        if len(rows) > 1 and const_int(sch.get(rows[-1]).extent) is None \
+                and _constant_part(sch, rows[:-1]) >= max(target.num_cores, 2):
+            # an innermost row loop of symbolic length (seq) fused with the others would
+            # divide by it per row: it stays a serial loop under the fused outer rows
+            rows = rows[:-1]
+        row = sch.fuse(*rows) if len(rows) > 1 else rows[0]
         width = const_int(sch.get(tail[-1]).extent)
         if width is None or width >= 4:
             _, inner = sch.split(tail[-1], factors=[None, dividing_lanes(width, lanes)])
@@ -118,6 +124,14 @@ def _product(sch: Schedule, loops) -> int | None:
         if extent is None:
             return None
         total *= extent
+    return total
+
+
+def _constant_part(sch: Schedule, loops) -> int:
+    """The product of the loops' constant extents (symbolic ones count as 1)."""
+    total = 1
+    for lp in loops:
+        total *= const_int(sch.get(lp).extent) or 1
     return total
 
 
