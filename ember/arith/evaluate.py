@@ -15,20 +15,10 @@ from ember.ir import (
     EQ, GE, GT, LE, LT, NE, Add, And, Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod,
     IntImm, Let, Max, Min, Mod, Mul, Not, Or, PrimExpr, Select, Sub, Var,
 )
+from ember.ir.expr import wrap_int  # what constant folding wraps to: one definition for both
 from ember.runtime.dtype import DataType
 
 __all__ = ["evaluate", "wrap_int", "trunc_div", "trunc_mod", "ARITH", "INT_DIVISION", "COMPARE"]
-
-
-def wrap_int(value: int, dtype: DataType) -> int:
-    """``value`` wrapped to ``dtype``'s two's-complement (or unsigned) range."""
-    if dtype.is_bool:
-        return int(bool(value))
-    bits = dtype.bits
-    value &= (1 << bits) - 1
-    if dtype.is_int and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
 
 
 def trunc_div(a: int, b: int) -> int:

@@ -45,7 +45,10 @@ def fold_cast(value, dtype: DataType):
 
 
 def wrap_int(value: int, dtype: DataType) -> int:
-    """``value`` reduced to ``dtype``'s width, two's complement (what C and LLVM compute)."""
+    """``value`` reduced to ``dtype``'s width, two's complement (what C and LLVM compute);
+    a bool is 0 or 1 (any non-zero value is true)."""
+    if dtype.is_bool:
+        return int(bool(value))
     bits = dtype.bits
     value &= (1 << bits) - 1
     if not dtype.is_uint and value >= 1 << (bits - 1):

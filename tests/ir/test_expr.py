@@ -114,6 +114,12 @@ def test_integer_folding_wraps_like_c():
     assert (const(0, "uint8") - const(10, "uint8")).value == 246
 
 
+def test_bitwise_folding_of_bools_stays_zero_or_one():
+    t, f = const(True), const(False)
+    assert [(t ^ f).value, (t ^ t).value, (t << f).value] == [1, 0, 1]  # was -1 for true results
+    assert (t ^ f).dtype == "bool"
+
+
 @pytest.mark.parametrize("value, dtype", [(256, "uint8"), (-1, "uint32"), (-129, "int8"), (65505.0, "float16")])
 def test_out_of_range_literals_are_refused(value, dtype):
     from ember.error import ConstantRangeError
