@@ -114,3 +114,26 @@ def test_declines_blocks_smaller_than_half_a_register():
     w_t = te.placeholder((2, B // 2, 3, 3, B // 4), name="W")
     y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (1, 1, 1, 1), (1, 1), "float32")
     assert cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False) is None
+
+
+def test_window_tiles_leave_broadcasts_uncounted():
+    """3x3 layers with a long reduction: the widest tile whose accumulators and weight vectors
+    fit 32 registers (2x14 at 56 and 28 pixels, 64-128 channels); the pixel-counting tile (4x4)
+    otherwise, as for 1x1 layers."""
+    from ember.dlight.cpu.conv2d_packed import _tile
+
+    assert _tile(64, 56, 16, 32) == (4, 4)
+    assert _tile(64, 56, 16, 32, broadcast_operands=True) == (2, 14)
+    assert _tile(128, 28, 16, 32, broadcast_operands=True) == (2, 14)
+    assert _tile(512, 7, 16, 32, broadcast_operands=True) == (2, 7)
+
+
+@pytest.mark.parametrize("wide", [True, False])
+def test_wide_window_tiles_match_torch(wide):
+    saved = cpu.Conv2DNCHWc.wide_window_tiles
+    cpu.Conv2DNCHWc.wide_window_tiles = wide
+    try:
+        _run(2 * B, 4 * B, 28, 3, 1, True, False, seed=3)
+        _run(2 * B, 2 * B, 28, 3, 2, False, False, seed=4, i64=True)
+    finally:
+        cpu.Conv2DNCHWc.wide_window_tiles = saved

@@ -54,18 +54,24 @@ def _channel_blocked(vec: int):
     return IndexMap.from_func(lambda a, b, c, d: (a, b // v, c, d, b % v), index_dtype="int64")
 
 
-def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool = False) -> tuple[int, int]:
+def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool = False,
+          broadcast_operands: bool = False) -> tuple[int, int]:
     """(FR vectors of channels, XR pixels), XR dividing the row: the most accumulators such
     that they, FR weight vectors and XR broadcast pixels fit the vector registers (LLVM
     keeps the pixels of an unrolled window column live), fewest loads per FMA among equals.
     ``ragged``: XR may also be 4 or 8 pixels not dividing the row (the last tile guarded),
-    accumulators counted by the share of real pixels they hold."""
+    accumulators counted by the share of real pixels they hold.  ``broadcast_operands``: the
+    pixels are not counted (each broadcast is an FMA's memory operand or one short-lived
+    register), so a tile may hold more accumulators; XR stays within half the registers."""
     best, best_key = (1, 1), (0, 0)
     for fr in (1, 2, 4):
         if out_channels % (fr * vec):
             continue
         for xr in range(1, width + 1):
-            if (width % xr and not (ragged and xr in (4, 8))) or fr * xr + fr + xr > registers - 2:
+            live = fr * xr + fr + (0 if broadcast_operands else xr)
+            if (width % xr and not (ragged and xr in (4, 8))) or live > registers - 2:
+                continue
+            if broadcast_operands and xr > (registers - 3) // 2:  # a broadcast per FMA: loads bound
                 continue
             useful = fr * xr * width / (-(-width // xr) * xr)  # accumulators doing real work
             key = (round(useful, 3), -(fr + xr))
