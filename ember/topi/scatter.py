@@ -13,7 +13,7 @@ from ember.tir import op as tir_op
 
 from .utils import compute_ax, get_const_int, normalize_axis
 
-__all__ = ["gather_nd", "scatter_elements"]
+__all__ = ["gather_nd", "scatter_elements"]  # COMBINE and scatter_by_reduction serve scatter_nd too
 
 
 def gather_nd(data, indices, batch_dims: int = 0) -> te.Tensor:
@@ -37,7 +37,7 @@ def gather_nd(data, indices, batch_dims: int = 0) -> te.Tensor:
     return compute_ax(shape, f, "T_gather_nd", tag="injective")
 
 
-_COMBINE = {
+COMBINE = {  # the combining modes of the scatters besides "update"
     "add": lambda a, b: a + b,
     "mul": lambda a, b: a * b,
     "min": tir_op.min,
@@ -47,7 +47,7 @@ _COMBINE = {
 
 def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "update") -> te.Tensor:
     """``data`` with ``updates`` written (or combined) at ``indices`` along ``axis``."""
-    if reduction not in ("update", *_COMBINE):
+    if reduction not in ("update", *COMBINE):
         raise ValueError(f"topi.scatter_elements: reduction must be 'update', 'add', 'mul', 'min' or "
                          f"'max', got {reduction!r}")
     (axis,) = normalize_axis(axis, data.ndim)
@@ -65,7 +65,15 @@ def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "up
         conds = [i[d] < indices.shape[d] for d in range(data.ndim) if d != axis]
         return tir_op.all(*conds, pos == i[axis]), updates(*src)
 
-    if reduction == "update":
+    return scatter_by_reduction(data, hit, k, reduction, "T_scatter_elements", "scatter")
+
+
+def scatter_by_reduction(data, hit, k, mode: str, name: str, reducer_prefix: str) -> te.Tensor:
+    """A scatter into ``data`` written as reductions over the update index ``k``:
+    ``hit(i)`` gives (does update ``k`` land on output position ``i``?, that update).  With
+    ``mode="update"`` the last update that lands wins; otherwise the updates that land are
+    combined by ``mode`` and then with ``data``.  Tensors are named ``name`` + suffix."""
+    if mode == "update":
         last = te.comm_reducer(
             lambda x, y: (Select(y[0] >= x[0], y[0], x[0]), Select(y[0] >= x[0], y[1], x[1])),
             lambda t0, t1: (const(-1, t0), const(0, t1)), name="last")
@@ -74,15 +82,15 @@ def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "up
             ok, value = hit(i)
             return last((Select(ok, k.var, const(-1, k.var.dtype)), value), axis=k)
 
-        pick, value = compute_ax(data.shape, found, "T_scatter_elements_red", tag="comm_reduce")
+        pick, value = compute_ax(data.shape, found, f"{name}_red", tag="comm_reduce")
         return compute_ax(data.shape, lambda *i: Select(pick(*i) >= 0, value(*i), data(*i)),
-                          "T_scatter_elements", tag="injective")
-    combine = _COMBINE[reduction]
+                          name, tag="injective")
+    combine = COMBINE[mode]
     identity = {
         "add": const(0, data.dtype), "mul": const(1, data.dtype),
         "min": tir_op.max_value(data.dtype), "max": tir_op.min_value(data.dtype),
-    }[reduction]
-    red = te.comm_reducer(lambda x, y: combine(x, y), lambda t: identity, name=f"scatter_{reduction}")
+    }[mode]
+    red = te.comm_reducer(lambda x, y: combine(x, y), lambda t: identity, name=f"{reducer_prefix}_{mode}")
 
     def count(*i):
         return te.sum(Select(hit(i)[0], const(1, "int32"), const(0, "int32")), axis=k)
@@ -91,9 +99,9 @@ def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "up
         ok, value = hit(i)
         return red(Select(ok, value, identity), axis=k)
 
-    hits = compute_ax(data.shape, count, "T_scatter_elements_count", tag="comm_reduce")
-    total = compute_ax(data.shape, fold, "T_scatter_elements_red", tag="comm_reduce")
+    hits = compute_ax(data.shape, count, f"{name}_count", tag="comm_reduce")
+    total = compute_ax(data.shape, fold, f"{name}_red", tag="comm_reduce")
     return compute_ax(
         data.shape, lambda *i: Select(hits(*i) > 0, combine(data(*i), total(*i)), data(*i)),
-        "T_scatter_elements", tag="injective",
+        name, tag="injective",
     )

@@ -17,16 +17,10 @@ from ember import te
 from ember.ir import Select, const
 from ember.tir import op as tir_op
 
-from .utils import compute_ax, get_const_int
+from .scatter import COMBINE, scatter_by_reduction
+from .utils import get_const_int
 
 __all__ = ["scatter_nd", "scatter_nd_te"]
-
-_COMBINE = {
-    "add": lambda a, b: a + b,
-    "mul": lambda a, b: a * b,
-    "min": tir_op.min,
-    "max": tir_op.max,
-}
 
 
 def _unravel(flat, dims):
@@ -56,7 +50,7 @@ def scatter_nd(data, indices, updates, mode: str = "update") -> te.Tensor:
     _check(data, indices, updates, mode)
     m = get_const_int(indices.shape[-1])
     batch = list(indices.shape[:-1])
-    combine = _COMBINE.get(mode)
+    combine = COMBINE.get(mode)
 
     def body(ins, outs):
         d, idx, upd = ins
@@ -84,7 +78,7 @@ def scatter_nd(data, indices, updates, mode: str = "update") -> te.Tensor:
 
 
 def _check(data, indices, updates, mode):
-    if mode not in ("update", *_COMBINE):
+    if mode not in ("update", *COMBINE):
         raise ValueError(f"topi.scatter_nd: mode must be 'update', 'add', 'mul', 'min' or 'max', got {mode!r}")
     m = get_const_int(indices.shape[-1])
     if m > data.ndim:
@@ -117,31 +111,4 @@ def scatter_nd_te(data, indices, updates, mode: str = "update") -> te.Tensor:
             conds.append(Select(pos < 0, pos + dim, pos) == i[d])
         return tir_op.all(*conds), updates(*y, *i[m:])
 
-    if mode == "update":
-        last = te.comm_reducer(
-            lambda x, y: (Select(y[0] >= x[0], y[0], x[0]), Select(y[0] >= x[0], y[1], x[1])),
-            lambda t0, t1: (const(-1, t0), const(0, t1)), name="last")
-
-        def found(*i):
-            ok, value = hit(i)
-            return last((Select(ok, k.var, const(-1, k.var.dtype)), value), axis=k)
-
-        pick, value = compute_ax(data.shape, found, "T_scatter_nd_red", tag="comm_reduce")
-        return compute_ax(data.shape, lambda *i: Select(pick(*i) >= 0, value(*i), data(*i)),
-                          "T_scatter_nd", tag="injective")
-    combine = _COMBINE[mode]
-    identity = {
-        "add": const(0, data.dtype), "mul": const(1, data.dtype),
-        "min": tir_op.max_value(data.dtype), "max": tir_op.min_value(data.dtype),
-    }[mode]
-    red = te.comm_reducer(lambda x, y: combine(x, y), lambda t: identity, name=f"scatter_nd_{mode}")
-    hits = compute_ax(data.shape, lambda *i: te.sum(Select(hit(i)[0], const(1, "int32"), const(0, "int32")), axis=k),
-                      "T_scatter_nd_count", tag="comm_reduce")
-
-    def fold(*i):
-        ok, value = hit(i)
-        return red(Select(ok, value, identity), axis=k)
-
-    total = compute_ax(data.shape, fold, "T_scatter_nd_red", tag="comm_reduce")
-    return compute_ax(data.shape, lambda *i: Select(hits(*i) > 0, combine(data(*i), total(*i)), data(*i)),
-                      "T_scatter_nd", tag="injective")
+    return scatter_by_reduction(data, hit, k, mode, "T_scatter_nd", "scatter_nd")
