@@ -14,7 +14,8 @@ __all__ = [
     "ExpandDimsAttrs", "SqueezeAttrs", "ConcatAttrs", "SplitAttrs", "StridedSliceAttrs",
     "TakeAttrs", "InitAttrs", "ArangeAttrs", "MatmulAttrs", "SoftmaxAttrs", "LayerNormAttrs",
     "BatchNormAttrs", "GroupNormAttrs", "RMSNormAttrs", "DropoutAttrs", "Conv1DAttrs",
-    "Conv2DAttrs", "Conv3DAttrs", "Conv2DTransposeAttrs", "Pool1DAttrs", "Pool2DAttrs", "Pool3DAttrs",
+    "Conv2DAttrs", "Conv3DAttrs", "Conv1DTransposeAttrs", "Conv2DTransposeAttrs", "Pool1DAttrs",
+    "Pool2DAttrs", "Pool3DAttrs",
     "AdaptivePool1DAttrs", "AdaptivePool2DAttrs", "AdaptivePool3DAttrs", "PadAttrs",
     "AttentionAttrs", "ClipAttrs", "LeakyReluAttrs", "GeluAttrs", "FlattenAttrs",
 ]
@@ -207,7 +208,9 @@ class Conv3DAttrs(_ConvFields):
 
 
 @node
-class Conv2DTransposeAttrs(Attrs):
+class _ConvTransposeFields(Attrs):
+    """The fields shared by the transposed convolutions (each its own class, as in TVM)."""
+
     strides: tuple
     padding: tuple
     output_padding: tuple
@@ -217,6 +220,16 @@ class Conv2DTransposeAttrs(Attrs):
     kernel_layout: str
     out_layout: str
     out_dtype: DataType | None
+
+
+@node
+class Conv1DTransposeAttrs(_ConvTransposeFields):
+    """Attributes of 1-D transposed convolutions."""
+
+
+@node
+class Conv2DTransposeAttrs(_ConvTransposeFields):
+    """Attributes of 2-D transposed convolutions."""
 
 
 @node

@@ -7,7 +7,7 @@ from ember.ir import node
 
 from ...expr import Call
 from ...struct_info import TensorStructInfo, shape_values
-from ..attrs import Attrs
+from ..attrs import Attrs, Conv1DTransposeAttrs
 from ..base import make_call, register, tensor_arg
 
 __all__ = ["selu", "softplus", "conv1d_transpose", "nll_loss"]
@@ -17,19 +17,6 @@ __all__ = ["selu", "softplus", "conv1d_transpose", "nll_loss"]
 class SoftplusAttrs(Attrs):
     beta: float
     threshold: float
-
-
-@node
-class Conv1DTransposeAttrs(Attrs):
-    strides: tuple
-    padding: tuple
-    output_padding: tuple
-    dilation: tuple
-    groups: int
-    data_layout: str
-    kernel_layout: str
-    out_layout: str
-    out_dtype: object
 
 
 @node
