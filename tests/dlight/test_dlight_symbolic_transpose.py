@@ -40,3 +40,29 @@ def test_symbolic_permute_property(b, s):
     out = np.zeros((3, b, 4, s, 8), "float32")
     mod(xv, out)
     np.testing.assert_array_equal(out, xv.transpose(2, 0, 3, 1, 4))
+
+
+def _squared():
+    """(b, s, 48) -> x * x with b and s symbolic (a layer norm's variance input)."""
+    b, s = te.var("b", "int64"), te.var("s", "int64")
+    x = te.placeholder((b, s, tir.const(48, "int64")), name="X")
+    func = te.create_prim_func([x, topi.multiply(x, x)])
+    scheduled = schedule_func(func, "f", cpu.default_rules(), TARGET)
+    return scheduled, ember.build(scheduled, target="llvm")
+
+
+def test_symbolic_elementwise_divides_per_row_not_per_lane():
+    scheduled, _ = _squared()
+    text = scheduled.script()
+    assert "T.vectorized" in text
+    assert "* s)" not in text  # no lane index divided by a fused extent 48 * s
+
+
+@settings(max_examples=6, deadline=None)
+@given(b=st.integers(min_value=1, max_value=3), s=st.integers(min_value=1, max_value=40))
+def test_symbolic_elementwise_property(b, s):
+    _, mod = _squared()
+    xv = np.random.default_rng(b * 100 + s).standard_normal((b, s, 48)).astype("float32")
+    out = np.zeros_like(xv)
+    mod(xv, out)
+    np.testing.assert_array_equal(out, xv * xv)

@@ -84,9 +84,13 @@ def schedule_spatial(sch: Schedule, info: BlockInfo, target: Target) -> None:
     while same > 1 and dtypes[same - 2] == dtypes[-1]:
         same -= 1
     head, tail = loops[:same - 1], loops[same - 1:]
-    if vector and len(tail) > 1 and not _flattens(info):
-        # a concat / broadcast / transpose read: fusing the last loop with the others would
-        # put a div/mod per lane in its indices; keep the row loop apart and vectorise it
+    # fused loops index by div/mod of the fused variable; the simplifier folds them back into
+    # one affine index only for constant extents (not for x // (384 * seq) * (384 * seq) ...)
+    symbolic = any(const_int(sch.get(lp).extent) is None for lp in tail[1:])
+    if vector and len(tail) > 1 and (symbolic or not _flattens(info)):
+        # a concat / broadcast / transpose read, or symbolic extents: fusing the last loop
+        # with the others would put a div/mod per lane in its indices; keep the row loop
+        # apart and vectorise it
         total_rows = _product(sch, tail)
         rows = tail[:-1]
         if len(rows) > 1 and const_int(sch.get(rows[-1]).extent) is None \
