@@ -1,4 +1,4 @@
-"""Vector float32 math as LLVM IR: ``exp``, ``log``, ``tanh``, ``erf``, ``sigmoid``, ``pow``.
+"""Vector float32 math as LLVM IR: ``exp``, ``log``, ``tanh``, ``erf``, ``sigmoid``.
 
 LLVM has no vector library on this path, so ``llvm.exp.v16f32`` becomes sixteen calls
 to ``expf``.  Each routine here is emitted once per module and vector type as an
@@ -9,12 +9,8 @@ CPU has one) and a rebuild from the exponent bits.  Coefficients come from
 
 Accuracy against float64 numpy over 65536 random inputs (measured; the tests allow 2–3 ulp):
 exp 0.92 ulp, log 0.68 ulp, tanh 1.15 ulp, sigmoid 2.2 ulp, erf 2.2 ulp (relative error
-≤ 1.8e-7 for all).  NaN propagates; ±inf and zero give libm's results; subnormal inputs to log
-are rescaled.  float64 and other types return ``None`` (the caller falls back to libm).
-
-``pow`` is exp(y·log|x|) with C's sign and special-value rules.  Its error grows with |y·ln x|:
-the product's rounding and log's error, scaled by y, add up to about 2·|y·ln x| ulp on top of
-exp's.  The tests allow 3 + 2·|y·ln x| ulp, which is at most 5 ulp for LRN's (1 + small)**0.75.
+≤ 1.8e-7 for all).  NaN propagates; ±inf and zero give libm's results; subnormal inputs to log are
+rescaled.  float64 and other types return ``None`` (the caller falls back to libm).
 """
 
 from __future__ import annotations
@@ -167,33 +163,9 @@ def _sigmoid(v: _Vec, x: ir.Value) -> ir.Value:
     return b.select(v.is_nan(x), x, y)
 
 
-def _pow(v: _Vec, x: ir.Value, y: ir.Value) -> ir.Value:
-    """x**y as exp(y·log|x|), then C's powf rules for signs and special values: a negative base
-    with an integer exponent (odd: negative result), NaN for a finite negative base and a
-    fractional exponent, y == 0 or x == 1 give 1 (even with NaN), (-1)**±inf == 1."""
-    b = v.b
-    ax = v.intrinsic("llvm.fabs", x)
-    r = _exp_core(v, b.fmul(y, _log(v, ax)))
-    ay = v.intrinsic("llvm.fabs", y)
-    is_int = b.fcmp_ordered("==", v.intrinsic("llvm.rint", y), y)  # ±inf counts as even
-    exact = b.fcmp_ordered("<", ay, v.f(16777216.0))  # from 2**24 every float is even
-    low_bit = b.and_(b.fptosi(b.select(exact, y, v.f(0.0)), v.ity), v.i(1))
-    odd = b.and_(b.and_(is_int, exact), b.icmp_signed("==", low_bit, v.i(1)))
-    negative_x = b.icmp_signed("<", v.bits(x), v.i(0))  # sign bit: -0 too
-    r = b.select(b.and_(negative_x, odd), b.fneg(r), r)
-    finite_negative = b.and_(b.fcmp_ordered("<", x, v.f(0.0)), b.fcmp_ordered("!=", x, v.f(float("-inf"))))
-    fractional = b.and_(finite_negative, b.not_(is_int))
-    r = b.select(b.or_(fractional, b.fcmp_unordered("uno", x, y)), v.f(float("nan")), r)
-    unit_inf = b.and_(b.fcmp_ordered("==", ax, v.f(1.0)), b.fcmp_ordered("==", ay, v.f(float("inf"))))
-    one = b.or_(b.or_(unit_inf, b.fcmp_ordered("==", x, v.f(1.0))), b.fcmp_ordered("==", y, v.f(0.0)))
-    return b.select(one, v.f(1.0), r)
-
-
 VECTOR_MATH: dict[str, Callable] = {
     "tir.exp": _exp, "tir.log": _log, "tir.tanh": _tanh, "tir.erf": _erf, "tir.sigmoid": _sigmoid,
-    "tir.pow": _pow,
 }
-_ARITY = {"tir.pow": 2}
 
 
 def _routine(module: ir.Module, op: str, lanes: int) -> ir.Function:
@@ -202,12 +174,12 @@ def _routine(module: ir.Module, op: str, lanes: int) -> ir.Function:
     if fn is not None:
         return fn
     fty = ir.VectorType(F32, lanes)
-    fn = ir.Function(module, ir.FunctionType(fty, [fty] * _ARITY.get(op, 1)), name)
+    fn = ir.Function(module, ir.FunctionType(fty, [fty]), name)
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
     fn.attributes.add("nounwind")
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    builder.ret(VECTOR_MATH[op](_Vec(builder, module, lanes), *fn.args))
+    builder.ret(VECTOR_MATH[op](_Vec(builder, module, lanes), fn.args[0]))
     return fn
 
 
@@ -215,12 +187,10 @@ def emit_vector_math(cg, call: Call) -> ir.Value | None:
     """The call's value from a vector routine, or ``None`` when there is none for it
     (not a float32 vector, or an op without a routine)."""
     name = getattr(call.op, "name", None)
-    if name not in VECTOR_MATH or len(call.args) != _ARITY.get(name, 1):
+    if name not in VECTOR_MATH or len(call.args) != 1:
         return None
     dtype = call.args[0].dtype
     if dtype.lanes <= 1 or not dtype.is_float or dtype.bits != 32 or dtype.code == 4:
         return None
-    if any(a.dtype != dtype for a in call.args[1:]):
-        return None
     fn = _routine(cg.module, name, dtype.lanes)
-    return cg.builder.call(fn, [cg.emit(a) for a in call.args])
+    return cg.builder.call(fn, [cg.emit(call.args[0])])
