@@ -158,13 +158,7 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
                 if hi_c is None or end_c is None or hi_c >= end_c:
                     conds.append(value < (end if end.dtype == value.dtype else Cast(value.dtype, end)))
     conds += _kept_predicate(realize, block, dims, values)
-    pred = const(True)
-    for c in conds:
-        pred = c if isinstance(pred, IntImm) else And(pred, c)
-    body = BlockRealize(tuple(values), pred, block)
-    for var, extent in reversed(loops):
-        body = For(var, const(0, var.dtype), extent, ForKind.SERIAL, body)
-    return body
+    return _realize_in_loops(block, values, conds, loops)
 
 
 def _solved_nest(func, realize, loop, blocks, buffer, access: str, preserve_unit_loops: bool, err):
@@ -254,6 +248,12 @@ def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool,
                 if dlo is None or v_lo is None or v_lo < dlo:
                     conds.append(value >= dom_lo)
                 conds.append(value < end)
+    return _realize_in_loops(block, values, conds, loops)
+
+
+def _realize_in_loops(block, values, conds, loops):
+    """``block`` realized at ``values`` under the conjunction of ``conds``, inside new serial
+    loops ``(var, extent)``, outermost first."""
     pred = const(True)
     for c in conds:
         pred = c if isinstance(pred, IntImm) else And(pred, c)
