@@ -90,3 +90,26 @@ def test_tvms_pass_alone_keeps_the_concat():
     lowered = relax.transform.CallTIRRewrite()(relax.transform.ToNonDataflow()(concat_module()))
     planned = relax.transform.StaticPlanBlockMemory()(lowered)["main"].script()
     assert "concatenate" in planned and "R.prim_value(T.int64(512))" not in planned
+
+
+def test_dense_block_of_chained_concats_writes_one_buffer():
+    # x0 = relu(x); c1 = concat(x0, 2*x0); c2 = concat(c1, c1 + 1); out = c2 - 3 (DenseNet's pattern)
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([1, 2, 4, 16], "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            x0 = bb.emit_te(topi.nn.relu, x)
+            c1 = bb.emit_te(topi.concatenate, [x0, bb.emit_te(topi.multiply, x0, 2.0)], 1)
+            c2 = bb.emit_te(topi.concatenate, [c1, bb.emit_te(topi.add, c1, 1.0)], 1)
+            out = bb.emit_output(bb.emit_te(topi.subtract, c2, 3.0))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    ex = relax.build(mod, "llvm")
+    x_np = np.random.default_rng(1).standard_normal((1, 2, 4, 16)).astype("float32")
+    got = relax.VirtualMachine(ex, ember.cpu())["main"](x_np).numpy()
+    a = np.maximum(x_np, 0)
+    c1_np = np.concatenate([a, 2 * a], axis=1)
+    np.testing.assert_allclose(got, np.concatenate([c1_np, c1_np + 1], axis=1) - 3, rtol=1e-6)
+    assert not [i.func for i in ex.functions["main"].instrs if "concatenate" in getattr(i, "func", "")]
+    (storage,) = relax.get_pipeline("default_build")(mod).attrs[PLAN_ATTR]["main"].storages
+    assert storage.nbytes == 8 * 4 * 16 * 4 and len(storage.tensors) == 5  # c2 holds x0, 2*x0, c1, c1 + 1

@@ -7,7 +7,9 @@ nowhere after the concat, the kernels producing the inputs can write straight in
 ranges and the copy is not needed: ``in_place_concats`` lists such calls with the byte
 offset of each input, and ``StaticPlanBlockMemory`` places the inputs as views of the
 output's storage and drops the call.  SqueezeNet's fire modules and Inception's branches
-end in such concats.
+end in such concats.  An input may itself be the output of an earlier in-place concat
+(DenseNet: each layer joins the block's features so far with its new ones), so a whole
+dense block ends up written into one buffer.
 
 A kernel counts as a concat only when it is structurally ``topi.concatenate`` of its
 parameters in order (attributes aside), so a concat fused with anything else is left alone.
@@ -78,7 +80,7 @@ def in_place_concats(mod: IRModule, bindings: list, tokens: list) -> list:
     """The concat calls among ``bindings`` (after CallTIRRewrite) whose inputs can be views of
     the output's storage; ``tokens`` are the planner's allocations with their lifetimes."""
     by_var = {t.var: t for t in tokens}
-    found, taken = [], set()
+    found, joined, outputs = [], set(), set()  # tokens already joined / made by in-place concats
     for i, b in enumerate(bindings):
         call = b.value
         if not (isinstance(b, VarBinding) and isinstance(call, Call) and isinstance(call.op, GlobalVar)):
@@ -100,8 +102,8 @@ def in_place_concats(mod: IRModule, bindings: list, tokens: list) -> list:
         why = None
         if out.reason is not None or any(t.reason is not None for t in ins):
             why = "its output or an input is a function output"
-        elif len({id(t) for t in toks}) != len(toks) or any(id(t) in taken for t in toks):
-            why = "a tensor is joined twice or is part of another in-place concat"
+        elif len({id(t) for t in toks}) != len(toks) or any(id(t) in joined for t in toks) or id(out) in outputs:
+            why = "a tensor is joined twice"
         elif any(t.last_use != i for t in ins):
             why = "an input is read after the concat"
         elif _uses(bindings, out.var, out.index + 1, i):
@@ -115,7 +117,8 @@ def in_place_concats(mod: IRModule, bindings: list, tokens: list) -> list:
         if why is not None:
             logger.debug("concat %s at binding %d not done in place: %s", name, i, why)
             continue
-        taken.update(id(t) for t in toks)
+        joined.update(id(t) for t in ins)
+        outputs.add(id(out))
         found.append(InPlaceConcat(i, out, tuple(zip(ins, offsets))))
         logger.debug("concat %s at binding %d done in place: its %d inputs are views of its output",
                      name, i, len(ins))

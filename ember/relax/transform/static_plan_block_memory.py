@@ -263,11 +263,15 @@ def _assign(tokens: list) -> list:
 
 def _rewrite(bindings: list, tokens: list, storages: list, dropped: set) -> list:
     by_index = {t.index: t for t in tokens}
-    moved = {t.start: t for t in tokens if t.start != t.index}  # in-place concat outputs
+    moved: dict = {}  # in-place concat outputs, taken before their own binding
+    for t in tokens:
+        if t.start != t.index:
+            moved.setdefault(t.start, []).append(t)
     storage_vars: dict = {}
     out = []
 
-    def place(tok: _Token, storage: _Storage, offset: int) -> None:
+    def place(tok: _Token) -> None:
+        storage, offset = (tok.storage, 0) if tok.view_of is None else (tok.view_of[0].storage, tok.view_of[1])
         svar = storage_vars.get(id(storage))
         if svar is None:
             call = memory_ops.alloc_storage(storage.nbytes, dtype=tok.dtype)
@@ -277,18 +281,15 @@ def _rewrite(bindings: list, tokens: list, storages: list, dropped: set) -> list
         out.append(VarBinding(tok.var, tensor))
 
     for i, b in enumerate(bindings):
-        if i in moved:
-            place(moved[i], moved[i].storage, 0)
+        for tok in moved.get(i, ()):
+            place(tok)
         tok = by_index.get(i)
         if i in dropped or (tok is not None and tok.start != tok.index):
             continue
         if tok is None or tok.reason == "function output":
             out.append(b)
-        elif tok.view_of is not None:
-            whole, offset = tok.view_of
-            place(tok, whole.storage, offset)
         else:
-            place(tok, tok.storage, 0)
+            place(tok)
     return out
 
 
@@ -299,11 +300,15 @@ def _concats_in_place(mod: IRModule | None, bindings: list, tokens: list) -> set
     from .concat_in_place import in_place_concats
 
     dropped = set()
-    for concat in in_place_concats(mod, bindings, tokens):
+    for concat in in_place_concats(mod, bindings, tokens):  # in program order
         concat.out.start = min(t.start for t, _ in concat.parts)
         for tok, offset in concat.parts:
             tok.view_of = (concat.out, offset)
         dropped.add(concat.index)
+    for tok in tokens:  # an earlier concat's output joined again: its views move with it
+        while tok.view_of is not None and tok.view_of[0].view_of is not None:
+            whole, offset = tok.view_of
+            tok.view_of = (whole.view_of[0], whole.view_of[1] + offset)
     return dropped
 
 
