@@ -94,15 +94,23 @@ def _loop_of(sch, block, value):
     return None
 
 
-def get_tensorize_loop_mapping(sch, block, desc_func, allow_padding: bool = False) -> TensorizeInfo | None:
-    """How the loops around ``block`` map onto ``desc_func``'s loops (None: they do not)."""
+def _paired_blocks(sch, block, desc_func):
+    """(``block``'s realize, the description's compute realize, their paired buffer
+    accesses), or None when either block is missing or their accesses do not pair."""
     desc = _compute_realize(desc_func)
     target = A.find_block(sch.state.func, sch.get(block).name_hint)
     if desc is None or target is None:
         return None
     pairs = _paired_accesses(target, desc)
-    if pairs is None:
+    return None if pairs is None else (target, desc, pairs)
+
+
+def get_tensorize_loop_mapping(sch, block, desc_func, allow_padding: bool = False) -> TensorizeInfo | None:
+    """How the loops around ``block`` map onto ``desc_func``'s loops (None: they do not)."""
+    found = _paired_blocks(sch, block, desc_func)
+    if found is None:
         return None
+    target, desc, pairs = found
     t_sig = _signatures(pairs, target.block.iter_vars, 0)
     d_sig = _signatures(pairs, desc.block.iter_vars, 1)
     desc_loops = [x for x in A.walk(desc_func.body) if isinstance(x, For)]
@@ -247,13 +255,10 @@ def get_auto_tensorize_mapping_info(sch, block, desc_func) -> AutoTensorizeMappi
     there is none — a description iterator no block iterator matches)."""
     from .index_map import IndexMap
 
-    desc = _compute_realize(desc_func)
-    target = A.find_block(sch.state.func, sch.get(block).name_hint)
-    if desc is None or target is None:
+    found = _paired_blocks(sch, block, desc_func)
+    if found is None:
         return None
-    pairs = _paired_accesses(target, desc)
-    if pairs is None:
-        return None
+    target, desc, pairs = found
     t_sig = _buffer_sets(pairs, target.block.iter_vars, 0)
     d_sig = _buffer_sets(pairs, desc.block.iter_vars, 1)
     groups = {d_iv.var: [] for d_iv in desc.block.iter_vars}
