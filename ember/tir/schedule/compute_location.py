@@ -130,15 +130,10 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
         if _arith.as_int(extent) == 1 and not preserve_unit_loops:
             value = lo
         else:
-            var = Var(f"ax{len(loops)}", iv.var.dtype)
-            if extent.dtype != var.dtype:  # e.g. int32 iterators over a symbolic int64 extent
+            if extent.dtype != iv.var.dtype:  # e.g. int32 iterators over a symbolic int64 extent
                 ext = _arith.as_int(extent)
-                extent = Cast(var.dtype, extent) if ext is None else const(ext, var.dtype)
-            loops.append((var, extent))
-            ext = _arith.as_int(extent)
-            if ext is not None:
-                bounds[var] = (0, ext - 1)
-            value = _arith.simplify(lo + var, bounds)
+                extent = Cast(iv.var.dtype, extent) if ext is None else const(ext, iv.var.dtype)
+            value = _new_loop(loops, bounds, lo, extent, iv.var.dtype)
         values.append(value)
         if d is not None:
             lo_c, hi_c = _arith.const_bound(value, bounds)
@@ -234,12 +229,7 @@ def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool,
         if _arith.as_int(extent) == 1 and not preserve_unit_loops:
             value = lo
         else:
-            var = Var(f"ax{len(loops)}", iv.var.dtype)
-            loops.append((var, extent))
-            ext = _arith.as_int(extent)
-            if ext is not None:
-                bounds[var] = (0, ext - 1)
-            value = _arith.simplify(lo + var, bounds)
+            value = _new_loop(loops, bounds, lo, extent, iv.var.dtype)
         values.append(value)
         if id(iv.var) in ranges:
             end = _arith.simplify(iv.dom.min + iv.dom.extent)
@@ -249,6 +239,17 @@ def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool,
                     conds.append(value >= dom_lo)
                 conds.append(value < end)
     return _realize_in_loops(block, values, conds, loops)
+
+
+def _new_loop(loops: list, bounds: dict, lo, extent, dtype):
+    """A new loop ``ax<k>`` over ``extent``, appended to ``loops`` (and its range to
+    ``bounds`` when constant); the moved iterator's value ``lo + ax<k>``."""
+    var = Var(f"ax{len(loops)}", dtype)
+    loops.append((var, extent))
+    ext = _arith.as_int(extent)
+    if ext is not None:
+        bounds[var] = (0, ext - 1)
+    return _arith.simplify(lo + var, bounds)
 
 
 def _realize_in_loops(block, values, conds, loops):
