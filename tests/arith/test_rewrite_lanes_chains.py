@@ -9,22 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rewrite_checks import X, Y, Z, assert_keeps_value, assert_rewrites_to, rewrite_under
+
 from ember import tir
-from ember.arith import Analyzer, evaluate
 from ember.ir import structural_equal
 
-X, Y, Z = tir.Var("x"), tir.Var("y"), tir.Var("z")
 VX = tir.Var("vx", "int32x2")
 VSCALE = tir.call_intrin("int32", "tir.vscale")
 tdiv, tmod, fld = tir.truncdiv, tir.truncmod, tir.floordiv
-
-
-def _simplify(before, cond=None):
-    ana = Analyzer()
-    if cond is None:
-        return ana.rewrite_simplify(before)
-    with ana.constraint_scope(cond):
-        return ana.rewrite_simplify(before)
 
 
 def _bc(v, n=4):
@@ -43,14 +35,13 @@ def _bc(v, n=4):
     (tir.And(_bc(Y <= X, 2), _bc(Z == 1, 2)), _bc(tir.And(Y <= X, Z == 1), 2), None),
 ])
 def test_vector_forms(before, expected, cond):
-    after = _simplify(before, cond)
-    assert structural_equal(after, expected), f"{before!r} -> {after!r}, want {expected!r}"
+    assert_rewrites_to(before, expected, cond)
 
 
 def test_truncating_ramp_division_keeps_negative_lanes():
     # x = -1: trunc(-1 / 2) = 0 but trunc(3 / 2) = 1, so the ramp is not Ramp(x / 2, 2, 4)
     before = tdiv(tir.Ramp(X, 4, 4), _bc(2))
-    assert structural_equal(_simplify(before), before)
+    assert structural_equal(rewrite_under(before), before)
 
 
 SCALAR = [
@@ -64,19 +55,16 @@ SCALAR = [
 
 @pytest.mark.parametrize("before, expected, cond", [c for c in SCALAR if c[1] is not None])
 def test_chain_forms(before, expected, cond):
-    after = _simplify(before, cond)
-    assert structural_equal(after, expected), f"{before!r} -> {after!r}, want {expected!r}"
+    assert_rewrites_to(before, expected, cond)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(SCALAR), st.lists(st.tuples(*[st.integers(-30, 30)] * 3), min_size=10, max_size=10))
 def test_chain_rules_keep_value(case, points):
     before, _, cond = case
-    after = _simplify(before, cond)
+    after = rewrite_under(before, cond)
     for x, y, z in points:
-        env = {X: x, Y: y, Z: z}
-        if cond is None or evaluate(cond, env):
-            assert evaluate(after, env) == evaluate(before, env), (before, after, env)
+        assert_keeps_value(before, after, {X: x, Y: y, Z: z}, cond)
 
 
 def _ite(c, t, f):
@@ -94,14 +82,12 @@ BRANCHES = [
 
 @pytest.mark.parametrize("before, expected", [c for c in BRANCHES if c[1] is not None])
 def test_nested_conditional_forms(before, expected):
-    after = _simplify(before)
-    assert structural_equal(after, expected), f"{before!r} -> {after!r}, want {expected!r}"
+    assert_rewrites_to(before, expected)
 
 
 @pytest.mark.parametrize("before, expected", BRANCHES)
 def test_nested_conditionals_keep_value(before, expected):
-    after = _simplify(before)
+    after = rewrite_under(before)
     for x in range(-3, 8):
         for y in (-2, 0, 1, 3):
-            env = {X: x, Y: y, Z: 11}
-            assert evaluate(after, env) == evaluate(before, env), (before, after, env)
+            assert_keeps_value(before, after, {X: x, Y: y, Z: 11})

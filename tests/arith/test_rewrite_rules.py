@@ -7,27 +7,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rewrite_checks import X, Y, Z, assert_keeps_value, assert_rewrites_to, rewrite_under
 
 from ember import tir
-from ember.arith import Analyzer, evaluate
+from ember.arith import Analyzer
 from ember.ir import structural_equal
 
-X, Y, Z = tir.Var("x"), tir.Var("y"), tir.Var("z")
 fld, flm, tdiv, tmod = tir.floordiv, tir.floormod, tir.truncdiv, tir.truncmod
-
-
-def _simplify(before, cond=None):
-    ana = Analyzer()
-    if cond is None:
-        return ana.rewrite_simplify(before)
-    with ana.constraint_scope(cond):
-        return ana.rewrite_simplify(before)
-
-
-def _check(before, expected, cond=None):
-    after = _simplify(before, cond)
-    expected = tir.const(expected) if isinstance(expected, bool | int) else expected
-    assert structural_equal(after, expected), f"{before!r} -> {after!r}, want {expected!r}"
 
 
 # (before, expected, precondition or None)
@@ -121,18 +107,18 @@ def test_recombined_sum_keeps_the_place_of_its_terms():
 
 
 def test_truncating_division_keeps_sign_changes():
-    assert isinstance(_simplify(tdiv(X * Z - Y, Z)), tir.Div)
+    assert isinstance(rewrite_under(tdiv(X * Z - Y, Z)), tir.Div)
 
 
 @pytest.mark.parametrize("before, expected, cond", [c for c in SYMBOLIC_DIVISOR + RECOMBINE + AND_DIV_MOD
                                                     + CONST_DIVISOR + MOD_TWO if c[1] is not None])
 def test_division_forms(before, expected, cond):
-    _check(before, expected, cond)
+    assert_rewrites_to(before, expected, cond)
 
 
 @pytest.mark.parametrize("before, expected, cond", [c for c in FACTORING if c[1] is not None])
 def test_factoring_forms(before, expected, cond):
-    _check(before, expected, cond)
+    assert_rewrites_to(before, expected, cond)
 
 
 def _all_cases():
@@ -146,33 +132,17 @@ _values = st.integers(-40, 40)
 @given(st.sampled_from(_all_cases()), st.lists(st.tuples(_values, _values, _values), min_size=8, max_size=8))
 def test_rules_keep_value(case, points):
     before, _, cond = case
-    after = _simplify(before, cond)
+    after = rewrite_under(before, cond)
     for x, y, z in points:
-        env = {X: x, Y: y, Z: z}
-        if cond is not None and not evaluate(cond, env):
-            continue
-        try:
-            want = evaluate(before, env)
-        except ZeroDivisionError:
-            continue
-        assert bool(evaluate(after, env)) == bool(want) if before.dtype.is_bool else \
-            evaluate(after, env) == want, (before, after, env)
+        assert_keeps_value(before, after, {X: x, Y: y, Z: z}, cond)
 
 
 def _sweep(before, cond, xs, ys, zs):
-    after = _simplify(before, cond)
+    after = rewrite_under(before, cond)
     for x in xs:
         for y in ys:
             for z in zs:
-                env = {X: x, Y: y, Z: z}
-                if cond is not None and not evaluate(cond, env):
-                    continue
-                try:
-                    want = evaluate(before, env)
-                except ZeroDivisionError:
-                    continue
-                got = evaluate(after, env)
-                assert (bool(got) == bool(want)) if before.dtype.is_bool else got == want, (before, after, env)
+                assert_keeps_value(before, after, {X: x, Y: y, Z: z}, cond)
 
 
 @pytest.mark.parametrize("before, expected, cond", AND_DIV_MOD)
