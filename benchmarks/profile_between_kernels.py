@@ -9,7 +9,9 @@ slices given to other processes do not count, so the figures hold on a loaded ma
 - each call's kernel alone: *hot* (the same arrays every call, so its weights stay in the
   L2 cache) and with *cold weights* (its constant arguments rotated over copies that do not
   fit the L2 cache, as inside the model, where each layer's weights are read once per run);
-- the time outside kernel calls (the VM itself: model time minus the calls' sum).
+- the time outside kernel calls (the VM itself: model time minus the calls' sum).  Profiled
+  calls and kernels alone go through the checked Python call (a few µs each, not the VM's
+  native fast path), so with many small kernels (MobileNetV2) the sum can exceed the model.
 
 Run: python benchmarks/profile_between_kernels.py resnet50 [--runs 9] [--top 15]
 """
