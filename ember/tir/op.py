@@ -124,7 +124,7 @@ def pow(x, y, dtype=None, span=None) -> PrimExpr:  # noqa: A001 - TVM's name
 power = pow
 
 
-def isnan(x, span=None) -> PrimExpr:
+def isnan(x, span=None, dtype=None) -> PrimExpr:  # dtype: accepted as TVMScript prints it
     """Whether ``x`` is NaN (bool, ``x``'s lanes): False for integers, folded for a float
     constant, and a float16 operand is widened to float32 first, as TVM builds it."""
     x = as_expr(x)

@@ -19,6 +19,7 @@ def test_isnan_of_each_dtype():
     assert str(tir.isnan(te.var("k", "int8x2")).dtype) == "uint1x2"
     assert tir.isnan(tir.const(math.nan, "float32")).value == 1
     assert tir.isnan(tir.const(1.0, "float32")).value == 0
+    assert str(tir.isnan(x, dtype="bool")) == "T.isnan(x)"  # the keyword TVMScript prints
 
 
 def test_power_needs_floats():
