@@ -93,6 +93,15 @@ def _value(e, env):
         return None
 
 
+def _assert_same_values(e, simple, env_list):
+    """``simple`` evaluates like ``e`` at every environment (one where ``e`` divides by
+    zero is not a sample)."""
+    for env in env_list:
+        want = _value(e, env)
+        assume(want is not None)
+        assert _value(simple, env) == want, (e, simple, env)
+
+
 _SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -102,20 +111,14 @@ def test_simplify_preserves_value(e, env_list):
     ana = _analyzer()
     simple = ana.simplify(e)
     assert simple.dtype == e.dtype
-    for env in env_list:
-        want = _value(e, env)
-        assume(want is not None)
-        assert _value(simple, env) == want, (e, simple, env)
+    _assert_same_values(e, simple, env_list)
 
 
 @_SETTINGS
 @given(int_exprs, st.lists(envs, min_size=1, max_size=4))
 def test_canonical_simplify_preserves_value_shared_analyzer(e, env_list):
     simple = ANA.canonical_simplify(e)
-    for env in env_list:
-        want = _value(e, env)
-        assume(want is not None)
-        assert _value(simple, env) == want, (e, simple, env)
+    _assert_same_values(e, simple, env_list)
 
 
 @_SETTINGS
@@ -123,10 +126,7 @@ def test_canonical_simplify_preserves_value_shared_analyzer(e, env_list):
 def test_simplify_preserves_conditions(e, env_list):
     simple = ANA.simplify(e)
     assert simple.dtype == e.dtype
-    for env in env_list:
-        want = _value(e, env)
-        assume(want is not None)
-        assert _value(simple, env) == want, (e, simple, env)
+    _assert_same_values(e, simple, env_list)
 
 
 @_SETTINGS
@@ -181,10 +181,7 @@ def test_division_by_zero_is_left_alone(seed_expr):
 @given(int_exprs, st.lists(envs, min_size=1, max_size=4))
 def test_simplify_without_bounds_preserves_value(e, env_list):
     simple = Analyzer().simplify(e)
-    for env in env_list:
-        want = _value(e, env)
-        assume(want is not None)
-        assert _value(simple, env) == want, (e, simple, env)
+    _assert_same_values(e, simple, env_list)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
