@@ -25,7 +25,7 @@ def matmul_with_let(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "flo
 
 @T.prim_func
 def fused_square_sum(A: T.Buffer((4, 8, 8), "float32"), C: T.Buffer((4,), "float32")):
-    for b, f_outer, f_inner in T.grid(4, 64, 1):
+    for b, f_outer, f_inner in T.grid(4, 64, 1):  # noqa: B007 - the unit loop rfactor is given
         with T.block("C"):
             vb = T.axis.spatial(4, b)
             vi = T.axis.reduce(8, f_outer // 8)
@@ -72,52 +72,47 @@ def test_rfactor_refuses_a_scope_that_is_not_a_stage_pipeline():
         sch.rfactor(sch.get_loops(sch.get_block("C"))[1], 0)
 
 
-@T.prim_func
-def argmax_rows(idx: T.Buffer((8, 32), "int32"), val: T.Buffer((8, 32), "float32"),
-                out_i: T.Buffer((8,), "int32"), out_v: T.Buffer((8,), "float32")):
-    for i, ko, ki in T.grid(8, 4, 8):
-        with T.block("argmax"):
-            vi = T.axis.spatial(8, i)
-            vk = T.axis.reduce(32, ko * 8 + ki)
-            T.reads(idx[vi, vk], val[vi, vk])
-            T.writes(out_i[vi], out_v[vi])
-            with T.init():
-                out_i[vi] = -1
-                out_v[vi] = T.min_value("float32")
-            new_i: T.int32 = T.Select(out_v[vi] >= val[vi, vk], out_i[vi], idx[vi, vk])
-            new_v: T.float32 = T.Select(out_v[vi] >= val[vi, vk], out_v[vi], val[vi, vk])
-            out_i[vi] = new_i
-            out_v[vi] = new_v
+def argmax_rows(let_per_accumulator: bool = True):
+    """Row-wise argmax of (idx, val), 8 x 32, the reduction split 4 x 8.  Its update binds
+    each accumulator's new value with a let; ``let_per_accumulator=False`` stores the value
+    one directly (the form rfactor refuses)."""
 
+    @T.prim_func
+    def argmax_rows(idx: T.Buffer((8, 32), "int32"), val: T.Buffer((8, 32), "float32"),
+                    out_i: T.Buffer((8,), "int32"), out_v: T.Buffer((8,), "float32")):
+        for i, ko, ki in T.grid(8, 4, 8):
+            with T.block("argmax"):
+                vi = T.axis.spatial(8, i)
+                vk = T.axis.reduce(32, ko * 8 + ki)
+                T.reads(idx[vi, vk], val[vi, vk])
+                T.writes(out_i[vi], out_v[vi])
+                with T.init():
+                    out_i[vi] = -1
+                    out_v[vi] = T.min_value("float32")
+                new_i: T.int32 = T.Select(out_v[vi] >= val[vi, vk], out_i[vi], idx[vi, vk])
+                if let_per_accumulator:  # decided while parsing
+                    new_v: T.float32 = T.Select(out_v[vi] >= val[vi, vk], out_v[vi], val[vi, vk])
+                    out_i[vi] = new_i
+                    out_v[vi] = new_v
+                else:
+                    out_i[vi] = new_i
+                    out_v[vi] = T.Select(out_v[vi] >= val[vi, vk], out_v[vi], val[vi, vk])
 
-@T.prim_func
-def argmax_rows_store_not_a_let(idx: T.Buffer((8, 32), "int32"), val: T.Buffer((8, 32), "float32"),
-                                out_i: T.Buffer((8,), "int32"), out_v: T.Buffer((8,), "float32")):
-    for i, ko, ki in T.grid(8, 4, 8):
-        with T.block("argmax"):
-            vi = T.axis.spatial(8, i)
-            vk = T.axis.reduce(32, ko * 8 + ki)
-            T.reads(idx[vi, vk], val[vi, vk])
-            T.writes(out_i[vi], out_v[vi])
-            with T.init():
-                out_i[vi] = -1
-                out_v[vi] = T.min_value("float32")
-            new_i: T.int32 = T.Select(out_v[vi] >= val[vi, vk], out_i[vi], idx[vi, vk])
-            out_i[vi] = new_i
-            out_v[vi] = T.Select(out_v[vi] >= val[vi, vk], out_v[vi], val[vi, vk])
+    return argmax_rows
 
 
 @pytest.mark.parametrize("loop", [1, 2])
 def test_rfactor_of_an_argmax_pair(loop):
-    sch = Schedule(argmax_rows)
+    func = argmax_rows()
+    sch = Schedule(func)
     rf = sch.rfactor(sch.get_loops(sch.get_block("argmax"))[loop], 1)
     assert [b.name for b in sch.get(sch.get_block("root")).alloc_buffers] == ["out_i_rf", "out_v_rf"]
     assert sch.get(rf).name_hint == "argmax_rf"
-    check(sch, argmax_rows)
+    check(sch, func)
 
 
 def test_rfactor_of_an_argmax_pair_needs_a_let_per_accumulator():
-    sch = Schedule(argmax_rows_store_not_a_let)
+    sch = Schedule(argmax_rows(let_per_accumulator=False))
     with pytest.raises(ScheduleError, match="must bind each accumulator's new value with a let"):
         sch.rfactor(sch.get_loops(sch.get_block("argmax"))[2], 1)
 
