@@ -63,6 +63,38 @@ def call_counts(mod) -> collections.Counter:
     return counts
 
 
+def constant_params(mod) -> dict:
+    """kernel name → indices of the parameters some ``call_tir`` of it passes a constant (its
+    weights), from the Relax functions of ``mod``."""
+    from ember.relax.expr import Call, Constant, Function, Tuple
+
+    out: dict = collections.defaultdict(set)
+    for func in mod.functions.values():
+        if not isinstance(func, Function):
+            continue
+        for block in getattr(func.body, "blocks", ()):
+            for b in block.bindings:
+                v = b.value
+                if isinstance(v, Call) and getattr(v.op, "name", "") == "relax.call_tir":
+                    args = v.args[1]
+                    fields = args.fields if isinstance(args, Tuple) else [args]
+                    out[v.args[0].name_hint] |= {i for i, a in enumerate(fields) if isinstance(a, Constant)}
+    return out
+
+
+def cold_weight_sets(arrays: list, const_idx: set, l2_bytes: int = 4 << 20) -> list:
+    """Argument lists sharing every array but the constants, which are copied until all copies
+    together pass 8x the L2 cache: calling the lists in turn reads the weights from beyond L2,
+    as a model does (each layer's weights once per run), while a kernel called on the same
+    arrays finds them in L2 (up to 1.6x faster for ResNet-50's last 3x3 convs)."""
+    import ember as tvm
+
+    nbytes = sum(arrays[i].numpy().nbytes for i in const_idx) or 1
+    copies = max(2, min(16, -(-8 * l2_bytes // nbytes))) if const_idx else 1
+    return [arrays] + [[tvm.nd.array(a.numpy().copy()) if i in const_idx else a for i, a in enumerate(arrays)]
+                       for _ in range(copies - 1)]
+
+
 def _dim(d, bind: dict) -> int | None:
     """A buffer dim's value, symbolic dims taken from ``bind`` by variable name."""
     from ember.arith import Analyzer

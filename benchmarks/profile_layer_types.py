@@ -1,5 +1,6 @@
 """Where a model's time goes, per layer type, in ember, ONNX Runtime and OpenVINO side by side:
-ember's kernels timed alone (``profile_kernels.py``), ORT's own profiler (``enable_profiling``)
+ember's kernels timed alone (``profile_kernels.py``) with their weights cold in L2 as inside the
+model (``--hot``: the same arrays every call, as before round 5), ORT's own profiler (``enable_profiling``)
 and OpenVINO's per-layer counters (``PERF_COUNT``), each runtime's layers sorted into the same
 types (dense conv by kernel size and stride, depthwise conv, pooling, fully connected, layout
 reorders, the rest), same thread count.
@@ -66,8 +67,8 @@ def _onnx_types(w) -> dict:
     return out
 
 
-def ember_types(w, threads: int) -> dict:
-    """layer type → ms per run (kernels timed alone, times their calls)."""
+def ember_types(w, threads: int, hot: bool = False) -> dict:
+    """layer type → ms per run (kernels timed alone, times their calls; weights cold unless ``hot``)."""
     import time
 
     import ember as tvm
@@ -75,6 +76,7 @@ def ember_types(w, threads: int) -> dict:
 
     mod, _ = pk.scheduled_module(w)
     counts = pk.call_counts(mod)
+    constants = pk.constant_params(mod)
     rng = np.random.default_rng(0)
     totals: dict = collections.defaultdict(float)
     for gv, func in mod.functions.items():
@@ -85,10 +87,11 @@ def ember_types(w, threads: int) -> dict:
         kernel = tvm.build(func, target="llvm")
         arrays = [tvm.nd.array(rng.standard_normal(s).astype(t) if "float" in t else np.zeros(s, t))
                   for s, t in zip(shapes, dtypes)]
+        sets = [arrays] if hot else pk.cold_weight_sets(arrays, constants[gv.name_hint])
         kernel(*arrays)
         number, start = 0, time.perf_counter()
         while time.perf_counter() - start < 0.1:
-            kernel(*arrays)
+            kernel(*sets[number % len(sets)])
             number += 1
         per = (time.perf_counter() - start) / number
         totals[_ember_type(gv.name_hint, func)] += per * counts[gv.name_hint] * 1e3
@@ -222,17 +225,19 @@ def main() -> None:
     parser.add_argument("model")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--hot", action="store_true", help="ember's kernels on the same arrays every call")
     args = parser.parse_args()
     set_threads(args.threads)
     w = zoo.workload(args.model, 1)
-    cols = {"ember": ember_types(w, args.threads), "ORT": ort_types(w, args.threads, args.runs)}
+    cols = {"ember": ember_types(w, args.threads, args.hot), "ORT": ort_types(w, args.threads, args.runs)}
     try:
         cols["OpenVINO"] = openvino_types(w, args.threads, args.runs)
     except Exception as err:  # noqa: BLE001 - report and go on without it
         print(f"OpenVINO profile failed: {err}")
     kinds = sorted(set().union(*cols.values()), key=lambda k: -cols["ember"].get(k, 0.0))
     names = list(cols)
-    print(f"{args.model}, {args.threads} threads, ms per run by layer type (ember: kernels timed alone)")
+    print(f"{args.model}, {args.threads} threads, ms per run by layer type (ember: kernels timed alone, "
+          f"weights {'hot' if args.hot else 'cold'})")
     print("| layer type | " + " | ".join(names) + " | ember / ORT | ember / OpenVINO |")
     print("|---|" + "---|" * (len(names) + 2))
     for k in kinds + ["total"]:
