@@ -45,6 +45,7 @@ def add_seed_space(strategy, trace: Trace | None) -> bool:
     if trace is None or spaces is None or not trace.decisions:
         return False
     spaces.extend([trace] * max(1, len(spaces)))
+    strategy.seed_space = trace  # the first round's parent (EvolutionarySearch)
     return True
 
 

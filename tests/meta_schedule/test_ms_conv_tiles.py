@@ -119,3 +119,34 @@ def test_tune_tir_workload_is_in_the_form_the_seed_replays_on():
     mod = tuning_workload(func)
     assert replay(mod, default_schedule_trace(mod, target), 0, []) is not None
     assert tuning_workload(mod) is mod
+
+
+def test_first_round_evolves_from_the_default_and_never_remeasures_it():
+    # before anything is measured, the evolutionary search's parent is the default schedule, so
+    # its first round mutates it (other tiles of the same rule); the default itself is
+    # measured once, by the task scheduler, never again as a candidate of the strategy
+    from ember.ir import structural_hash
+    from ember.meta_schedule.arg_info import ArgInfo
+    from ember.meta_schedule.search_strategy import MeasureCandidate
+    from ember.meta_schedule.task_scheduler.task_scheduler import TaskScheduler, TaskState
+
+    mod = conv_nchwc_workload(c=1, f=2, hw=7)
+    target = Target(TARGET)
+    ctx = ms.TuneContext(mod, target=target, space_generator="post-order-apply",
+                         search_strategy=ms.search_strategy.EvolutionarySearch(population_size=8, round_time_limit=1e9),
+                         rand_state=3)  # no time limit: the same population however loaded the machine
+    ctx.pre_tuning(16, 8, ctx.generate_design_space(), None, ms.cost_model.RandomModel())
+    seed = default_schedule_trace(mod, target)
+    assert add_seed_space(ctx.search_strategy, seed)
+    seed_sch = replay(mod, seed, 0, ctx.search_strategy.postprocs)
+    parents = ctx.search_strategy._seed_parent()
+    assert len(parents) == 1 and structural_equal(parents[0].mod, seed_sch.mod)
+    candidates = ctx.generate_measure_candidates()
+    assert candidates
+
+    task = TaskState(ctx, seed_trace=seed)
+    again = MeasureCandidate(seed_sch, ArgInfo.from_entry_func(seed_sch.mod))
+    batch = TaskScheduler()._with_seed(task, [again] + list(candidates))
+    assert structural_equal(batch[0].sch.mod, seed_sch.mod)
+    assert not any(structural_equal(c.sch.mod, seed_sch.mod) for c in batch[1:])
+    assert structural_hash(seed_sch.mod) in ctx.search_strategy.measured

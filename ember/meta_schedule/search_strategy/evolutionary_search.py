@@ -10,7 +10,8 @@ score and mutated (one mutator picked by ``mutator_probs``) with probability
 Defaults are smaller than TVM's (population 512, 4 generations): replaying a trace in
 Python costs 0.1-1 s, so a population of 64 over 2 generations, and a round that stops
 growing and evolving after ``round_time_limit`` seconds (it still fills its batch with
-fresh samples), keep the search from eating the measurement time."""
+fresh samples), keep the search from eating the measurement time.  Before the first
+measurement the default schedule (when the task scheduler gave one) is the parent."""
 
 from __future__ import annotations
 
@@ -55,6 +56,14 @@ class EvolutionarySearch(StrategyBase):
             if sch is not None:
                 out.append(sch)
         return out
+
+    def _seed_parent(self) -> list:
+        """Before anything is measured: the default schedule (``seed_space``, set by
+        ``default_seed.add_seed_space``) with its own decisions, so the first round's
+        mutations explore its neighbours rather than only fresh random samples."""
+        seed = getattr(self, "seed_space", None)
+        sch = None if seed is None else self._replay_kept(seed)
+        return [] if sch is None else [sch]
 
     def _replay_kept(self, trace):
         from .candidate import replay
@@ -117,7 +126,7 @@ class EvolutionarySearch(StrategyBase):
             return None
         budget = self._budget()
         self._deadline = time.time() + self.round_time_limit
-        parents = self._measured_parents()
+        parents = self._measured_parents() or self._seed_parent()
         fresh = self._random(max(self.population_size - len(parents), self.init_min_unmeasured), at_least=budget)
         population = self._evolve(parents + fresh) if parents + fresh else []
         scores = self._scores(population)

@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from ember.ir import structural_equal, structural_hash
 from ember.tir.schedule import Schedule
 
 from ..builder import BuilderInput
@@ -157,7 +158,11 @@ class TaskScheduler:
                         "tuned without its default seed", task.ctx.task_name)
             return candidates
         task.seed_index = 0
-        return [MeasureCandidate(seed, ArgInfo.from_entry_func(seed.mod))] + list(candidates or [])
+        others = [c for c in candidates or [] if not structural_equal(c.sch.mod, seed.mod)]  # measured once
+        measured = getattr(task.ctx.search_strategy, "measured", None)
+        if isinstance(measured, set):  # so that the strategy does not pick it again
+            measured.add(structural_hash(seed.mod))
+        return [MeasureCandidate(seed, ArgInfo.from_entry_func(seed.mod))] + others
 
     def _confirm(self, task: TaskState, top_k: int) -> None:
         """Measure the best ``top_k`` records and the default seed again, interleaved, and
