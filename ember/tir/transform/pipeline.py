@@ -30,6 +30,7 @@ from .lower_init_block import LowerInitBlock
 from .lower_intrin import CODEGEN_INTRINSICS, STRUCTURAL_INTRINSICS, LowerIntrin
 from .lower_opaque_block import LowerOpaqueBlock
 from .remove_no_op import RemoveNoOp
+from .unswitch_guarded_loops import UnswitchGuardedLoops
 from .simplify import Simplify
 from .storage_rewrite import StorageRewrite
 from .unroll_loop import UnrollLoop
@@ -59,6 +60,8 @@ def lowering_passes(target=None) -> list[Pass]:
         FlattenBuffer(),
         # needs flat indices; folds index arithmetic and bound checks (no-op without arith)
         Simplify(),
+        # needs simplified bounds; a serial loop guarded as a whole by i < n gets an unguarded copy
+        UnswitchGuardedLoops(),
         # needs flat buffers; turns VECTORIZED loops into Ramp/Broadcast or serial loops
         # (all serial under PassContext(config={"tir.disable_vectorize": True}), as in TVM)
         VectorizeLoop(not PassContext.current().config.get("tir.disable_vectorize", False)),
