@@ -23,13 +23,14 @@ import profile_kernels as pk
 import profile_layer_types as plt
 
 
-def _ember_kernels(w) -> list:
-    """(layer type, calls per run, kernel, its arrays) of each kernel ember's model calls."""
+def _ember_kernels(w, hot: bool) -> list:
+    """(layer type, calls per run, kernel, its argument lists) of each kernel ember's model calls."""
     import ember as tvm
     from ember.tir import PrimFunc
 
     mod, _ = pk.scheduled_module(w)
     counts = pk.call_counts(mod)
+    constants = pk.constant_params(mod)
     rng = np.random.default_rng(0)
     out = []
     for gv, func in mod.functions.items():
@@ -39,17 +40,18 @@ def _ember_kernels(w) -> list:
         dtypes = [str(func.buffer_map[p].dtype) for p in func.params]
         arrays = [tvm.nd.array(rng.standard_normal(s).astype(t) if "float" in t else np.zeros(s, t))
                   for s, t in zip(shapes, dtypes)]
-        out.append((plt._ember_type(gv.name_hint, func), counts[gv.name_hint], tvm.build(func, target="llvm"), arrays))
+        sets = [arrays] if hot else pk.cold_weight_sets(arrays, constants[gv.name_hint])
+        out.append((plt._ember_type(gv.name_hint, func), counts[gv.name_hint], tvm.build(func, target="llvm"), sets))
     return out
 
 
 def _ember_round(kernels: list, seconds: float) -> dict:
     totals: dict = collections.defaultdict(float)
-    for kind, calls, kernel, arrays in kernels:
-        kernel(*arrays)
+    for kind, calls, kernel, sets in kernels:
+        kernel(*sets[-1])
         number, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
-            kernel(*arrays)
+            kernel(*sets[number % len(sets)])
             number += 1
         totals[kind] += (time.perf_counter() - start) / number * calls * 1e3
     return totals
@@ -62,18 +64,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--runs", type=int, default=5, help="OpenVINO runs per round")
     parser.add_argument("--seconds", type=float, default=0.03, help="time per ember kernel per round")
+    parser.add_argument("--hot", action="store_true", help="ember's kernels on the same arrays every call")
     args = parser.parse_args()
     set_threads(args.threads)
     w = zoo.workload(args.model, 1)
-    kernels = _ember_kernels(w)
+    kernels = _ember_kernels(w, args.hot)
     ember, ov = collections.defaultdict(list), collections.defaultdict(list)
     for _ in range(args.rounds):
         for kind, ms in plt.openvino_types(w, args.threads, args.runs).items():
             ov[kind].append(ms)
         for kind, ms in _ember_round(kernels, args.seconds).items():
             ember[kind].append(ms)
-    print(f"{args.model}, {args.threads} thread(s), {args.rounds} interleaved rounds: ms per run by layer type, "
-          "median (range); ember / OpenVINO per round")
+    print(f"{args.model}, {args.threads} thread(s), {args.rounds} interleaved rounds, ember's weights "
+          f"{'hot' if args.hot else 'cold'}: ms per run by layer type, median (range); ember / OpenVINO per round")
     print("| layer type | ember ms | OpenVINO ms | ember / OpenVINO |\n|---|---|---|---|")
     for kind in sorted(set(ember) | set(ov), key=lambda k: -statistics.median(ember.get(k, [0]))):
         e, o = ember.get(kind), ov.get(kind)
