@@ -98,7 +98,7 @@ def test_seed_trace_becomes_a_design_space():
     trace = default_schedule_trace(mod, Target(TARGET))
     strategy = Strategy()
     assert add_seed_space(strategy, trace)
-    assert strategy.design_spaces == ["mlt-space", trace]
+    assert strategy.design_spaces == ["mlt-space", trace, trace, trace]  # three draws in four
     assert not add_seed_space(strategy, None)
     assert not add_seed_space(strategy, Trace([], {}))  # nothing sampled: nothing to explore
 
