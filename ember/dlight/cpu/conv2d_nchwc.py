@@ -114,6 +114,10 @@ class Conv2DNCHWc(_BlockedConvRule):
     # and weight vectors fit the registers, its broadcast pixels not counted (2x14 instead of 4x4
     # at 56 and 28 pixels): 0.86-0.93x the time of ResNet-50's 3x3 layers (RESULTS.md, round 5)
     wide_window_tiles = True
+    # True: a window conv (3x3, ...) reduces (rco, rci, ry, rx), reading each block's KH*KW*16o
+    # weight chunk in order as the weights (O/16, C, KH, KW, 16o) lie; False: (rco, ry, rx, rci),
+    # whose innermost channel strides KH*KW*16 floats (576 B at 3x3) through the weights
+    channels_outside_window = False
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
@@ -133,7 +137,8 @@ class Conv2DNCHWc(_BlockedConvRule):
         # every channel of the block inside the window
         ry_0, ry_1 = split_tile(sch, ry, [None, 1], tunable, extents[6])
         rx_0, rx_1 = split_tile(sch, rx, [None, 1], tunable, extents[7])
-        rci_0, rci_1 = split_tile(sch, rci, [None, extents[8]], tunable, extents[8])
+        outside = self.channels_outside_window and extents[6] * extents[7] > 1
+        rci_0, rci_1 = split_tile(sch, rci, [None, 1 if outside else extents[8]], tunable, extents[8])
         sch.reorder(n, f_0, y, x_0, rco, rci_0, ry_0, rx_0, ry_1, rx_1, rci_1, x_1, f_1, fi)
         outer = sch.fuse(n, f_0, y)
         acc = sch.cache_write(info.rv, 0, "local")
