@@ -60,13 +60,15 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--min-seconds", type=float, default=3.0)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the calling thread's CPU time (use with --threads 1 under load)")
     args = parser.parse_args()
     os.environ["EMBER_DISK_CACHE"] = "0"  # every variant compiled afresh
     os.environ["EMBER_BUILD_CACHE"] = "0"
     set_threads(args.threads)
     variants = [_parse(v) for v in args.variant]
     first = variants[0][0]
-    print(f"threads {args.threads}; ember / ORT and variant / {first!r}, same process, interleaved, "
+    print(f"threads {args.threads}{', thread CPU time' if args.cpu_time else ''}; ember / ORT and variant / {first!r}, same process, interleaved, "
           f"median of {args.repeats} (per-round range)")
     print("| model | variant | ember ms | ORT ms | ember / ORT | / first | compile CPU s |")
     print("|---|---|---|---|---|---|---|")
@@ -82,7 +84,8 @@ def main() -> None:
             if got.shape != ref.shape or not err <= 2e-3:
                 raise SystemExit(f"{name} {label}: output differs from ORT (max err / max |ref| = {err:.2e})")
             fns[label] = fn
-        samples = _time_interleaved(fns, args.repeats, args.min_seconds)
+        samples = _time_interleaved(fns, args.repeats, args.min_seconds,
+                                    time.thread_time if args.cpu_time else time.perf_counter)
         ort = samples["ORT"]
         for label, _ in variants:
             s = samples[label]
