@@ -137,3 +137,39 @@ def test_wide_window_tiles_match_torch(wide):
         _run(2 * B, 2 * B, 28, 3, 2, False, False, seed=4, i64=True)
     finally:
         cpu.Conv2DNCHWc.wide_window_tiles = saved
+
+
+def _reduction_order(k, outside):
+    """The names of the non-unit reduction loops around a k x k conv's update, outermost first."""
+    x_t = te.placeholder((1, 2, 14, 14, B), name="X")
+    w_t = te.placeholder((2, 2 * B, k, k, B), name="W")
+    y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (k // 2,) * 4, (1, 1), "float32")
+    saved = cpu.Conv2DNCHWc.channels_outside_window
+    cpu.Conv2DNCHWc.channels_outside_window = outside
+    try:
+        sch = cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
+    finally:
+        cpu.Conv2DNCHWc.channels_outside_window = saved
+    loops = [sch.get(lp) for lp in sch.get_loops(sch.get_block("conv2d_NCHWc_update"))]
+    return [str(lp.loop_var) for lp in loops if int(lp.extent) > 1 and str(lp.loop_var).startswith("r")]
+
+
+def test_channels_outside_window_order():
+    """With the channels outside the window, a 3x3 conv reads each block's 3*3*B weight chunk in
+    order (rco, rci, ry, rx); inside, the channel is innermost and strides 9*B floats.  A 1x1
+    conv has no window: its channels stay innermost either way."""
+    assert _reduction_order(3, True) == ["rco", "rci_0", "ry_0", "rx_0"]
+    assert _reduction_order(3, False) == ["rco", "ry_0", "rx_0", "rci_1"]
+    assert _reduction_order(1, True) == _reduction_order(1, False) == ["rco", "rci_1"]
+
+
+@pytest.mark.parametrize("outside", [True, False])
+def test_channels_outside_window_matches_torch(outside):
+    saved = cpu.Conv2DNCHWc.channels_outside_window
+    cpu.Conv2DNCHWc.channels_outside_window = outside
+    try:
+        _run(2 * B, 4 * B, 14, 3, 1, True, False, seed=7)
+        _run(3 * B, 2 * B, 11, 5, 2, False, False, seed=8, i64=True)
+        _run(B, 2 * B, 9, 1, 1, False, False, seed=9)
+    finally:
+        cpu.Conv2DNCHWc.channels_outside_window = saved
