@@ -26,6 +26,64 @@ class Workload:
     notes: list = field(default_factory=list)
 
 
+# what a weight is, from where it is used: (op type, input index) → its random values
+def _he_normal(rng, shape):
+    fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+    return rng.standard_normal(shape) * math.sqrt(2.0 / fan_in)
+
+
+def _fully_connected(rng, shape):
+    return rng.standard_normal(shape) * math.sqrt(2.0 / shape[-1])
+
+
+_WEIGHT_FILL = {
+    ("Conv", 1): _he_normal,
+    ("Gemm", 1): _fully_connected,
+    ("Reshape", 0): _fully_connected,  # Inception's classifier weight, (1, 1, 1000, 1024) → Gemm
+    ("Conv", 2): lambda rng, shape: rng.normal(0.0, 0.05, shape),
+    ("Gemm", 2): lambda rng, shape: rng.normal(0.0, 0.05, shape),
+    ("BatchNormalization", 1): lambda rng, shape: rng.uniform(0.2, 0.6, shape),
+    ("BatchNormalization", 2): lambda rng, shape: rng.normal(0.0, 0.1, shape),
+    ("BatchNormalization", 3): lambda rng, shape: rng.normal(0.0, 0.1, shape),
+}
+
+
+def _randomize_light_weights(model, rng) -> None:
+    """The light models build every weight as ConstantOfShape(0.02): all channels alike, so
+    the softmax output is uniform and comparing outputs checks nothing.  Each such weight
+    becomes a random initializer scaled so activations keep their size through the network
+    (He-normal kernels; BatchNorm scales in [0.2, 0.6], so ResNet's residual sums grow slowly,
+    variances in [0.5, 1.5])."""
+    from onnx import numpy_helper
+
+    use = {}
+    for node in model.graph.node:
+        for index, name in enumerate(node.input):
+            use.setdefault(name, (node.op_type, index))
+    shapes = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    kept = []
+    for node in model.graph.node:
+        role = use.get(node.output[0]) if node.op_type == "ConstantOfShape" else None
+        if role is None or node.input[0] not in shapes:
+            kept.append(node)
+            continue
+        shape = [int(d) for d in shapes[node.input[0]]]
+        fill = _WEIGHT_FILL.get(role, lambda rng, shape: rng.uniform(0.5, 1.5, shape))
+        value = np.asarray(fill(rng, shape), dtype="float32")
+        model.graph.initializer.append(numpy_helper.from_array(value, node.output[0]))
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    # IR 4 lets initializers stay out of the graph inputs, where ORT would not fold them
+    model.ir_version = max(model.ir_version, 4)
+    used = {name for node in model.graph.node for name in node.input}
+    inits = [i for i in model.graph.initializer if i.name in used]
+    names = {i.name for i in inits}
+    inputs = [i for i in model.graph.input if i.name not in names and i.name in used]
+    del model.graph.initializer[:], model.graph.input[:]
+    model.graph.initializer.extend(inits)
+    model.graph.input.extend(inputs)
+
+
 def _light(name: str, batch: int) -> Workload | None:
     import onnx
 
@@ -33,8 +91,9 @@ def _light(name: str, batch: int) -> Workload | None:
     if batch != 1:
         return None
     model = onnx.load(path)
-    inits = {i.name for i in model.graph.initializer}
     rng = np.random.default_rng(0)
+    _randomize_light_weights(model, rng)
+    inits = {i.name for i in model.graph.initializer}
     inputs = {}
     for inp in model.graph.input:
         if inp.name in inits:
