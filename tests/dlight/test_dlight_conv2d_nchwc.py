@@ -139,9 +139,10 @@ def test_wide_window_tiles_match_torch(wide):
         cpu.Conv2DNCHWc.wide_window_tiles = saved
 
 
-def _reduction_order(k, outside):
-    """The names of the non-unit reduction loops around a k x k conv's update, outermost first."""
-    x_t = te.placeholder((1, 2, 14, 14, B), name="X")
+def _reduction_order(k, outside, hw=14):
+    """The names of the non-unit reduction loops around a k x k conv's update, outermost first
+    (``outside``: ``Conv2DNCHWc.channels_outside_window``, a bound on the tile's pixels)."""
+    x_t = te.placeholder((1, 2, hw, hw, B), name="X")
     w_t = te.placeholder((2, 2 * B, k, k, B), name="W")
     y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (k // 2,) * 4, (1, 1), "float32")
     saved = cpu.Conv2DNCHWc.channels_outside_window
@@ -157,13 +158,18 @@ def _reduction_order(k, outside):
 def test_channels_outside_window_order():
     """With the channels outside the window, a 3x3 conv reads each block's 3*3*B weight chunk in
     order (rco, rci, ry, rx); inside, the channel is innermost and strides 9*B floats.  A 1x1
-    conv has no window: its channels stay innermost either way."""
-    assert _reduction_order(3, True) == ["rco", "rci_0", "ry_0", "rx_0"]
-    assert _reduction_order(3, False) == ["rco", "ry_0", "rx_0", "rci_1"]
-    assert _reduction_order(1, True) == _reduction_order(1, False) == ["rco", "rci_1"]
+    conv has no window: its channels stay innermost either way.  The default takes the channels
+    outside only for short output rows (7 pixels: each weight vector feeds few FMAs)."""
+    outside, inside = ["rco", "rci_0", "ry_0", "rx_0"], ["rco", "ry_0", "rx_0", "rci_1"]
+    assert _reduction_order(3, 99) == outside
+    assert _reduction_order(3, 0) == inside
+    assert _reduction_order(1, 99) == _reduction_order(1, 0) == ["rco", "rci_1"]
+    default = cpu.Conv2DNCHWc.channels_outside_window
+    assert _reduction_order(3, default, hw=7) == outside
+    assert _reduction_order(3, default, hw=14) == inside
 
 
-@pytest.mark.parametrize("outside", [True, False])
+@pytest.mark.parametrize("outside", [99, 0])
 def test_channels_outside_window_matches_torch(outside):
     saved = cpu.Conv2DNCHWc.channels_outside_window
     cpu.Conv2DNCHWc.channels_outside_window = outside

@@ -114,10 +114,13 @@ class Conv2DNCHWc(_BlockedConvRule):
     # and weight vectors fit the registers, its broadcast pixels not counted (2x14 instead of 4x4
     # at 56 and 28 pixels): 0.86-0.93x the time of ResNet-50's 3x3 layers (RESULTS.md, round 5)
     wide_window_tiles = True
-    # True: a window conv (3x3, ...) reduces (rco, rci, ry, rx), reading each block's KH*KW*16o
-    # weight chunk in order as the weights (O/16, C, KH, KW, 16o) lie; False: (rco, ry, rx, rci),
-    # whose innermost channel strides KH*KW*16 floats (576 B at 3x3) through the weights
-    channels_outside_window = False
+    # a window conv (3x3, ...) with a long reduction whose register tile has fewer pixels than
+    # this (each weight vector feeds few FMAs: short rows, 7x7) reduces (rco, rci, ry, rx), reading
+    # each block's KH*KW*16o weight chunk in order as the weights (O/16, C, KH, KW, 16o) lie, which
+    # matters as a model reads them cold; otherwise (rco, ry, rx, rci), whose channel strides
+    # KH*KW*16 floats through the weights but reads each input pixel's channels in order (1.3-1.6x
+    # faster at 14-pixel tiles).  0: never, 99: every such conv.  RESULTS.md, round 5 (H8)
+    channels_outside_window = 8
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
@@ -134,10 +137,11 @@ class Conv2DNCHWc(_BlockedConvRule):
         # the reduction's order and unrolling, as tiles whose unit parts are no-ops: the window
         # (ry_1, rx_1 unrolled) and the block's channels (rci_0 outside the window), as tuning
         # may choose per layer; the rule's choice is [kh, 1], [kw, 1], [1, c]: nothing unrolled,
-        # every channel of the block inside the window
+        # every channel of the block inside the window ([c, 1], outside, for short rows)
         ry_0, ry_1 = split_tile(sch, ry, [None, 1], tunable, extents[6])
         rx_0, rx_1 = split_tile(sch, rx, [None, 1], tunable, extents[7])
-        outside = self.channels_outside_window and extents[6] * extents[7] > 1
+        # not a short reduction (a first layer's few channels: tiny weights, the input dominates)
+        outside = not short and extents[6] * extents[7] > 1 and xr < self.channels_outside_window
         rci_0, rci_1 = split_tile(sch, rci, [None, 1 if outside else extents[8]], tunable, extents[8])
         sch.reorder(n, f_0, y, x_0, rco, rci_0, ry_0, rx_0, ry_1, rx_1, rci_1, x_1, f_1, fi)
         outer = sch.fuse(n, f_0, y)
