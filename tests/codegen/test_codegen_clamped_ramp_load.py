@@ -35,4 +35,4 @@ def test_clamped_copy_matches_numpy(n):
 def test_whole_ramps_load_as_vectors():
     kernel = tvm.build(_padded_copy(), target="llvm")
     ll = kernel.get_source("ll-unopt")
-    assert "ramp_whole" in ll and "load <16 x float>" in ll
+    assert "ramp_then" in ll and "load <16 x float>" in ll

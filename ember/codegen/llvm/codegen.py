@@ -87,6 +87,23 @@ class CodeGenLLVM(ExprEmitter):
     def new_block(self, name: str) -> ir.Block:
         return self.function.append_basic_block(name)
 
+    def branch_value(self, cond: ir.Value, then_fn, else_fn, name: str) -> ir.Value:
+        """The value of ``then_fn()`` or ``else_fn()`` as ``cond`` says, only the taken side
+        evaluated: blocks ``<name>_then`` / ``<name>_else`` joined by a phi in ``<name>_end``."""
+        b = self.builder
+        then_bb, else_bb, end_bb = self.new_block(name + "_then"), self.new_block(name + "_else"), self.new_block(name + "_end")
+        b.cbranch(cond, then_bb, else_bb)
+        values = []
+        for block, fn in ((then_bb, then_fn), (else_bb, else_fn)):
+            b.position_at_end(block)
+            values.append((fn(), b.block))
+            b.branch(end_bb)
+        b.position_at_end(end_bb)
+        phi = b.phi(values[0][0].type)
+        for value, block in values:
+            phi.add_incoming(value, block)
+        return phi
+
     def _enter(self, fn: ir.Function, vars: dict) -> _Frame:
         """Start emitting ``fn``: an ``entry`` block for allocas, code from ``body`` on."""
         entry = fn.append_basic_block("entry")

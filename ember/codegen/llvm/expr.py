@@ -388,23 +388,13 @@ class ExprEmitter:
         first = self._index_i64(self.emit(start), start.dtype)
         last = b.add(first, ir.Constant(I64, lanes - 1))
         inside = b.icmp_signed("<=", last, self._index_i64(self.emit(bound), bound.dtype))
-        whole, ragged, join = self.new_block("ramp_whole"), self.new_block("ramp_clamped"), self.new_block("ramp_join")
-        b.cbranch(inside, whole, ragged)
-        b.position_at_end(whole)
         vec_ty = ir.VectorType(memory_type(buffer.dtype), lanes)
-        ptr = b.bitcast(self.element_pointer(buffer, first), vec_ty.as_pointer())
-        fast = self._from_memory(b.load(ptr, align=max(buffer.dtype.bits, 8) // 8), buffer.dtype.is_bool)
-        whole_end = b.block
-        b.branch(join)
-        b.position_at_end(ragged)
-        slow = self._gather_scatter(buffer, index, None)
-        ragged_end = b.block
-        b.branch(join)
-        b.position_at_end(join)
-        out = b.phi(fast.type)
-        out.add_incoming(fast, whole_end)
-        out.add_incoming(slow, ragged_end)
-        return out
+
+        def whole():
+            ptr = b.bitcast(self.element_pointer(buffer, first), vec_ty.as_pointer())
+            return self._from_memory(b.load(ptr, align=max(buffer.dtype.bits, 8) // 8), buffer.dtype.is_bool)
+
+        return self.branch_value(inside, whole, lambda: self._gather_scatter(buffer, index, None), "ramp")
 
     def _gather_scatter(self, buffer, index, store_value):
         b = self.builder

@@ -205,23 +205,7 @@ def _if_then_else(cg, call: Call) -> ir.Value:
     cond_e, then_e, else_e = call.args
     if cond_e.dtype.lanes > 1:  # vector condition: both sides, then select
         return cg.builder.select(cg.emit(cond_e), cg.emit(then_e), cg.emit(else_e))
-    b = cg.builder
-    cond = cg.emit(cond_e)
-    then_bb, else_bb, end_bb = cg.new_block("if_then"), cg.new_block("if_else"), cg.new_block("if_end")
-    b.cbranch(cond, then_bb, else_bb)
-    b.position_at_end(then_bb)
-    t = cg.emit(then_e)
-    then_end = b.block
-    b.branch(end_bb)
-    b.position_at_end(else_bb)
-    f = cg.emit(else_e)
-    else_end = b.block
-    b.branch(end_bb)
-    b.position_at_end(end_bb)
-    phi = b.phi(t.type)
-    phi.add_incoming(t, then_end)
-    phi.add_incoming(f, else_end)
-    return phi
+    return cg.branch_value(cg.emit(cond_e), lambda: cg.emit(then_e), lambda: cg.emit(else_e), "if")
 
 
 def _passthrough(cg, call: Call) -> ir.Value:
