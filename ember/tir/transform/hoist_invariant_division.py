@@ -19,7 +19,7 @@ only, since it relies on the LLVM code generator's total division.
 
 from __future__ import annotations
 
-from ember.ir import Add, Div, FloorDiv, FloorMod, IntImm, Max, Min, Mod, Mul, PrimExpr, Sub, Var, structural_equal
+from ember.ir import Add, Div, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, PrimExpr, Sub, Var, structural_equal
 from ember.transform import Pass
 
 from ..function import PrimFunc
@@ -132,7 +132,7 @@ def hoist_invariant_division(func: PrimFunc) -> PrimFunc:
     from ember.ir import replace
 
     scoped = {id(n.loop_var) for n in collect(func.body, lambda n: isinstance(n, For))}
-    scoped |= {id(n.var) for n in collect(func.body, lambda n: isinstance(n, LetStmt))}
+    scoped |= {id(n.var) for n in collect(func.body, lambda n: isinstance(n, LetStmt | Let))}
     hoister = _Hoister(scoped)
     body = _wrap(hoister.sites[0], hoister.visit(func.body))
     return func if body is func.body else replace(func, body=body)

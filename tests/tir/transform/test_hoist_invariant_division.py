@@ -59,3 +59,24 @@ def test_results_unchanged():
         out = tvm.nd.array(np.zeros_like(a))
         kernel(tvm.nd.array(a), out)
         np.testing.assert_array_equal(out.numpy(), a * 2)
+
+
+def test_division_of_let_expression_variables_stays_under_the_let():
+    """x // y where x and y are bound by Let expressions inside the loop: hoisting it would
+    read them before they are bound (the codegen refused the unbound variable)."""
+    n = tir.Var("n", "int32")
+    A = tir.decl_buffer((n,), "int32", "A")
+    B = tir.decl_buffer((n,), "int32", "B")
+    C = tir.decl_buffer((n,), "int32", "C")
+    i, x, y = tir.Var("i", "int32"), tir.Var("x", "int32"), tir.Var("y", "int32")
+    from tir_lower_builders import func_of, loop
+
+    value = tir.Let(x, tir.BufferLoad(A, (i,)), tir.Let(y, tir.BufferLoad(B, (i,)), x // y))
+    func = func_of([n, A, B, C], loop(i, n, tir.BufferStore(C, value, (i,))))
+    assert hoist_invariant_division(func) is func
+    kernel = tvm.build(func, target="llvm")
+    a = np.arange(-10, 10, dtype="int32")
+    b = np.array([3, -4, 5, 7] * 5, dtype="int32")
+    out = tvm.nd.array(np.zeros(20, "int32"))
+    kernel(20, tvm.nd.array(a), tvm.nd.array(b), out)
+    np.testing.assert_array_equal(out.numpy(), a // b)
