@@ -13,6 +13,8 @@ from .manipulate_extra import *  # noqa: F403
 from .qdq import *  # noqa: F403
 from .replicate import *  # noqa: F403
 from .scatter_nd import *  # noqa: F403
+from .set_ops import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .statistical import *  # noqa: F403
+from .ternary import *  # noqa: F403
 from .statistical import max, min, sum  # noqa: F401, A004
