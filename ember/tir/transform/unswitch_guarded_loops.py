@@ -10,18 +10,19 @@ else branch: the common case runs without the tests and keeps its constant trip 
 slower).
 
 Only SERIAL loops of constant extent starting at 0 with no else branch and a condition
-``i < n`` (or ``n > i``) where ``n`` does not depend on ``i`` are rewritten; runs on
+``i < n`` (or ``n > i``) where ``n`` does not depend on ``i`` and reads no buffer are rewritten; runs on
 lowered flat TIR before VectorizeLoop (VECTORIZED loops keep their guard, which
 VectorizeLoop turns into a whole-vector test).
 """
 
 from __future__ import annotations
 
-from ember.ir import GT, LE, LT, IntImm, replace
+from ember.ir import GT, LE, LT, Call, IntImm, replace
 from ember.transform import Pass
 
 from ..function import PrimFunc
 from ..functor import IRMutator, collect
+from ..buffer import BufferLoad
 from ..stmt import For, ForKind, IfThenElse
 
 __all__ = ["UnswitchGuardedLoops", "unswitch_guarded_loops"]
@@ -35,7 +36,8 @@ def _bound(cond, var):
         bound = cond.a
     else:
         return None
-    return None if collect(bound, lambda n: n is var) else bound
+    # a load or call could change inside the loop (the body may store to what it reads)
+    return None if collect(bound, lambda n: n is var or isinstance(n, BufferLoad | Call)) else bound
 
 
 class _Unswitcher(IRMutator):

@@ -52,3 +52,19 @@ def test_results_unchanged(n):
     out = tvm.nd.array(np.zeros(1, "float32"))
     kernel(n, tvm.nd.array(a), out)
     assert out.numpy()[0] == a[:min(n, 16)].sum()
+
+
+def test_bound_read_from_a_buffer_the_loop_writes_stays_guarded():
+    """for k < 16: if k < N[0]: N[0] = k — the bound changes inside the loop, so testing it
+    once before the loop would be wrong (from 20: k = 0 stores 0, then no k < 0; tested once,
+    16 <= 20 would run every store and leave 15)."""
+    N = tir.decl_buffer((1,), "int64", "N")
+    k = tir.Var("k", "int64")
+    zero = const(0, "int64")
+    body = loop(k, const(16, "int64"), IfThenElse(k < N[zero], tir.BufferStore(N, k, (zero,)), None))
+    func = func_of([N], body)
+    assert unswitch_guarded_loops(func) is func
+    kernel = tvm.build(func, target="llvm")
+    n = tvm.nd.array(np.array([20], "int64"))
+    kernel(n)
+    assert n.numpy()[0] == 0
