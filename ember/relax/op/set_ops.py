@@ -56,7 +56,8 @@ def _infer_unique(call: Call, ctx):
 
 
 register("unique", _infer_unique,
-         arg_names=("x", "sorted", "return_index", "return_inverse", "return_counts", "axis"))
+         arg_names=("x", "sorted", "return_index", "return_inverse", "return_counts", "axis"),
+         FCallPacked="relax.run.unique")
 
 
 def _bool_value(name: str, flag) -> PrimValue:
@@ -64,7 +65,7 @@ def _bool_value(name: str, flag) -> PrimValue:
         return flag
     if not isinstance(flag, bool | int):
         raise TypeError(f"relax.unique: {name} must be a bool, got {type(flag).__name__}")
-    return PrimValue(IntImm("bool", int(bool(flag))))
+    return PrimValue(IntImm("int64", int(bool(flag))))
 
 
 def unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False,  # noqa: A002
@@ -84,10 +85,48 @@ def _infer_nonzero(call: Call, ctx) -> TensorStructInfo:
     return TensorStructInfo(None, "int64", x.vdevice, 2)
 
 
-register("nonzero", _infer_nonzero, arg_names=("x",))
+register("nonzero", _infer_nonzero, arg_names=("x",), FCallPacked="relax.run.nonzero")
 
 
 def nonzero(x) -> Call:
     """The indices of the nonzero entries of ``x``, one row per dimension: shape
     ``(max(ndim, 1), count)``, int64 (numpy's ``nonzero`` stacked)."""
     return make_call("nonzero", [x])
+
+
+# -- run-time implementations (LegalizeOps calls them through call_pure_packed) ----------
+
+def _as_numpy(value):
+    return value.numpy() if hasattr(value, "numpy") else value
+
+
+def _to_ndarray(result):
+    from ember.runtime import ndarray
+
+    if isinstance(result, tuple):
+        return tuple(ndarray.array(r) for r in result)
+    return ndarray.array(result)
+
+
+def _run_unique(x, sorted_, return_index, return_inverse, return_counts, axis=None):
+    from ..reference.ops_set import unique_numpy
+
+    axis = None if axis is None else int(axis)
+    return _to_ndarray(unique_numpy(_as_numpy(x), bool(sorted_), bool(return_index),
+                                    bool(return_inverse), bool(return_counts), axis))
+
+
+def _run_nonzero(x):
+    from ..reference.ops_set import nonzero_numpy
+
+    return _to_ndarray(nonzero_numpy(_as_numpy(x)))
+
+
+def _register_runtime() -> None:
+    from ember.runtime.registry import register_func
+
+    register_func("relax.run.unique", _run_unique, override=True)
+    register_func("relax.run.nonzero", _run_nonzero, override=True)
+
+
+_register_runtime()

@@ -299,11 +299,13 @@ def evaluate_op(name: str, args, attrs):
 def _register_more() -> None:
     from .ops_more import MORE_IMPLS
     from .ops_index_nd import INDEX_ND_IMPLS
+    from .ops_set import SET_IMPLS
     from .ops_window import WINDOW_IMPLS
 
     OP_IMPLS.update(MORE_IMPLS)
     OP_IMPLS.update(WINDOW_IMPLS)
     OP_IMPLS.update(INDEX_ND_IMPLS)
+    OP_IMPLS.update(SET_IMPLS)
 
 
 _register_more()

@@ -61,6 +61,16 @@ def _shapes_known(call: Call) -> bool:
     return sinfo is not None and known(sinfo) and all(known(a.struct_info_or_none()) for a in call.args)
 
 
+def _packed_legalizer(func_name: str | None) -> Legalizer | None:
+    """For an op with the attribute ``FCallPacked`` (a data-dependent result: unique, nonzero):
+    a ``call_pure_packed`` of that run-time function, whatever the shapes (as TVM)."""
+    if func_name is None:
+        return None
+    from ...op.call import call_pure_packed
+
+    return lambda bb, call: call_pure_packed(func_name, *call.args, sinfo_args=call.struct_info)
+
+
 class _Legalizer(ExprMutator):
     def __init__(self, mod: IRModule, lookup, enable_warning: bool):
         super().__init__(mod)
@@ -74,7 +84,7 @@ class _Legalizer(ExprMutator):
         fn = self._lookup(call.op.name)
         if fn is None:
             return call
-        if not _shapes_known(call):
+        if not _shapes_known(call) and call.op.get_attr("FCallPacked") is None:
             (_log.warning if self._warn else _log.debug)(
                 "LegalizeOps: %s left as is: its arguments or result have unknown shape or dtype",
                 call.op.name)
@@ -91,7 +101,8 @@ def legalize_module(mod: IRModule, table: dict[str, Legalizer], customize=None,
     custom = dict(customize or {})
 
     def lookup(name: str):
-        return custom.get(name) or Op.get(name).get_attr("FLegalize") or table.get(name)
+        return (custom.get(name) or Op.get(name).get_attr("FLegalize") or table.get(name)
+                or _packed_legalizer(Op.get(name).get_attr("FCallPacked")))
 
     counter = _OpCounter()
     funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
