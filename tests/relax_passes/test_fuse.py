@@ -11,29 +11,17 @@ from ember import relax, tir
 from ember.relax import op as R
 from ember.relax import reference
 from ember.relax.struct_info import TensorStructInfo
-from ember.relax.transform import AnnotateTIROpPattern, FuseOps, FuseTIR, LegalizeOps
+from ember.relax.transform import FuseOps, FuseTIR
+from relax_fusion_builders import dataflow_function, legalize_and_annotate
 
 RNG = np.random.default_rng(0)
-
-
-def _function(params, body):
-    bb = relax.BlockBuilder()
-    with bb.function("main", params):
-        with bb.dataflow():
-            out = bb.emit_output(body(bb, *params))
-        bb.emit_func_output(out)
-    return bb.get()
-
-
-def _lower(mod):
-    return AnnotateTIROpPattern()(LegalizeOps()(mod))
 
 
 def conv_bias_relu():
     x = relax.Var("x", TensorStructInfo([1, 3, 8, 8], "float32"))
     w = relax.Var("w", TensorStructInfo([4, 3, 3, 3], "float32"))
     b = relax.Var("b", TensorStructInfo([1, 4, 1, 1], "float32"))
-    return _function([x, w, b], lambda bb, x, w, b: bb.emit(R.nn.relu(bb.emit(R.add(bb.emit(
+    return dataflow_function([x, w, b], lambda bb, x, w, b: bb.emit(R.nn.relu(bb.emit(R.add(bb.emit(
         R.nn.conv2d(x, w, padding=1)), b)))))
 
 
@@ -47,7 +35,7 @@ def mlp(n=4):
         h = bb.emit(R.nn.relu(bb.emit(R.add(bb.emit(R.matmul(x, w1)), b1))))
         return bb.emit(R.nn.softmax(bb.emit(R.matmul(h, w2))))
 
-    return _function([x, w1, b1, w2], body)
+    return dataflow_function([x, w1, b1, w2], body)
 
 
 def _primitive_funcs(mod):
@@ -66,7 +54,7 @@ def _block_names(prim):
 
 
 def test_fuse_ops_groups_conv_bias_relu_into_one_primitive():
-    fused = FuseOps()(_lower(conv_bias_relu()))
+    fused = FuseOps()(legalize_and_annotate(conv_bias_relu()))
     prims = _primitive_funcs(fused)
     assert list(prims) == ["fused_conv2d_add_relu"]
     (func,) = prims.values()
@@ -78,7 +66,7 @@ def test_fuse_ops_groups_conv_bias_relu_into_one_primitive():
 
 
 def test_fuse_tir_makes_one_primfunc_with_unique_blocks():
-    mod = FuseTIR()(FuseOps()(_lower(conv_bias_relu())))
+    mod = FuseTIR()(FuseOps()(legalize_and_annotate(conv_bias_relu())))
     assert not _primitive_funcs(mod)
     prims = _prim_funcs(mod)
     assert list(prims) == ["fused_conv2d_add_relu"]  # the unfused kernels are gone
@@ -94,8 +82,8 @@ def test_fuse_tir_makes_one_primfunc_with_unique_blocks():
 
 def test_same_kernel_twice_gets_renamed_blocks():
     x = relax.Var("x", TensorStructInfo([4], "float32"))
-    mod = _function([x], lambda bb, x: bb.emit(R.exp(bb.emit(R.exp(x)))))
-    mod = FuseTIR()(FuseOps()(_lower(mod)))
+    mod = dataflow_function([x], lambda bb, x: bb.emit(R.exp(bb.emit(R.exp(x)))))
+    mod = FuseTIR()(FuseOps()(legalize_and_annotate(mod)))
     (prim,) = _prim_funcs(mod).values()
     assert _block_names(prim) == ["T_exp", "T_exp_1"]
     a = RNG.random(4).astype("float32")
@@ -104,23 +92,23 @@ def test_same_kernel_twice_gets_renamed_blocks():
 
 def test_mlp_groups_and_declined_fusions_are_logged(caplog):
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
-        fused = FuseOps()(_lower(mlp()))
+        fused = FuseOps()(legalize_and_annotate(mlp()))
     assert sorted(_primitive_funcs(fused)) == ["fused_matmul_add_relu"]
     assert "not fused: matmul1 → softmax: OutEWiseFusable feeds OutEWiseFusable" in caplog.text
 
 
 def test_reduction_feeds_reduction_is_declined(caplog):
     x = relax.Var("x", TensorStructInfo([3, 4], "float32"))
-    mod = _function([x], lambda bb, x: bb.emit(R.sum(bb.emit(R.sum(x, axis=[1])), axis=[0])))
+    mod = dataflow_function([x], lambda bb, x: bb.emit(R.sum(bb.emit(R.sum(x, axis=[1])), axis=[0])))
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
-        assert FuseOps()(_lower(mod)) is not None
+        assert FuseOps()(legalize_and_annotate(mod)) is not None
     assert "not fused: sum → sum1: reduction feeds reduction" in caplog.text
 
 
 def test_injective_producers_fuse_into_reduction():
     x = relax.Var("x", TensorStructInfo([3, 4], "float32"))
-    mod = _function([x], lambda bb, x: bb.emit(R.sum(bb.emit(R.exp(bb.emit(R.permute_dims(x))), ), axis=[1])))
-    assert list(_primitive_funcs(FuseOps()(_lower(mod)))) == ["fused_transpose_tir_exp_sum"]
+    mod = dataflow_function([x], lambda bb, x: bb.emit(R.sum(bb.emit(R.exp(bb.emit(R.permute_dims(x))), ), axis=[1])))
+    assert list(_primitive_funcs(FuseOps()(legalize_and_annotate(mod)))) == ["fused_transpose_tir_exp_sum"]
 
 
 def test_diamond_closes_into_one_group(caplog):
@@ -131,7 +119,7 @@ def test_diamond_closes_into_one_group(caplog):
         return bb.emit(R.add(bb.emit(R.negative(e)), bb.emit(R.sqrt(e))))
 
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
-        fused = FuseOps()(_lower(_function([x], body)))
+        fused = FuseOps()(legalize_and_annotate(dataflow_function([x], body)))
     assert "tir_exp → tir_negative: lv has 1 other uses" in caplog.text  # until add joins both paths
     assert sorted(_primitive_funcs(fused)) == ["fused_tir_exp_tir_negative_tir_sqrt_add"]
     a = RNG.random(4).astype("float32")
@@ -146,20 +134,20 @@ def test_value_used_outside_the_group_is_not_fused():
         e = bb.emit(R.exp(x))
         return bb.emit(R.add(bb.emit(R.sum(bb.emit(R.negative(e)), axis=[0])), e))
 
-    fused = FuseOps()(_lower(_function([x], body)))
+    fused = FuseOps()(legalize_and_annotate(dataflow_function([x], body)))
     assert sorted(_primitive_funcs(fused)) == ["fused_tir_negative_sum"]
 
 
 def test_fuse_opt_level_zero_fuses_nothing():
-    mod = _lower(conv_bias_relu())
+    mod = legalize_and_annotate(conv_bias_relu())
     assert FuseOps(fuse_opt_level=0)(mod) is mod
 
 
 def test_constants_become_parameters():
     x = relax.Var("x", TensorStructInfo([2, 3], "float32"))
     c = relax.const(RNG.random((2, 3)).astype("float32"))
-    mod = _function([x], lambda bb, x: bb.emit(R.nn.relu(bb.emit(R.multiply(x, c)))))
-    fused = FuseTIR()(FuseOps()(_lower(mod)))
+    mod = dataflow_function([x], lambda bb, x: bb.emit(R.nn.relu(bb.emit(R.multiply(x, c)))))
+    fused = FuseTIR()(FuseOps()(legalize_and_annotate(mod)))
     assert fused.script().count("R.call_tir(") == 1
     a = RNG.random((2, 3)).astype("float32")
     np.testing.assert_allclose(reference.run(fused, a), np.maximum(a * c.numpy(), 0), rtol=1e-6)
@@ -170,7 +158,7 @@ def test_fused_and_unfused_agree_through_the_vm(make):
     mod = make()
     inputs = [RNG.random([int(d) for d in p.struct_info.shape.values]).astype("float32") - 0.3
               for p in mod["main"].params]
-    unfused = _lower(mod)
+    unfused = legalize_and_annotate(mod)
     fused = FuseTIR()(FuseOps()(unfused))
     want = reference.run(mod, *inputs)
     for m in (unfused, fused):
@@ -181,7 +169,7 @@ def test_fused_and_unfused_agree_through_the_vm(make):
 
 def test_symbolic_shapes_survive_fusion():
     n = tir.Var("n", "int64")
-    mod = FuseTIR()(FuseOps()(_lower(mlp(n))))
+    mod = FuseTIR()(FuseOps()(legalize_and_annotate(mlp(n))))
     relax.analysis.check_well_formed(mod)
     vm = relax.VirtualMachine(relax.build(mod, "llvm"), ember.cpu())
     for rows in (1, 5):
@@ -204,7 +192,7 @@ def test_fused_modules_round_trip_through_tvmscript(make):
     from ember.script import tir as T
     from ember.script.parser import from_source
 
-    for mod in (FuseOps()(_lower(make())), FuseTIR()(FuseOps()(_lower(make())))):
+    for mod in (FuseOps()(legalize_and_annotate(make())), FuseTIR()(FuseOps()(legalize_and_annotate(make())))):
         assert structural_equal(from_source(mod.script(), {"R": RS, "T": T, "I": I}), mod)
 
 
@@ -212,7 +200,7 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
     n, k = tir.Var("n", "int64"), tir.Var("k", "int64")
     x = relax.Var("x", TensorStructInfo([n], "float32"))
     y = relax.Var("y", TensorStructInfo([k], "float32"))
-    lowered = _lower(_function([x], lambda bb, x: bb.emit(R.negative(bb.emit(R.exp(x))))))
+    lowered = legalize_and_annotate(dataflow_function([x], lambda bb, x: bb.emit(R.negative(bb.emit(R.exp(x))))))
     exp_gv, neg_gv = lowered.get_global_var("tir_exp"), lowered.get_global_var("tir_negative")
     bb = relax.BlockBuilder(lowered)
     with bb.function("main", [x, y]):
@@ -228,7 +216,7 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
 
 
 def test_fuse_tir_keeps_unrelated_primfuncs():
-    mod = FuseOps()(_lower(conv_bias_relu()))
+    mod = FuseOps()(legalize_and_annotate(conv_bias_relu()))
     mod["standalone"] = _prim_funcs(mod)["relu"].with_attr("global_symbol", "standalone")
     mod["private_unused"] = _prim_funcs(mod)["relu"]
     out = FuseTIR()(mod)
@@ -238,7 +226,7 @@ def test_fuse_tir_keeps_unrelated_primfuncs():
 
 def test_fuse_tir_binds_the_block_output_to_the_fused_call():
     # _function emits `out = lv` after the last op; FuseTIR canonicalises that alias away
-    out = FuseTIR()(FuseOps()(_lower(conv_bias_relu())))
+    out = FuseTIR()(FuseOps()(legalize_and_annotate(conv_bias_relu())))
     (block,) = out["main"].body.blocks
     (binding,) = block.bindings
     assert not isinstance(binding.var, relax.DataflowVar)

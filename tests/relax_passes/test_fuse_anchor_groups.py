@@ -11,22 +11,10 @@ from ember import relax
 from ember.relax import op as R
 from ember.relax import reference
 from ember.relax.struct_info import TensorStructInfo
-from ember.relax.transform import AnnotateTIROpPattern, FuseOps, FuseTIR, LegalizeOps
+from ember.relax.transform import FuseOps, FuseTIR
+from relax_fusion_builders import dataflow_function, legalize_and_annotate
 
 RNG = np.random.default_rng(3)
-
-
-def _function(params, body):
-    bb = relax.BlockBuilder()
-    with bb.function("main", params):
-        with bb.dataflow():
-            out = bb.emit_output(body(bb, *params))
-        bb.emit_func_output(out)
-    return bb.get()
-
-
-def _lower(mod):
-    return AnnotateTIROpPattern()(LegalizeOps()(mod))
 
 
 def _groups(mod):
@@ -52,7 +40,7 @@ def preactivation_conv():
         act = bb.emit(R.nn.relu(bb.emit(R.multiply(cat, scale))))
         return bb.emit(R.nn.relu(bb.emit(R.nn.conv2d(act, w))))
 
-    return _function([a, b, scale, w], body)
+    return dataflow_function([a, b, scale, w], body)
 
 
 def conv_relu_lrn():
@@ -69,11 +57,11 @@ def conv_relu_lrn():
             total = bb.emit(R.add(total, bb.emit(R.strided_slice(padded, [1], [i], [i + 6]))))
         return bb.emit(R.divide(y, bb.emit(R.add(total, relax.const(np.float32(1.0))))))
 
-    return _function([x, w], body)
+    return dataflow_function([x, w], body)
 
 
 def test_elementwise_prologue_is_not_fused_into_a_conv(caplog):
-    lowered = _lower(preactivation_conv())
+    lowered = legalize_and_annotate(preactivation_conv())
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
         fused = FuseOps()(lowered)
     assert _groups(fused) == ["fused_concatenate_multiply_relu", "fused_conv2d_relu1"]
@@ -83,7 +71,7 @@ def test_elementwise_prologue_is_not_fused_into_a_conv(caplog):
 
 
 def test_window_op_after_a_conv_stays_out_of_its_group(caplog):
-    lowered = _lower(conv_relu_lrn())
+    lowered = legalize_and_annotate(conv_relu_lrn())
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse"):
         fused = FuseOps()(lowered)
     groups = _groups(fused)
@@ -105,7 +93,7 @@ def test_pooling_keeps_its_elementwise_epilogue_only():
         return bb.emit(R.add(p, bb.emit(R.strided_slice(bb.emit(R.nn.pad(p, [0, 0, 0, 0, 1, 0, 1, 0])),
                                                          [2, 3], [0, 0], [3, 3]))))
 
-    lowered = _lower(_function([x], body))
+    lowered = legalize_and_annotate(dataflow_function([x], body))
     fused = FuseOps()(lowered)
     pool_groups = [g for g in _groups(fused) if "max_pool2d" in g]
     assert pool_groups == ["fused_max_pool2d_relu"]

@@ -17,6 +17,7 @@ from ember.relax import reference
 from ember.relax.frontend import nn
 from ember.relax.struct_info import TensorStructInfo
 from ember.relax.transform import FuseTransposeMatmul
+from relax_fusion_builders import dataflow_function
 
 RNG = np.random.default_rng(0)
 
@@ -34,15 +35,6 @@ class MLP(nn.Module):
 def mlp_module(batch):
     mod, spec = MLP().export_tvm(spec={"forward": {"x": nn.spec.Tensor((batch, 24), "float32")}})
     return mod, spec
-
-
-def _function(params, body):
-    bb = relax.BlockBuilder()
-    with bb.function("main", params):
-        with bb.dataflow():
-            out = bb.emit_output(body(bb, *params))
-        bb.emit_func_output(out)
-    return bb.get()
 
 
 def _ops(func):
@@ -69,7 +61,7 @@ def linear(x_shape, n=6, out_dtype=None, dtype="float32", axes=None):
     k = x_shape[-1]
     x = relax.Var("x", TensorStructInfo(list(x_shape), dtype))
     w = relax.Var("w", TensorStructInfo([n, k], dtype))
-    return _function([x, w], lambda bb, x, w: bb.emit(R.matmul(x, bb.emit(R.permute_dims(w, axes)),
+    return dataflow_function([x, w], lambda bb, x, w: bb.emit(R.matmul(x, bb.emit(R.permute_dims(w, axes)),
                                                               out_dtype=out_dtype)))
 
 
@@ -133,7 +125,7 @@ def test_transpose_with_other_uses_is_left_alone(caplog):
         wt = bb.emit(R.permute_dims(w))
         return bb.emit(R.add(bb.emit(R.matmul(x, wt)), bb.emit(R.sum(wt, axis=[0]))))
 
-    mod = _function([x, w], body)
+    mod = dataflow_function([x, w], body)
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse_transpose_matmul"):
         assert FuseTransposeMatmul()(mod) is mod
     assert "not fused: lv has 2 uses" in caplog.text
@@ -144,12 +136,12 @@ def test_transpose_with_other_uses_is_left_alone(caplog):
 def test_transpose_as_first_operand_or_of_3d_weight_is_left_alone(caplog):
     a = relax.Var("a", TensorStructInfo([8, 3], "float32"))
     b = relax.Var("b", TensorStructInfo([8, 6], "float32"))
-    first = _function([a, b], lambda bb, a, b: bb.emit(R.matmul(bb.emit(R.permute_dims(a)), b)))
+    first = dataflow_function([a, b], lambda bb, a, b: bb.emit(R.matmul(bb.emit(R.permute_dims(a)), b)))
     assert FuseTransposeMatmul()(first) is first
 
     x = relax.Var("x", TensorStructInfo([2, 3, 8], "float32"))
     w = relax.Var("w", TensorStructInfo([2, 6, 8], "float32"))
-    batched = _function([x, w], lambda bb, x, w: bb.emit(R.matmul(x, bb.emit(R.permute_dims(w, [0, 2, 1])))))
+    batched = dataflow_function([x, w], lambda bb, x, w: bb.emit(R.matmul(x, bb.emit(R.permute_dims(w, [0, 2, 1])))))
     with caplog.at_level(logging.DEBUG, logger="ember.relax.fuse_transpose_matmul"):
         assert FuseTransposeMatmul()(batched) is batched
     assert "not of a 2-D tensor with its two axes swapped" in caplog.text
