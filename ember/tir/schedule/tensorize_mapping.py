@@ -72,17 +72,20 @@ def _paired_accesses(target: BlockRealize, desc: BlockRealize) -> list | None:
     return [(t_body, d_body), *zip(*loads)]
 
 
-def _signatures(pairs, iter_vars, side: int) -> dict:
-    """iterator var -> frozenset of description buffers in whose trailing dims it appears."""
+def _signatures(pairs, iter_vars, side: int, trailing: bool = True) -> dict:
+    """iterator var -> frozenset of description buffers it indexes: in the dims the description
+    buffer covers (the access's trailing ones), or in any dim when ``trailing`` is False."""
     sig = {iv.var: set() for iv in iter_vars}
     for pair in pairs:
         access, d_buf = pair[side], pair[1].buffer
-        trailing = access.indices[len(access.indices) - len(d_buf.shape):] if d_buf.shape else ()
-        for index in trailing:
+        indices = access.indices
+        if trailing:
+            indices = indices[len(indices) - len(d_buf.shape):] if d_buf.shape else ()
+        for index in indices:
             for v in A.vars_in(index):
                 if v in sig:
                     sig[v].add(id(d_buf))
-    return {v: frozenset(s) for v, s in sig.items()}
+    return {v: frozenset(x) for v, x in sig.items()}
 
 
 def _loop_of(sch, block, value):
@@ -239,17 +242,6 @@ class AutoTensorizeMappingInfo:
     rhs_iters: list
 
 
-def _buffer_sets(pairs, iter_vars, side: int) -> dict:
-    """iterator var -> frozenset of description buffers it indexes (any dimension)."""
-    sig = {iv.var: set() for iv in iter_vars}
-    for pair in pairs:
-        for index in pair[side].indices:
-            for v in A.vars_in(index):
-                if v in sig:
-                    sig[v].add(id(pair[1].buffer))
-    return {v: frozenset(x) for v, x in sig.items()}
-
-
 def get_auto_tensorize_mapping_info(sch, block, desc_func) -> AutoTensorizeMappingInfo | None:
     """The fused layout under which ``block`` becomes the description's computation (None:
     there is none — a description iterator no block iterator matches)."""
@@ -259,8 +251,8 @@ def get_auto_tensorize_mapping_info(sch, block, desc_func) -> AutoTensorizeMappi
     if found is None:
         return None
     target, desc, pairs = found
-    t_sig = _buffer_sets(pairs, target.block.iter_vars, 0)
-    d_sig = _buffer_sets(pairs, desc.block.iter_vars, 1)
+    t_sig = _signatures(pairs, target.block.iter_vars, 0, trailing=False)
+    d_sig = _signatures(pairs, desc.block.iter_vars, 1, trailing=False)
     groups = {d_iv.var: [] for d_iv in desc.block.iter_vars}
     leading = []
     for iv in target.block.iter_vars:
