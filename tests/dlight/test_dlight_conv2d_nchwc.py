@@ -2,6 +2,7 @@
 (NCHW{b}c in and out, one vector register per block) keep the program's result for random
 shapes, strides and epilogues (bias, residual add, ReLU); results against PyTorch."""
 
+from unittest import mock
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -129,14 +130,10 @@ def test_window_tiles_leave_broadcasts_uncounted():
 
 
 @pytest.mark.parametrize("wide", [True, False])
-def test_wide_window_tiles_match_torch(wide):
-    saved = cpu.Conv2DNCHWc.wide_window_tiles
-    cpu.Conv2DNCHWc.wide_window_tiles = wide
-    try:
-        _run(2 * B, 4 * B, 28, 3, 1, True, False, seed=3)
-        _run(2 * B, 2 * B, 28, 3, 2, False, False, seed=4, i64=True)
-    finally:
-        cpu.Conv2DNCHWc.wide_window_tiles = saved
+def test_wide_window_tiles_match_torch(wide, monkeypatch):
+    monkeypatch.setattr(cpu.Conv2DNCHWc, "wide_window_tiles", wide)
+    _run(2 * B, 4 * B, 28, 3, 1, True, False, seed=3)
+    _run(2 * B, 2 * B, 28, 3, 2, False, False, seed=4, i64=True)
 
 
 def _reduction_order(k, outside, hw=14):
@@ -145,12 +142,8 @@ def _reduction_order(k, outside, hw=14):
     x_t = te.placeholder((1, 2, hw, hw, B), name="X")
     w_t = te.placeholder((2, 2 * B, k, k, B), name="W")
     y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (k // 2,) * 4, (1, 1), "float32")
-    saved = cpu.Conv2DNCHWc.channels_outside_window
-    cpu.Conv2DNCHWc.channels_outside_window = outside
-    try:
+    with mock.patch.object(cpu.Conv2DNCHWc, "channels_outside_window", outside):
         sch = cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
-    finally:
-        cpu.Conv2DNCHWc.channels_outside_window = saved
     loops = [sch.get(lp) for lp in sch.get_loops(sch.get_block("conv2d_NCHWc_update"))]
     return [str(lp.loop_var) for lp in loops if int(lp.extent) > 1 and str(lp.loop_var).startswith("r")]
 
@@ -170,12 +163,8 @@ def test_channels_outside_window_order():
 
 
 @pytest.mark.parametrize("outside", [99, 0])
-def test_channels_outside_window_matches_torch(outside):
-    saved = cpu.Conv2DNCHWc.channels_outside_window
-    cpu.Conv2DNCHWc.channels_outside_window = outside
-    try:
-        _run(2 * B, 4 * B, 14, 3, 1, True, False, seed=7)
-        _run(3 * B, 2 * B, 11, 5, 2, False, False, seed=8, i64=True)
-        _run(B, 2 * B, 9, 1, 1, False, False, seed=9)
-    finally:
-        cpu.Conv2DNCHWc.channels_outside_window = saved
+def test_channels_outside_window_matches_torch(outside, monkeypatch):
+    monkeypatch.setattr(cpu.Conv2DNCHWc, "channels_outside_window", outside)
+    _run(2 * B, 4 * B, 14, 3, 1, True, False, seed=7)
+    _run(3 * B, 2 * B, 11, 5, 2, False, False, seed=8, i64=True)
+    _run(B, 2 * B, 9, 1, 1, False, False, seed=9)
