@@ -15,14 +15,18 @@ from ember.target import Target
 TARGET = Target("llvm -num-cores=2")
 
 
+def _scheduled_and_built(func):
+    """(func under the default CPU rules, its compiled kernel)."""
+    scheduled = schedule_func(func, "f", cpu.default_rules(), TARGET)
+    return scheduled, ember.build(scheduled, target="llvm")
+
+
 def _heads_first():
     """(b, s, 3, 4, 8) -> (3, b, 4, s, 8): the attention heads' permute, b and s symbolic."""
     b, s = te.var("b", "int64"), te.var("s", "int64")
     c = lambda v: tir.const(v, "int64")  # noqa: E731
     x = te.placeholder((b, s, c(3), c(4), c(8)), name="X")
-    func = te.create_prim_func([x, topi.transpose(x, (2, 0, 3, 1, 4))])
-    scheduled = schedule_func(func, "f", cpu.default_rules(), TARGET)
-    return scheduled, ember.build(scheduled, target="llvm")
+    return _scheduled_and_built(te.create_prim_func([x, topi.transpose(x, (2, 0, 3, 1, 4))]))
 
 
 def test_symbolic_row_loop_is_not_fused():
@@ -46,9 +50,7 @@ def _squared():
     """(b, s, 48) -> x * x with b and s symbolic (a layer norm's variance input)."""
     b, s = te.var("b", "int64"), te.var("s", "int64")
     x = te.placeholder((b, s, tir.const(48, "int64")), name="X")
-    func = te.create_prim_func([x, topi.multiply(x, x)])
-    scheduled = schedule_func(func, "f", cpu.default_rules(), TARGET)
-    return scheduled, ember.build(scheduled, target="llvm")
+    return _scheduled_and_built(te.create_prim_func([x, topi.multiply(x, x)]))
 
 
 def test_symbolic_elementwise_divides_per_row_not_per_lane():
