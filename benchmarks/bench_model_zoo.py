@@ -36,12 +36,16 @@ def _fully_connected(rng, shape):
     return rng.standard_normal(shape) * math.sqrt(2.0 / shape[-1])
 
 
+def _bias(rng, shape):
+    return rng.normal(0.0, 0.05, shape)
+
+
 _WEIGHT_FILL = {
     ("Conv", 1): _he_normal,
     ("Gemm", 1): _fully_connected,
     ("Reshape", 0): _fully_connected,  # Inception's classifier weight, (1, 1, 1000, 1024) → Gemm
-    ("Conv", 2): lambda rng, shape: rng.normal(0.0, 0.05, shape),
-    ("Gemm", 2): lambda rng, shape: rng.normal(0.0, 0.05, shape),
+    ("Conv", 2): _bias,
+    ("Gemm", 2): _bias,
     ("BatchNormalization", 1): lambda rng, shape: rng.uniform(0.2, 0.6, shape),
     ("BatchNormalization", 2): lambda rng, shape: rng.normal(0.0, 0.1, shape),
     ("BatchNormalization", 3): lambda rng, shape: rng.normal(0.0, 0.1, shape),
