@@ -19,7 +19,8 @@ only, since it relies on the LLVM code generator's total division.
 
 from __future__ import annotations
 
-from ember.ir import Add, Div, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, PrimExpr, Sub, Var, structural_equal
+from ember.ir import (Add, Div, FloorDiv, FloorMod, IntImm, Let, Max, Min, Mod, Mul, PrimExpr, Sub, Var, fields_of,
+                      replace, structural_equal)
 from ember.transform import Pass
 
 from ..function import PrimFunc
@@ -62,8 +63,6 @@ class _Hoister(IRMutator):
         return self._open(s, None, True)  # a thread extent repeats its body as a loop does
 
     def _open(self, s, var: Var | None, is_loop: bool):
-        from ember.ir import fields_of, replace
-
         changes = {name: self.visit(getattr(s, name)) for name in fields_of(type(s)) if name != "body"}
         self.sites.append(_Site(is_loop))
         if var is not None:
@@ -129,8 +128,6 @@ def _wrap(site: _Site, body):
 
 
 def hoist_invariant_division(func: PrimFunc) -> PrimFunc:
-    from ember.ir import replace
-
     scoped = {id(n.loop_var) for n in collect(func.body, lambda n: isinstance(n, For))}
     scoped |= {id(n.var) for n in collect(func.body, lambda n: isinstance(n, LetStmt | Let))}
     hoister = _Hoister(scoped)
