@@ -345,7 +345,7 @@ def plan_function(name: str, func: Function, mod: IRModule | None = None) -> tup
     return Function(func.params, body, func.ret_struct_info, func.is_pure, func.attrs), plan
 
 
-def static_plan_block_memory(mod: IRModule, record_plans: bool = True, concat_in_place: bool = True) -> IRModule:
+def static_plan_block_memory(mod: IRModule, record_plans: bool = True, concat_in_place: bool = False) -> IRModule:
     """Plan every Relax function of ``mod``; with ``record_plans`` the plans go to
     ``mod.attrs['relax.memory_plan']``; ``concat_in_place``: see the module docstring."""
     funcs, plans = {}, dict(mod.attrs.get(PLAN_ATTR) or {})
