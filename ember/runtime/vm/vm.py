@@ -35,6 +35,7 @@ class VirtualMachine:
 
     def __init__(self, exe: Executable, device: Device | list | None = None, memory_cfg=None,
                  profile: bool = False, allocator: PooledAllocator | None = None):
+        remote_guard = getattr(exe, "remote_call_guard", None)  # ember.rpc's RPCModule
         if not isinstance(exe, Executable):
             exe = getattr(exe, "executable", exe)
             if not isinstance(exe, Executable):
@@ -50,16 +51,29 @@ class VirtualMachine:
         self._sources: dict[str, str] = {}
         self._inputs: dict[str, tuple] = {}
         self._outputs: dict[str, Any] = {}
+        self._saved: dict[str, Callable] = {}  # save_function's closures, by name
+        # a module loaded through an ember.rpc session: errors reach the caller as RPCError
+        self._remote_guard = remote_guard
+        if remote_guard is not None:
+            for method in ("set_input", "invoke_stateful", "get_outputs", "save_function", "invoke"):
+                setattr(self, method, remote_guard(getattr(self, method)))
 
     # -- calling -----------------------------------------------------------------------
     def __getitem__(self, name: str) -> Callable:
         return self.get_function(name)
 
     def get_function(self, name: str) -> Callable:
-        fn = self._compiled.get(name)
+        if name in self._inputs:
+            raise RuntimeError(f"{name}: its inputs were set with set_input; run it with "
+                               f"invoke_stateful({name!r}) and read get_outputs({name!r})")
+        fn = self._function(name)
+        return fn if self._remote_guard is None else self._remote_guard(fn)
+
+    def _function(self, name: str) -> Callable:
+        fn = self._compiled.get(name) or self._saved.get(name)
         if fn is None:
             if name not in self.exe.functions:
-                names = ", ".join(self.exe.functions) or "none"
+                names = ", ".join([*self.exe.functions, *self._saved]) or "none"
                 raise KeyError(f"the executable has no function {name!r} (functions: {names})")
             vm_func = self.exe.functions[name]
             inner = self._compile(vm_func)
@@ -71,22 +85,69 @@ class VirtualMachine:
     def invoke(self, name: str, *args):
         return self.get_function(name)(*args)
 
+    def _bind_arguments(self, func_name: str, args: tuple, kwargs: dict, what: str) -> tuple:
+        """``args`` followed by ``kwargs`` in parameter order; every parameter must be given."""
+        if func_name not in self.exe.functions:
+            self._function(func_name)  # raises KeyError naming the functions
+        params = self.exe.functions[func_name].params
+        if not kwargs:
+            return tuple(args)
+        unknown = [k for k in kwargs if k not in params[len(args):]]
+        missing = [p for p in params[len(args):] if p not in kwargs]
+        if unknown or missing:
+            raise TypeError(f"{what}({func_name!r}): parameters are ({', '.join(params)}); "
+                            f"unknown or repeated keywords {unknown}, missing {missing}")
+        return tuple(args) + tuple(kwargs[p] for p in params[len(args):])
+
     def set_input(self, func_name: str, *args, **kwargs) -> None:
-        if kwargs:
-            params = self.exe.functions[func_name].params
-            args = tuple(args) + tuple(kwargs[p] for p in params[len(args):])
-        self._inputs[func_name] = args
+        """Store the inputs of ``func_name`` for ``invoke_stateful`` (by position or parameter
+        name); afterwards ``vm[func_name]`` refuses to run it statelessly."""
+        self._inputs[func_name] = self._bind_arguments(func_name, args, kwargs, "set_input")
+        self._outputs.pop(func_name, None)
 
     def invoke_stateful(self, func_name: str) -> None:
-        self._outputs[func_name] = self.invoke(func_name, *self._inputs.get(func_name, ()))
+        """Run ``func_name`` on the inputs given to ``set_input``; read the result with ``get_outputs``."""
+        args = self._inputs.get(func_name)
+        if args is None:
+            params = self.exe.functions[func_name].params if func_name in self.exe.functions else ()
+            if params:
+                raise ValueError(f"invoke_stateful({func_name!r}): no inputs were set; call "
+                                 f"set_input({func_name!r}, ...) first ({func_name} takes {', '.join(params)})")
+            args = ()
+        self._outputs[func_name] = self._function(func_name)(*args)
 
     def get_outputs(self, func_name: str):
+        """The result of the last ``invoke_stateful(func_name)``."""
+        if func_name not in self._outputs:
+            raise ValueError(f"get_outputs({func_name!r}): no outputs; call invoke_stateful({func_name!r}) first")
         return self._outputs[func_name]
 
+    def save_function(self, func_name: str, saved_name: str, *args, include_return: bool = True,
+                      **kwargs) -> None:
+        """Make ``vm[saved_name]()`` run ``func_name`` on these arguments (a closure); with
+        ``include_return=False`` it returns None."""
+        fn = self._function(func_name)
+        bound = self._bind_arguments(func_name, args, kwargs, "save_function")
+
+        def saved():
+            result = fn(*bound)
+            return result if include_return else None
+
+        saved.__name__ = saved.__qualname__ = saved_name
+        self._saved[saved_name] = saved
+        self._compiled.pop(saved_name, None)
+
     def time_evaluator(self, func_name: str, dev: Device | None = None, number: int = 10, repeat: int = 1,
-                       min_repeat_ms: float = 0, f_preproc: str = "", **kwargs):
-        return _time_evaluator(self.get_function(func_name), dev or self.devices[0], number=number,
-                               repeat=repeat, min_repeat_ms=min_repeat_ms, f_preproc=f_preproc)
+                       min_repeat_ms: float = 0, cooldown_interval_ms: float = 0, repeats_to_cooldown: int = 1,
+                       f_preproc: str = "", **kwargs):
+        """Time ``vm[func_name](*args)``; ``func_name="invoke_stateful"`` times
+        ``invoke_stateful(name)`` (call the result with the function's name)."""
+        fn = self.invoke_stateful if func_name == "invoke_stateful" else self.get_function(func_name)
+        evaluator = _time_evaluator(fn, dev or self.devices[0], number=number, repeat=repeat,
+                                    min_repeat_ms=min_repeat_ms, f_preproc=f_preproc,
+                                    cooldown_interval_ms=cooldown_interval_ms,
+                                    repeats_to_cooldown=repeats_to_cooldown)
+        return evaluator if self._remote_guard is None else self._remote_guard(evaluator)
 
     def profile(self, func_name: str, *args, clock: Callable[[], float] | None = None):
         """Run ``func_name`` once with every call timed; returns a ``ProfileReport`` (print it).
