@@ -122,6 +122,51 @@ class Expr(Node):
 
         return base.get_op_function("astype")(self, dtype)
 
+    # -- a tensor's run-time DLTensor fields (TVM's ExprWithOp; relax.op.inspect) ----
+    @property
+    def dtype(self):
+        """``x.dtype.type_code`` / ``.bits`` / ``.lanes``: the run-time dtype fields."""
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, "dtype")
+        return inspect.DLTensorDTypeProxy(self)
+
+    @property
+    def ndim(self):
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, "ndim")
+        return inspect.tensor_ndim(self)
+
+    @property
+    def shape(self):
+        """``x.shape[axis]``: the run-time extent along ``axis`` (R.inspect.tensor_shape_i)."""
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, "shape")
+        return inspect.DLTensorShapeProxy(self)
+
+    @property
+    def strides(self):
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, "strides")
+        return inspect.DLTensorStridesProxy(self)
+
+    @property
+    def byte_offset(self):
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, "byte_offset")
+        return inspect.tensor_byte_offset(self)
+
+    @property
+    def elem_offset(self):
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, "elem_offset")
+        return inspect.tensor_elem_offset(self)
+
     def __getitem__(self, index: int):
         if not isinstance(index, int):
             raise TypeError(f"only tuple values can be indexed, with an int; got {index!r}")

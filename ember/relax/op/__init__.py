@@ -3,6 +3,7 @@ BlockBuilder infers its struct info from the op's ``FInferStructInfo``."""
 
 from . import attrs, base, builtin, image, nn  # noqa: F401
 from . import memory  # noqa: F401
+from . import ccl, inspect  # noqa: F401 - relax.op.ccl.*, relax.op.inspect.* (R.ccl, R.inspect)
 from . import grad  # noqa: F401 - relax.grad.* (ops only gradients use)
 from .call import *  # noqa: F403
 from .create import *  # noqa: F403

@@ -8,10 +8,10 @@ package registers the Relax printer and the ``R.function`` parser.
 
 from __future__ import annotations
 
-import inspect
+import inspect as _inspect
 
 from ember.relax.op import *  # noqa: F403 - R.add, R.matmul, R.call_tir, …
-from ember.relax.op import builtin, memory, nn  # noqa: F401
+from ember.relax.op import builtin, ccl, inspect, memory, nn  # noqa: F401
 from ember.relax.op import max, min, print, sum  # noqa: F401, A004
 
 from . import entry  # noqa: F401 - tvm.script.parser.relax.entry (the struct-info word classes)
@@ -28,7 +28,7 @@ from .words import (  # noqa: F401
 
 def function(func=None, *, pure: bool = True, private: bool = False, check_well_formed: bool = True):
     """Parse the decorated Python function as a ``relax.Function``."""
-    frame = inspect.currentframe().f_back
+    frame = _inspect.currentframe().f_back
     from .parser import function as _parse
 
     return _parse(func, pure=pure, private=private, check_well_formed=check_well_formed, frame=frame)
