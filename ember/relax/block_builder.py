@@ -73,7 +73,6 @@ class BlockBuilder:
             params = [params]
         self._func = _FunctionScope(name, None if params is None else list(params), attrs, pure, private)
         self._blocks, self._bindings, self._is_dataflow = [], [], False
-        self._name_counts = {}
         BlockBuilder._current.append(self)
         try:
             yield self
@@ -104,14 +103,18 @@ class BlockBuilder:
         scope = self._func
         if scope is None:
             raise RuntimeError("emit_func_output must be called inside BlockBuilder.function()")
+        if scope.emitted:
+            raise RuntimeError(f"emit_func_output: function {scope.name!r} already has its output")
         if self._is_dataflow:
             raise RuntimeError("emit_func_output must be called after leaving the dataflow block")
         if params is not None:
             if scope.params is not None:
-                raise ValueError(f"function {scope.name!r}: params were given both to function() and emit_func_output()")
+                raise RuntimeError(
+                    f"function {scope.name!r}: params were given both to function() and emit_func_output()")
             scope.params = [params] if isinstance(params, Var) else list(params)
         if scope.params is None:
-            scope.params = []
+            raise RuntimeError(f"function {scope.name!r} has no params: give them to function() or "
+                               "emit_func_output() ([] for none)")
         if isinstance(output, list | tuple):
             output = Tuple(list(output))
         output = self.normalize(output)
@@ -133,10 +136,9 @@ class BlockBuilder:
         in_scope = {v: v for v in defined_tir_vars([p.struct_info for p in scope.params])}
         ret = erase_to_well_defined(output.struct_info, in_scope, {p: p for p in scope.params})
         func = Function(scope.params, body, ret, scope.pure, attrs)
-        self._mod[scope.name] = func
         scope.emitted = True
         self._blocks = []
-        return self._mod.get_global_var(scope.name)
+        return self._add_unique(func, scope.name)
 
     # -- low-level block control (used by mutators) ------------------------------------
     def begin_dataflow_block(self) -> None:
@@ -158,6 +160,11 @@ class BlockBuilder:
         self._bindings = []
         self._is_dataflow = False
         return block
+
+    # TVM's private spellings, which its tests call
+    _begin_dataflow_block = begin_dataflow_block
+    _begin_binding_block = begin_binding_block
+    _end_block = end_block
 
     def begin_scope(self, params=None) -> None:
         self._scope_stack.append((self._blocks, self._bindings, self._is_dataflow))
@@ -232,12 +239,24 @@ class BlockBuilder:
         for gv, existing in self._mod.functions.items():
             if type(existing) is type(func) and structural_equal(existing, func):
                 return gv
+        return self._add_unique(func, func_name)
+
+    def _add_unique(self, func, func_name: str) -> GlobalVar:
+        """Add ``func`` under ``func_name``, or ``func_name1``… when the name is taken (as TVM:
+        ``finalize`` then gives public functions the names of their symbols)."""
         name, i = func_name, 0
         while name in self._mod:
             i += 1
             name = f"{func_name}{i}"
         self._mod[name] = func
         return self._mod.get_global_var(name)
+
+    def finalize(self) -> IRModule:
+        """The module built, each public function under the name of its ``global_symbol``
+        (a private function holding that name moves to a fresh one)."""
+        from .transform.normalize_global_var import NormalizeGlobalVar
+
+        return NormalizeGlobalVar()(self.get())
 
     def update_func(self, gv: GlobalVar, func) -> None:
         self._mod[gv] = func

@@ -126,7 +126,7 @@ def test_block_builder_errors():
             with bb.dataflow():
                 with bb.dataflow():
                     pass
-    with pytest.raises(ValueError, match="params were given both to function"):
+    with pytest.raises(RuntimeError, match="params were given both to function"):
         with bb.function("k", [x]):
             bb.emit_func_output(x, params=[x])
     with pytest.raises(RuntimeError, match="emit_func_output must be called inside BlockBuilder.function"):

@@ -202,7 +202,8 @@ def test_group_needing_an_outside_symbol_is_not_fused(caplog):
     y = relax.Var("y", TensorStructInfo([k], "float32"))
     lowered = legalize_and_annotate(dataflow_function([x], lambda bb, x: bb.emit(R.negative(bb.emit(R.exp(x))))))
     exp_gv, neg_gv = lowered.get_global_var("tir_exp"), lowered.get_global_var("tir_negative")
-    bb = relax.BlockBuilder(lowered)
+    kernels = lowered.with_functions({gv: f for gv, f in lowered.functions.items() if gv.name_hint != "main"})
+    bb = relax.BlockBuilder(kernels)  # a new "main" (the builder would name a second one main1)
     with bb.function("main", [x, y]):
         with bb.dataflow():
             # (hand-written) a kernel whose result is declared with y's length k
