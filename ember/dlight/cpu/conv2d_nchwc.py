@@ -121,6 +121,14 @@ class Conv2DNCHWc(_BlockedConvRule):
     # KH*KW*16 floats through the weights but reads each input pixel's channels in order (1.3-1.6x
     # faster at 14-pixel tiles).  0: never, 99: every such conv.  RESULTS.md, round 5 (H8)
     channels_outside_window = 8
+    # a window conv's window loops (ry_1 = kh, rx_1 = kw) unrolled inside each input channel
+    # block, as MetaSchedule's fastest 3x3 tiles at 2 threads have them; False: not unrolled
+    unroll_window = False
+    # how the threads share the work: the parallel loop is fuse(n, y, f_0), rows outermost (each
+    # thread reads the input rows it or the layer before wrote, and all the weights), when the
+    # input's pixels times this are at least the weights per input channel (F*16o*KH*KW);
+    # otherwise fuse(n, f_0, y), each thread half the output channels (and half the weights)
+    rows_outside_channels = 0.0
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
@@ -138,13 +146,16 @@ class Conv2DNCHWc(_BlockedConvRule):
         # (ry_1, rx_1 unrolled) and the block's channels (rci_0 outside the window), as tuning
         # may choose per layer; the rule's choice is [kh, 1], [kw, 1], [1, c]: nothing unrolled,
         # every channel of the block inside the window ([c, 1], outside, for short rows)
-        ry_0, ry_1 = split_tile(sch, ry, [None, 1], tunable, extents[6])
-        rx_0, rx_1 = split_tile(sch, rx, [None, 1], tunable, extents[7])
+        window = self.unroll_window and not short
+        ry_0, ry_1 = split_tile(sch, ry, [None, extents[6] if window else 1], tunable, extents[6])
+        rx_0, rx_1 = split_tile(sch, rx, [None, extents[7] if window else 1], tunable, extents[7])
         # not a short reduction (a first layer's few channels: tiny weights, the input dominates)
         outside = not short and extents[6] * extents[7] > 1 and xr < self.channels_outside_window
         rci_0, rci_1 = split_tile(sch, rci, [None, 1 if outside else extents[8]], tunable, extents[8])
-        sch.reorder(n, f_0, y, x_0, rco, rci_0, ry_0, rx_0, ry_1, rx_1, rci_1, x_1, f_1, fi)
-        outer = sch.fuse(n, f_0, y)
+        rows = _input_pixels(info) * self.rows_outside_channels >= extents[1] * vec * extents[6] * extents[7]
+        parallel = (n, y, f_0) if rows else (n, f_0, y)
+        sch.reorder(*parallel, x_0, rco, rci_0, ry_0, rx_0, ry_1, rx_1, rci_1, x_1, f_1, fi)
+        outer = sch.fuse(*parallel)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
         sch.unroll(ry_1)
@@ -156,7 +167,11 @@ class Conv2DNCHWc(_BlockedConvRule):
         finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, rco, outer, target, _write_back,
                          before=[b.name for b in blocks[:pos] if pad is None or b.name != pad.name])
         if pad is not None:
-            schedule_padding_copy(sch, next(b for b in root_blocks(sch) if b.name == pad.name), target)
+            pad = next(b for b in root_blocks(sch) if b.name == pad.name)
+            if rows and len(pad.loops) == 5:  # the copy's rows shared out as the conv's
+                pn, pc, py, px, pl = sch.get_loops(pad.rv)
+                sch.reorder(pn, py, pc, px, pl)
+            schedule_padding_copy(sch, pad, target)
         return sch
 
 
@@ -186,6 +201,12 @@ class DepthwiseConv2DNCHWc(_BlockedConvRule):
         finish_conv_tile(self, sch, name, blocks, pos, info.rv, acc, ry, outer, target, _write_back,
                          before=[b.name for b in blocks[:pos]])
         return sch
+
+
+def _input_pixels(info: BlockInfo) -> int:
+    """Pixels per channel of the convolution's data (its windowed 5-D read)."""
+    data = next(r for r in info.reads if len(r.dims) == 5 and len(r.dims[2]) > 1)
+    return (const_int(data.buffer.shape[2]) or 0) * (const_int(data.buffer.shape[3]) or 0)
 
 
 def _inline_padding(sch: Schedule, blocks: list, pos: int, info: BlockInfo):
