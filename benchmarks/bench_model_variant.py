@@ -12,6 +12,8 @@ faster, ``bench_rule_variants.py``); give one variant per process and compare th
 Run:
 python benchmarks/bench_model_variant.py --model resnet50 --threads 2 --clock process \
     --variant "now:" --variant "rows:Conv2DNCHWc.rows_outside_channels=1"
+"""
+
 from __future__ import annotations
 
 import argparse
