@@ -16,3 +16,4 @@ from .bindings import name_to_binding, udchain  # noqa: F401
 from .reshape_pattern import has_reshape_pattern  # noqa: F401
 from .memory_usage import estimate_memory_usage  # noqa: F401
 from .compile_time import computable_at_compile_time  # noqa: F401
+from .layout_transforms import suggest_layout_transforms  # noqa: F401
