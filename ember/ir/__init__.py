@@ -20,6 +20,9 @@ from .structural import (
     structural_hash,
 )
 
+# TVM's container Array: ember's IR fields and the VM's tuple results are Python tuples
+Array = tuple
+
 
 
 def __getattr__(name: str):
