@@ -14,6 +14,13 @@ import numpy as np
 __all__ = ["check_numerical_grads"]
 
 
+def _as_input(value) -> np.ndarray:
+    """A private copy of an input, keeping a float dtype (the function under test may accept
+    only its own dtype, as TVM's helper assumes); other inputs become float64."""
+    array = np.array(value)
+    return array if np.issubdtype(array.dtype, np.floating) else array.astype("float64")
+
+
 def _call(function, values, names):
     if names is None:
         return float(np.asarray(function(*values)).sum())
@@ -26,13 +33,13 @@ def check_numerical_grads(function, input_values, grad_values, function_value=No
     names = None
     if isinstance(input_values, dict):
         names = list(input_values)
-        inputs = [np.array(input_values[n], dtype="float64") for n in names]
+        inputs = [_as_input(input_values[n]) for n in names]
         if not isinstance(grad_values, dict):
             raise TypeError("check_numerical_grads: grad_values must be a dict when input_values is one")
         grads = [None if grad_values.get(n) is None else np.asarray(grad_values[n], dtype="float64")
                  for n in names]
     else:
-        inputs = [np.array(v, dtype="float64") for v in input_values]
+        inputs = [_as_input(v) for v in input_values]
         grads = [None if g is None else np.asarray(g, dtype="float64") for g in grad_values]
         if len(grads) != len(inputs):
             raise ValueError(f"check_numerical_grads: {len(inputs)} inputs but {len(grads)} gradients")
@@ -45,7 +52,7 @@ def check_numerical_grads(function, input_values, grad_values, function_value=No
             continue
         if grad.shape != x.shape:
             raise ValueError(f"check_numerical_grads: gradient {k} has shape {grad.shape}, input {x.shape}")
-        numeric = np.zeros_like(x)
+        numeric = np.zeros(x.shape, dtype="float64")
         flat, out = x.reshape(-1), numeric.reshape(-1)
         for i in range(flat.size):
             old = flat[i]
