@@ -54,6 +54,9 @@ from .attach_attr_layout_free_buffers import AttachAttrLayoutFreeBuffers  # noqa
 from .split_layout_rewrite_preproc import SplitLayoutRewritePreproc  # noqa: E402
 from .compute_prim_value import ComputePrimValue  # noqa: E402
 
+# reverse-mode AD: op gradients (FPrimalGradient) and relax.grad.* kernels
+from . import gradient_legalize, gradient_table, gradient_table_nn  # noqa: E402, F401
+
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
     "Normalize", "ToNonDataflow", "function_pass", "dataflowblock_pass", "module_pass", "Sequential",
