@@ -70,10 +70,10 @@ def lrn(data, size: int, axis: int = 1, alpha: float = 0.0001, beta: float = 0.7
 
 def nll_loss(predictions, targets, weights=None, reduction: str = "mean", ignore_index: int = -100):
     """Negative log-likelihood: ``-weights[t] * predictions[n, t]`` for target ``t`` of each row,
-    0 where ``t == ignore_index``; ``predictions`` is (N, C) or (C,)."""
+    0 where ``t == ignore_index``; ``predictions`` is (N, C, d1, ...) or (C,), ``targets`` (N, d1, ...) or ()."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"topi.nn.nll_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-    batched = len(predictions.shape) == 2
+    batched = len(predictions.shape) >= 2
     dtype = predictions.dtype
 
     def weight_of(t):
@@ -83,7 +83,7 @@ def nll_loss(predictions, targets, weights=None, reduction: str = "mean", ignore
         t = targets(*n)
         keep = t != tir.const(ignore_index, t.dtype)
         safe = tir.Select(keep, t, tir.const(0, t.dtype))
-        p = predictions(n[0], safe) if batched else predictions(safe)
+        p = predictions(n[0], safe, *n[1:]) if batched else predictions(safe)
         return tir.Select(keep, -weight_of(safe) * p, tir.const(0.0, dtype))
 
     def wrow(*n):
