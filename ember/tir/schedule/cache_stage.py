@@ -10,6 +10,10 @@ Both work in the *scope* of the block (its nearest enclosing block), as TVM does
 2. **What it copies.**  The producer's written region, relaxed over the loops between it
    and the stage; for a buffer the scope does not write, the scope block's declared read
    region of it (else the whole buffer).
+   Either is clipped to the buffer's extent: a declared region may reach outside the
+   buffer (a padding block reads ``A[i - 1]`` under a guard), and the stage copies only
+   elements that exist — a constant region is cut down, a symbolic one gets a predicate
+   on the copy block.
 3. **How big the copy is.**  A stage placed directly in a block gets a *compact* buffer,
    shaped like the copied region, indexed from the region's start (accesses are
    shifted); a stage inside a loop keeps the original shape, so each loop iteration
@@ -167,11 +171,79 @@ def _relaxed_region(realize: BlockRealize, region: BufferRegion, loc, bounds: di
     return tuple(out)
 
 
+def _clip(region: tuple, buffer) -> tuple:
+    """``region`` cut to ``buffer``'s extent where its bounds are constants (a symbolic
+    region is guarded element by element instead, see ``_in_buffer``)."""
+    out = []
+    for (lo, ext), dim in zip(region, buffer.shape):
+        lo_c, ext_c, dim_c = _arith.as_int(lo), _arith.as_int(ext), _arith.as_int(dim)
+        if None not in (lo_c, ext_c, dim_c):
+            start, stop = max(lo_c, 0), min(lo_c + ext_c, dim_c)
+            if stop > start and (start, stop) != (lo_c, lo_c + ext_c):
+                lo, ext = const(start, lo.dtype), const(stop - start, ext.dtype)
+        out.append((lo, ext))
+    return tuple(out)
+
+
+def _domains(func) -> dict:
+    """Var -> (first, last) symbolic values of every loop and block iterator of ``func``."""
+    out = {}
+    for s in blocks_under(func.body) + [x for x in _walk(func.body) if isinstance(x, For)]:
+        pairs = ([(iv.var, iv.dom.min, iv.dom.extent) for iv in s.block.iter_vars]
+                 if isinstance(s, BlockRealize) else [(s.loop_var, s.min, s.extent)])
+        for var, lo, ext in pairs:
+            out[var] = (lo, _arith.simplify(lo + ext - 1))
+    return out
+
+
+def _extreme(e, domains: dict, bounds: dict, side: int):
+    """A symbolic lower (side 0) or upper (side 1) bound of ``e`` free of loop and block
+    iterators (None when the analysis gives up)."""
+    for _ in range(8):
+        try:
+            e = _arith.relax_bound(e, domains, bounds)[side]
+        except _arith.BoundError:
+            return None
+        if not _arith._mentions(e, domains):
+            return e
+    return None
+
+
+def _in_buffer(region: tuple, buffer, indices: list, domains: dict, bounds: dict):
+    """The condition that ``indices`` (one per dimension, ranging over ``region``) lie
+    inside ``buffer``; only the sides that cannot be proved are tested (None: none)."""
+    from ember.arith import Analyzer
+
+    ana = Analyzer()
+    for var, (lo_v, hi_v) in bounds.items():
+        ana.bind(var, Range(const(lo_v, var.dtype), const(hi_v - lo_v + 1, var.dtype)))
+
+    def proves(cond_of, e, side):
+        if ana.can_prove(cond_of(e)):
+            return True
+        x = _extreme(e, domains, bounds, side)
+        return x is not None and ana.can_prove(cond_of(x))
+
+    conds = []
+    for (lo, ext), dim, index in zip(region, buffer.shape, indices):
+        if not proves(lambda x: x >= 0, lo, 0):
+            conds.append(index >= 0)
+        if not proves(lambda x: x <= dim, _arith.simplify(lo + ext), 1):
+            conds.append(index < dim)
+    if not conds:
+        return None
+    out = conds[0]
+    for c in conds[1:]:
+        out = out & c
+    return out
+
+
 # -- the stage --------------------------------------------------------------------------
 
-def _make_stage(name: str, src, dst, region: tuple, compact: bool, reading: bool):
+def _make_stage(name: str, src, dst, region: tuple, compact: bool, reading: bool, func):
     """Loops over ``region`` copying ``src`` into ``dst``.  ``reading``: the original buffer
-    is ``src`` (cache_read); else it is ``dst`` (cache_write)."""
+    is ``src`` (cache_read); else it is ``dst`` (cache_write).  Elements of the region
+    outside the original buffer are skipped (a predicate on the copy block)."""
     original = src if reading else dst
     loops, values, ivs, orig_idx, cache_idx = [], [], [], [], []
     for d, (lo, ext) in enumerate(region):
@@ -195,7 +267,9 @@ def _make_stage(name: str, src, dst, region: tuple, compact: bool, reading: bool
     block = Block(tuple(ivs), (BufferRegion(src, tuple(one(i) for i in src_idx)),),
                   (BufferRegion(dst, tuple(one(i) for i in dst_idx)),), name,
                   BufferStore(dst, BufferLoad(src, tuple(src_idx)), tuple(dst_idx)))
-    body = BlockRealize(tuple(values), const(True), block)
+    positions = [_arith.simplify(lo + loop) for loop, (lo, _) in zip(loops, region)]
+    inside = _in_buffer(region, original, positions, _domains(func), _loop_bounds(func))
+    body = BlockRealize(tuple(values), const(True) if inside is None else inside, block)
     for loop, (_, ext) in reversed(list(zip(loops, region))):
         body = For(loop, const(0, ext.dtype), ext, ForKind.SERIAL, body)
     return body
@@ -346,14 +420,15 @@ def cache_read(func, realize: BlockRealize, read_buffer_index: int, storage_scop
         related = consumers or _readers_in(scope, buffer, writer)
         loc, pos = _locate(scope.block, writer.block, related)
         region_of = next(w for w in writer.block.writes if w.buffer is buffer)
-        region = _relaxed_region(writer, region_of, loc, bounds)
+        region = _clip(_relaxed_region(writer, region_of, loc, bounds), buffer)
     else:
         loc, pos = _locate(scope.block, None, [])
         declared = next((r for r in scope.block.reads if r.buffer is buffer), None)
-        region = tuple((r.min, r.extent) for r in (declared or BufferRegion.full_region(buffer)).region)
+        region = _clip(tuple((r.min, r.extent)
+                             for r in (declared or BufferRegion.full_region(buffer)).region), buffer)
     compact = isinstance(loc, Block)
     new = _cache_buffer(func, buffer, storage_scope, region, compact)
-    stage = _make_stage(new.name, buffer, new, region, compact, reading=True)
+    stage = _make_stage(new.name, buffer, new, region, compact, reading=True, func=func)
     if consumers:
         targets = {id(b) for b in consumers}
     else:
@@ -390,10 +465,11 @@ def cache_write(func, realize: BlockRealize, write_buffer_index: int, storage_sc
     related = [b for b in _readers_in(scope, buffer, realize) if id(b) not in chosen]
     loc, pos = _locate(scope.block, block, related)
     region_of = next(w for w in block.writes if w.buffer is buffer)
-    region = _relaxed_region(realize, region_of, loc, _loop_bounds(func))
+    bounds = _loop_bounds(func)
+    region = _clip(_relaxed_region(realize, region_of, loc, bounds), buffer)
     compact = isinstance(loc, Block)
     new = _cache_buffer(func, buffer, storage_scope, region, compact)
-    stage = _make_stage(new.name, new, buffer, region, compact, reading=False)
+    stage = _make_stage(new.name, new, buffer, region, compact, reading=False, func=func)
     offsets = tuple(lo for lo, _ in region) if compact else None
     mutator = _UseCache(buffer, new, offsets, chosen, {id(block)}, {id(_stage_block(stage))})
     return _finish(func, scope, loc, pos, stage, new, mutator), new.name
@@ -408,7 +484,8 @@ def cache_inplace(func, realize: BlockRealize, read_buffer_index: int, storage_s
     buffer = _pick(func, block, block.reads, read_buffer_index, "cache_inplace", "read")
     scope = _prepare(func, realize, buffer, storage_scope, "cache_inplace")
     declared = next((r for r in block.reads if r.buffer is buffer), None)
-    region = tuple((r.min, r.extent) for r in (declared or BufferRegion.full_region(buffer)).region)
+    region = _clip(tuple((r.min, r.extent) for r in (declared or BufferRegion.full_region(buffer)).region),
+                   buffer)
     path = (path_to(scope.block, realize) or [])
     loc = next(s for s in reversed(path) if isinstance(s, For | Block))
     below = path[path.index(loc) + 1] if path.index(loc) + 1 < len(path) else realize
@@ -416,9 +493,9 @@ def cache_inplace(func, realize: BlockRealize, read_buffer_index: int, storage_s
     pos = list(body.seq).index(below) if isinstance(body, SeqStmt) else 0
     compact = isinstance(loc, Block)
     new = _cache_buffer(func, buffer, storage_scope, region, compact)
-    load = _make_stage(new.name, buffer, new, region, compact, reading=True)
+    load = _make_stage(new.name, buffer, new, region, compact, reading=True, func=func)
     store_name = unique_name(func, new.name + "_1")  # block names stay unique (TVM reuses the name)
-    store = _make_stage(store_name, new, buffer, region, compact, reading=False)
+    store = _make_stage(store_name, new, buffer, region, compact, reading=False, func=func)
     offsets = tuple(lo for lo, _ in region) if compact else None
     mutator = _UseCache(buffer, new, offsets, set(), {id(block)}, {id(_stage_block(load)), id(_stage_block(store))})
     loc_new = replace(loc, body=_insert(_insert(loc.body, pos, load), pos + 2, store))
