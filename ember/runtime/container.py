@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["ShapeTuple"]
+__all__ = ["ShapeTuple", "make_shape_tuple"]
 
 
 class ShapeTuple(tuple):
@@ -22,5 +22,22 @@ class ShapeTuple(tuple):
                 raise TypeError(f"ShapeTuple: dimension {i} must be an integer, got {dim!r}") from None
         return super().__new__(cls, dims)
 
+    def __eq__(self, other) -> bool:
+        """Equal to any tuple or list of the same dims (``vm["f"](x) == [4, 9]``), as TVM's."""
+        if isinstance(other, tuple | list):
+            return tuple.__eq__(self, tuple(other))
+        return NotImplemented
+
+    def __ne__(self, other) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
     def __repr__(self) -> str:
         return f"ShapeTuple({list(self)})"
+
+
+def make_shape_tuple(dims: tuple) -> ShapeTuple:
+    """A ShapeTuple of ``dims`` (already ints), without the per-dim conversion."""
+    return tuple.__new__(ShapeTuple, dims)

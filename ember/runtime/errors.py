@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from ember.error import TVMError
 
-class ArgumentError(ValueError):
-    """A compiled function was called with a wrong argument (count, dtype, shape, device ...)."""
+
+class ArgumentError(TVMError, ValueError):
+    """A compiled function was called with a wrong argument (count, dtype, shape, device ...).
+    A ``TVMError`` (so a ``RuntimeError``, as TVM's failed checks) and a ``ValueError``."""
 
 
 class ArgumentTypeError(ArgumentError, TypeError):

@@ -27,8 +27,8 @@ from ..expr import (
     StringImm, Tuple, TupleGetItem, Var, VarBinding,
 )
 from ..struct_info import (
-    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
-    shape_values,
+    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
+    is_base_of, shape_values,
 )
 
 __all__ = ["VMShapeLower", "vm_shape_lower", "prim_expr_to_python"]
@@ -92,6 +92,15 @@ class _Lowerer:
         self.out: list = []
         self.used_heap = False
         self.num_slots = 0
+        self.deferred: list | None = None  # expression checks waiting for later parameters
+
+    def later(self, check) -> None:
+        """Run ``check`` (it compares an expression dim) now, or, while parameters are being
+        matched, after all of them: a dim ``m * 2`` may come before the parameter defining ``m``."""
+        if self.deferred is None:
+            check()
+        else:
+            self.deferred.append(check)
 
     # -- slots -----------------------------------------------------------------------
     def slot(self, var: TirVar) -> int:
@@ -168,8 +177,11 @@ class _Lowerer:
             spec = [_imm(ANY), _imm(0), StringImm("")]
         self.emit(_packed("vm.builtin.match_prim_value", value, self.heap_for(spec), StringImm(what), dtype, *spec))
         if v is not None and not isinstance(v, IntImm | TirVar | FloatImm):
-            spec = [_imm(LOAD), _imm(self.value_slot(v)), StringImm(_dim_text(v))]
-            self.emit(_packed("vm.builtin.match_prim_value", value, self.heap, StringImm(what), dtype, *spec))
+            def check():
+                spec = [_imm(LOAD), _imm(self.value_slot(v)), StringImm(_dim_text(v))]
+                self.emit(_packed("vm.builtin.match_prim_value", value, self.heap, StringImm(what), dtype, *spec))
+
+            self.later(check)
 
     def match_dims(self, value, dims, what: str) -> None:
         spec, later = [], []
@@ -187,13 +199,16 @@ class _Lowerer:
                 later.append(axis)
         self.emit(_packed("vm.builtin.match_shape", value, self.heap_for(spec), StringImm(what), *spec))
         if later:  # expression dims: compare once every var of this value is stored
-            spec = []
-            for axis, d in enumerate(dims):
-                if axis in later:
-                    spec += [_imm(LOAD), _imm(self.value_slot(d)), StringImm(_dim_text(d))]
-                else:
-                    spec += [_imm(ANY), _imm(0), StringImm("")]
-            self.emit(_packed("vm.builtin.match_shape", value, self.heap, StringImm(what), *spec))
+            def check():
+                spec = []
+                for axis, d in enumerate(dims):
+                    if axis in later:
+                        spec += [_imm(LOAD), _imm(self.value_slot(d)), StringImm(_dim_text(d))]
+                    else:
+                        spec += [_imm(ANY), _imm(0), StringImm("")]
+                self.emit(_packed("vm.builtin.match_shape", value, self.heap, StringImm(what), *spec))
+
+            self.later(check)
 
     # -- values in the body ------------------------------------------------------------------
     def shape(self, shape: ShapeExpr):
@@ -244,7 +259,9 @@ class _Lowerer:
         self.out, self.derived, self.defined = saved_out, saved_derived, saved_defined
         return seq
 
-    def seq(self, seq: SeqExpr) -> SeqExpr:
+    def seq(self, seq: SeqExpr, ret: StructInfo | None = None) -> SeqExpr:
+        """``seq`` lowered; with ``ret`` (a function's body), the returned value is checked
+        against ``ret`` unless its own struct info already guarantees it."""
         for block in seq.blocks:
             for b in block.bindings:
                 if isinstance(b, MatchCast):
@@ -256,7 +273,22 @@ class _Lowerer:
                 else:
                     self.out.append(VarBinding(b.var, self.value(b.value)))
         body = self.arg(seq.body)
+        if ret is not None and _needs_check(ret) and not _guaranteed(ret, seq.body):
+            if not isinstance(body, Var):
+                body = self.emit(body, "ret")
+            self.match(body, ret, f"{self.name}: return value")
         return SeqExpr([BindingBlock(self.out)] if self.out else [], body)
+
+
+def _guaranteed(ret: StructInfo, body) -> bool:
+    """Whether ``body``'s struct info proves it matches ``ret`` (no run-time check needed)."""
+    got = body.struct_info_or_none()
+    if got is None:
+        return False
+    try:
+        return is_base_of(ret, got)
+    except Exception:  # noqa: BLE001 - undecidable here: check at run time
+        return False
 
 
 def _needs_check(sinfo) -> bool:
@@ -279,12 +311,16 @@ def vm_shape_lower_function(name: str, func: Function) -> Function:
     if func.attrs.get(LOWERED_ATTR):
         return func
     lw = _Lowerer(name)
+    lw.deferred = []
     for i, p in enumerate(func.params):
         if _needs_check(p.struct_info):
             lw.match(p, p.struct_info, f"{name}: argument '{p.name_hint}' (#{i + 1})")
+    deferred, lw.deferred = lw.deferred, None
+    for check in deferred:
+        check()
     entry = lw.out
     lw.out = []
-    body = lw.seq(seq_of(func.body))
+    body = lw.seq(seq_of(func.body), ret=func.ret_struct_info)
     blocks = list(body.blocks)
     prologue = entry
     if lw.used_heap:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 
+from ..container import ShapeTuple, make_shape_tuple
 from ..device import DeviceType
-from ..errors import ArgumentError
+from ..errors import ArgumentError, ArgumentTypeError
 from ..ndarray import NDArray, empty
 from ..registry import register_func
 
@@ -20,12 +21,13 @@ from ..registry import register_func
 IMM, STORE, LOAD, ANY = 0, 1, 2, 3
 
 
-def _shape_of(value) -> tuple:
+def _shape_of(value, what: str = "") -> tuple:
     shape = getattr(value, "shape", None)
     if shape is None:
         if isinstance(value, tuple):
             return value
-        raise ArgumentError(f"expected a tensor or a shape, got {type(value).__name__}")
+        where = f"{what}: " if what else ""
+        raise ArgumentTypeError(f"{where}expected a tensor or a shape, got {type(value).__name__}")
     return tuple(shape)
 
 
@@ -55,7 +57,7 @@ def alloc_shape_heap(size: int) -> list:
 @register_func("vm.builtin.check_tensor_info", override=True)
 def check_tensor_info(value, ndim: int, dtype: str, what: str):
     if not isinstance(value, NDArray):
-        raise ArgumentError(f"{what}: expected a tensor, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{what}: expected a tensor, got {type(value).__name__}")
     if ndim >= 0 and value.ndim != ndim:
         raise ArgumentError(f"{what}: expected a {ndim}-d tensor, got ndim {value.ndim} (shape {value.shape})")
     if dtype and value.dtype != dtype:
@@ -65,7 +67,7 @@ def check_tensor_info(value, ndim: int, dtype: str, what: str):
 @register_func("vm.builtin.match_shape", override=True)
 def match_shape(value, heap: list, what: str, *spec):
     """Check ``value``'s shape against ``spec`` = (kind, operand, name) triples per dim."""
-    shape = _shape_of(value)
+    shape = _shape_of(value, what)
     ndim = len(spec) // 3
     if len(shape) != ndim:
         raise ArgumentError(f"{what}: expected {ndim} dimensions, got shape {shape}")
@@ -81,7 +83,7 @@ def match_shape(value, heap: list, what: str, *spec):
             continue
         elif got != heap[operand]:
             raise ArgumentError(
-                f"{what}: expected shape[{axis}] == {name} = {heap[operand]} (bound by an earlier "
+                f"{what}: expected shape[{axis}] == {name} = {heap[operand]} (bound by another "
                 f"argument), got {got} (shape {shape})"
             )
 
@@ -97,7 +99,7 @@ def match_prim_value(value, heap: list, what: str, dtype: str, kind: int, operan
     code = dtype.rstrip("0123456789")
     allowed = _SCALAR_TYPES.get(code, (int, float, bool))
     if not isinstance(value, allowed) or (code != "bool" and isinstance(value, bool)):
-        raise ArgumentError(f"{what}: expected a {dtype} scalar, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{what}: expected a {dtype} scalar, got {type(value).__name__}")
     if kind == IMM and value != operand:
         raise ArgumentError(f"{what}: expected the value {operand}, got {value}")
     if kind == STORE:
@@ -125,9 +127,9 @@ def load_shape_value(heap: list, index: int) -> int:
 
 
 @register_func("vm.builtin.make_shape", override=True)
-def make_shape(heap: list, *spec) -> tuple:
-    """A shape tuple from (kind, operand) pairs: IMM → operand, LOAD → heap[operand]."""
-    return tuple(spec[i + 1] if spec[i] == IMM else heap[spec[i + 1]] for i in range(0, len(spec), 2))
+def make_shape(heap: list, *spec) -> ShapeTuple:
+    """A ShapeTuple from (kind, operand) pairs: IMM → operand, LOAD → heap[operand]."""
+    return make_shape_tuple(spec[i + 1] if spec[i] == IMM else heap[spec[i + 1]] for i in range(0, len(spec), 2))
 
 
 @register_func("vm.builtin.make_tuple", override=True)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..compiled_function import CompiledFunction
+from ..container import make_shape_tuple
 from ..device import DeviceType
 from ..array_fields import layout as _layout
 from ..ndarray import NDArray, _check_shape, _empty_cpu
@@ -211,7 +212,8 @@ def _make_shape(ctx: StraightLineContext, instr: Call) -> str | None:
     heap, dims = f"r{args[0].value}", []
     for kind, operand in zip(spec[::2], spec[1::2]):
         dims.append(str(operand) if kind == _builtins.IMM else f"{heap}[{operand}]")
-    return f"r{instr.dst} = ({', '.join(dims)}{',' if len(dims) == 1 else ''})"
+    shape = ctx.bind("F", "make_shape_tuple", make_shape_tuple)  # a ShapeTuple, as the builtin's
+    return f"r{instr.dst} = {shape}(({', '.join(dims)}{',' if len(dims) == 1 else ''}))"
 
 
 def _load_shape_value(ctx: StraightLineContext, instr: Call) -> str | None:
