@@ -55,6 +55,10 @@ def fit_shape(ctx, grad: Expr, target: Expr) -> Expr:
     return R.collapse_sum_to(grad, shape_of(target))
 
 
+def _identity(orig_var, orig_call, output_grad, ctx):
+    return [output_grad]
+
+
 def _no_grads(orig_var, orig_call, output_grad, ctx):
     return [R.grad.no_grad(a) for a in orig_call.args]
 
@@ -274,6 +278,9 @@ TABLE = {
     "relax.where": _where,
     "relax.astype": _astype,
     "relax.matmul": _matmul,
+    "relax.grad.start_checkpoint": _identity,
+    "relax.grad.end_checkpoint": _identity,
+    "relax.grad.no_grad": _no_grads,
 }
 
 
