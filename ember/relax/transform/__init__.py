@@ -56,6 +56,7 @@ from .compute_prim_value import ComputePrimValue  # noqa: E402
 
 # reverse-mode AD: op gradients (FPrimalGradient) and relax.grad.* kernels
 from . import gradient_legalize, gradient_table, gradient_table_nn  # noqa: E402, F401
+from .gradient import Gradient  # noqa: E402
 
 __all__ = [
     "BindSymbolicVars", "CanonicalizeBindings", "DeadCodeElimination", "EliminateCommonSubexpr", "FoldConstant",
