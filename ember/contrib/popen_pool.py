@@ -8,7 +8,8 @@ died).  ``PopenPoolExecutor`` keeps ``max_workers`` of them behind the
 
 Calls travel pickled (with ``cloudpickle`` when it is installed, so closures and lambdas
 work; otherwise only importable top-level functions).  The child is a fresh interpreter,
-not a fork: it inherits nothing of the parent's state (loaded libraries, registrations).
+not a fork: it inherits nothing of the parent's state (loaded libraries, registrations)
+except its import path.
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ class PopenWorker:
         cmd = [sys.executable, "-c", "from ember.contrib.popen_pool import _serve; _serve()"]
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        # the parent's import path, so functions pickled by reference import in the child
+        paths = [root] + [p for p in sys.path if p and os.path.isdir(p)] + [env.get("PYTHONPATH", "")]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=self._stderr, env=env)
         self._uses = 0
