@@ -508,6 +508,29 @@ class Function(BaseFunc, Expr):
     def __call__(self, *args):
         return Call(self, [_arg(a) for a in args])
 
+    def bind_params(self, binding_map: dict) -> Function:
+        """The function with parameters (keys: Vars or names) replaced by values (Relax
+        expressions or arrays) and removed; tir Var keys bind symbolic dims (TVM's method)."""
+        from ember.ir import Var as TirVar
+
+        by_name = {p.name_hint: p for p in self.params}
+        relax_map, dims = {}, {}
+        for key, value in binding_map.items():
+            param = by_name.get(key) if isinstance(key, str) else (key if key in self.params else None)
+            if param is None:
+                dims[key] = value  # a symbolic variable (or its name)
+            else:
+                relax_map[param] = value if isinstance(value, Expr) else Constant(value)
+        from .backend.ir_util import substitute
+
+        rest = [p for p in self.params if p not in relax_map]
+        func = Function(rest, substitute(self.body, relax_map), self.ret_struct_info, self.is_pure, self.attrs)
+        if dims:
+            from .transform.bind_symbolic_vars import bind_symbolic_vars
+
+            func = bind_symbolic_vars(func, {k: v for k, v in dims.items() if isinstance(k, str | TirVar)})
+        return func
+
 
 def _refined_return(params, body_sinfo, ret_sinfo):
     """The declared return struct info, or the body's when that is finer (TVM's Function does
