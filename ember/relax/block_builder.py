@@ -105,6 +105,7 @@ class BlockBuilder:
             raise RuntimeError("emit_func_output must be called inside BlockBuilder.function()")
         if scope.emitted:
             raise RuntimeError(f"emit_func_output: function {scope.name!r} already has its output")
+        scope.emitted = True  # called (as TVM: even when it raises below, the scope does not complain again)
         if self._is_dataflow:
             raise RuntimeError("emit_func_output must be called after leaving the dataflow block")
         if params is not None:
@@ -127,6 +128,7 @@ class BlockBuilder:
                 "after the dataflow block; bind them with emit_output inside the block"
             )
         self._close_block()
+        _check_dataflow_vars_stay_home(self._blocks)
         body = SeqExpr(self._blocks, output)
         attrs = dict(scope.attrs)
         if not scope.private and "global_symbol" not in attrs:
@@ -194,10 +196,24 @@ class BlockBuilder:
         """Bind ``expr`` (normalised) to a new variable and return the variable."""
         self._require_block("emit")
         expr = self.normalize(expr)
+        if isinstance(expr, SeqExpr):
+            expr = self._inline_seq(expr)
         cls = DataflowVar if self._is_dataflow else Var
         var = cls(self._unique(name_hint or ("lv" if self._is_dataflow else "gv")), expr.struct_info)
         self._push(VarBinding(var, expr))
         return var
+
+    def _inline_seq(self, seq: SeqExpr) -> Expr:
+        """Emit a SeqExpr's bindings here (as TVM): a block of the other kind than the open
+        one goes in whole between two parts of the open block. Returns the SeqExpr's body."""
+        for block in seq.blocks:
+            if isinstance(block, DataflowBlock) == self._is_dataflow:
+                for binding in block.bindings:
+                    self._push(binding)
+            else:
+                self._close_block()
+                self._blocks.append(block)
+        return seq.body
 
     def emit_normalized(self, binding: Binding) -> None:
         """Append an already-normalised binding."""
@@ -437,6 +453,20 @@ def _call_ret(sinfo: FuncStructInfo, call: Call) -> StructInfo:
     from .struct_info_subst import substitute_sinfo
 
     return substitute_sinfo(sinfo.ret, binding)
+
+
+def _check_dataflow_vars_stay_home(blocks) -> None:
+    """A DataflowVar used outside a dataflow block (an inlined SeqExpr can do that) is an error."""
+    from .analysis.vars import free_vars
+
+    for block in blocks:
+        if isinstance(block, DataflowBlock):
+            continue
+        for binding in block.bindings:
+            local = [v.name_hint for v in free_vars(binding.value) if isinstance(v, DataflowVar)]
+            if local:
+                raise TVMError(f"Malformed AST: the binding of {binding.var.name_hint!r} outside a dataflow "
+                               f"block uses the dataflow variables {local}")
 
 
 def _is_prim_func(func) -> bool:

@@ -1,6 +1,9 @@
-"""BlockBuilder as TVM's: unique function names, finalize, one name supply, emit_func_output checks."""
+"""BlockBuilder as TVM's: unique function names, finalize, one name supply, emit_func_output checks,
+emitting a SeqExpr (its bindings are inlined)."""
 
 import pytest
+
+from ember.error import TVMError
 from relax_sinfo_helpers import T
 
 from ember import relax
@@ -64,3 +67,68 @@ def test_emit_func_output_errors():
     with pytest.raises(RuntimeError, match="params were given both"):
         with bb.function("both", [x]):
             bb.emit_func_output(x, [x])
+
+
+def _seq_of_three():
+    bb = relax.BlockBuilder()
+    with bb.function("g", []):
+        a = bb.emit(relax.const(1, "int64"), "a")
+        c = bb.emit(R.add(a, a), "c")
+        bb.emit_func_output(c)
+    return bb.get()["g"].body
+
+
+def test_emitting_a_seq_expr_inlines_its_bindings():
+    seq = _seq_of_three()
+    bb = relax.BlockBuilder()
+    with bb.function("f", []):
+        d = bb.emit(relax.const(3, "int64"), "d")
+        e = bb.emit(seq, "e")
+        bb.emit_func_output(bb.emit(R.add(d, e), "f"))
+    (block,) = bb.get()["f"].body.blocks
+    assert [b.var.name_hint for b in block.bindings] == ["d", "a", "c", "e", "f"]
+    assert block.bindings[3].value is seq.body
+
+
+def test_a_binding_block_inlined_into_a_dataflow_block_splits_it():
+    seq = _seq_of_three()
+    bb = relax.BlockBuilder()
+    with bb.function("f", []):
+        with bb.dataflow():
+            bb.emit(relax.const(3, "int64"), "d")
+            e = bb.emit(seq, "e")
+            out = bb.emit_output(e, "out")
+        bb.emit_func_output(out)
+    blocks = bb.get()["f"].body.blocks
+    assert [isinstance(b, relax.DataflowBlock) for b in blocks] == [True, False, True]
+    assert well_formed(bb.get())
+
+
+def test_dataflow_var_used_outside_its_block_is_malformed():
+    x = relax.Var("x", T([]))
+    bb = relax.BlockBuilder()
+    with bb.function("g", [x]):
+        bb.emit_func_output(bb.emit(R.add(x, x)))
+    func = bb.get()["g"]
+    bb = relax.BlockBuilder()
+    with bb.function("f", []):
+        with bb.dataflow():
+            local = bb.emit(relax.const(3, "float32"), "local")
+            out = bb.emit_output(bb.emit(func.bind_params({x: local}).body))
+        with pytest.raises(TVMError, match="Malformed AST"):
+            bb.emit_func_output(out)
+
+
+def test_function_bind_params_replaces_and_drops_parameters():
+    import numpy as np
+
+    x, y = relax.Var("x", T([2])), relax.Var("y", T([2]))
+    bb = relax.BlockBuilder()
+    with bb.function("g", [x, y]):
+        bb.emit_func_output(bb.emit(R.add(x, y)))
+    func = bb.get()["g"]
+    bound = func.bind_params({"y": np.ones(2, "float32")})
+    assert [p.name_hint for p in bound.params] == ["x"]
+    (binding,) = bound.body.blocks[0].bindings
+    assert isinstance(binding.value.args[1], relax.Constant)
+    assert func.bind_params({x: y}).params == (y,)
