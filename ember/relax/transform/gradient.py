@@ -53,19 +53,6 @@ def _field(expr: Expr, i: int) -> Expr:
     return expr.fields[i] if isinstance(expr, Tuple) else TupleGetItem(expr, i)
 
 
-def _tuple_aware_add(lhs: Expr, rhs: Expr) -> Expr:
-    """``lhs + rhs`` for tensors, field by field for tuples; a zeros operand is skipped."""
-    sinfo = lhs.struct_info_or_none() or rhs.struct_info_or_none()
-    if isinstance(lhs, Tuple) or isinstance(rhs, Tuple) or isinstance(sinfo, TupleStructInfo):
-        n = len(lhs.fields) if isinstance(lhs, Tuple) else len(lhs.struct_info.fields)
-        return Tuple([_tuple_aware_add(_field(lhs, i), _field(rhs, i)) for i in range(n)])
-    if _is_zeros(rhs):
-        return lhs
-    if _is_zeros(lhs):
-        return rhs
-    return R.add(lhs, rhs)
-
-
 class _Backward:
     """Emits the backward bindings into ``bb`` (inside the open dataflow block)."""
 
@@ -73,11 +60,25 @@ class _Backward:
         self.bb = bb
         self.adjoint: dict[Var, Var] = {}  # keyed by the forward variable (identity-hashed)
 
+    def _add(self, lhs: Expr, rhs: Expr) -> Expr:
+        """``lhs + rhs`` for tensors, field by field for tuples (a nested tuple field is bound
+        to a variable once); a zeros operand is skipped."""
+        sinfo = lhs.struct_info_or_none() or rhs.struct_info_or_none()
+        if isinstance(lhs, Tuple) or isinstance(rhs, Tuple) or isinstance(sinfo, TupleStructInfo):
+            lhs, rhs = (e if isinstance(e, Tuple | Var) else self.bb.emit(e) for e in (lhs, rhs))
+            n = len(lhs.fields) if isinstance(lhs, Tuple) else len(lhs.struct_info.fields)
+            return Tuple([self._add(_field(lhs, i), _field(rhs, i)) for i in range(n)])
+        if _is_zeros(rhs):
+            return lhs
+        if _is_zeros(lhs):
+            return rhs
+        return R.add(lhs, rhs)
+
     def update(self, base: Expr, increment: Expr) -> None:
         """Add ``increment`` to the adjoint of ``base`` (a variable, or a tuple of them)."""
         if isinstance(base, Var):
             old = self.adjoint.get(base)
-            value = increment if old is None else _tuple_aware_add(old, increment)
+            value = increment if old is None else self._add(old, increment)
             self.adjoint[base] = self.bb.emit(value, base.name_hint + "_adjoint")
         elif isinstance(base, Tuple):
             if not isinstance(increment, Tuple | Var):

@@ -34,15 +34,16 @@ def _log_softmax(orig_var, orig_call, output_grad, ctx):
     """g − exp(y)·Σ g along the axis."""
     axis = orig_call.attrs.axis
     total = R.sum(output_grad, [axis], keepdims=True)
-    return [R.subtract(output_grad, R.multiply(R.exp(orig_var), total))]
+    return [R.subtract(output_grad, R.multiply(total, R.exp(orig_var)))]
 
 
 def _cross_entropy_with_logits(orig_var, orig_call, output_grad, ctx):
     """−g·labels (−g·predictions) over the batch size for 2-D inputs."""
     pred, labels = orig_call.args
-    g = R.negative(output_grad)
+    g = output_grad
     if pred.struct_info.ndim == 2:
         g = R.divide(g, scalar(float(shape_values(pred.struct_info)[0]), pred))
+    g = ctx.emit(R.negative(g))
     return [R.multiply(g, labels), R.multiply(g, pred)]
 
 
