@@ -17,7 +17,17 @@ INT, UINT, FLOAT, HANDLE, BFLOAT, BOOL = 0, 1, 2, 3, 4, 6
 _CODE_NAMES = {INT: "int", UINT: "uint", FLOAT: "float", HANDLE: "handle", BFLOAT: "bfloat", BOOL: "bool"}
 _NAME_CODES = {name: code for code, name in _CODE_NAMES.items()}
 _PATTERN = re.compile(r"^(int|uint|float|bfloat|bool|handle)(\d*)(?:x(\d+))?$")
-_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "void": "handle", "": "handle"}  # "" is TVM's void
+_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "void": "handle", "": "handle",  # "" is TVM's void
+            "bfloat": "bfloat16"}  # TVM's "bfloat" has 16 bits
+# Floats narrower than 16 bits, named by their format (DLPack 1.1 type codes; numpy via ml_dtypes).
+# Their names carry the width, so they print without a bit count: "float8_e4m3fn", "float8_e5m2x4".
+LOW_BIT_FLOATS = {
+    "float8_e3m4": (7, 8), "float8_e4m3": (8, 8), "float8_e4m3b11fnuz": (9, 8), "float8_e4m3fn": (10, 8),
+    "float8_e4m3fnuz": (11, 8), "float8_e5m2": (12, 8), "float8_e5m2fnuz": (13, 8), "float8_e8m0fnu": (14, 8),
+    "float6_e2m3fn": (15, 6), "float6_e3m2fn": (16, 6), "float4_e2m1fn": (17, 4),
+}
+_LOW_BIT_NAMES = {code: name for name, (code, _) in LOW_BIT_FLOATS.items()}
+_LOW_BIT_PATTERN = re.compile(r"^(" + "|".join(sorted(LOW_BIT_FLOATS, key=len, reverse=True)) + r")(?:x(\d+))?$")
 _NUMPY_NAMES = {"bool": "bool", "bfloat16": "bfloat16"}
 
 
@@ -112,6 +122,11 @@ class DataType:
         return self.code == BOOL
 
     @property
+    def is_low_bit_float(self) -> bool:
+        """One of the 4/6/8-bit float formats (``float8_e4m3fn`` ...): storage and DLPack only."""
+        return self.code in _LOW_BIT_NAMES
+
+    @property
     def is_handle(self) -> bool:
         return self.code == HANDLE
 
@@ -175,11 +190,19 @@ class DataType:
             import ml_dtypes
 
             return np.dtype(ml_dtypes.bfloat16)
+        if self.code in _LOW_BIT_NAMES:
+            import ml_dtypes
+
+            return np.dtype(getattr(ml_dtypes, _LOW_BIT_NAMES[self.code]))
         return np.dtype(self.numpy_name)
 
 
 def _parse(spec: str) -> tuple[int, int, int]:
     text = _ALIASES.get(spec.strip(), spec.strip())
+    low_bit = _LOW_BIT_PATTERN.match(text)
+    if low_bit:
+        code, bits = LOW_BIT_FLOATS[low_bit.group(1)]
+        return code, bits, int(low_bit.group(2)) if low_bit.group(2) else 1
     m = _PATTERN.match(text)
     if not m:
         raise UnknownDataTypeError(f"unknown data type {spec!r}: expected e.g. 'float32', 'int8', 'float32x4', 'bool', 'handle'")
@@ -219,6 +242,8 @@ def _render(code: int, bits: int, lanes: int) -> str:
         base = "bool" if lanes == 1 else "uint1"  # TVM's spelling: bool vectors are uint1xN
     elif code == HANDLE:
         base = "handle"
+    elif code in _LOW_BIT_NAMES:
+        base = _LOW_BIT_NAMES[code]
     else:
         base = f"{_CODE_NAMES[code]}{bits}"
     return base if lanes == 1 else f"{base}x{lanes}"
