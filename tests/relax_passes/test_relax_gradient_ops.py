@@ -69,6 +69,11 @@ CASES = {
     "max_pool2d": (lambda x: R.nn.max_pool2d(x, (3, 3), strides=(2, 2), padding=(1, 1)), [_apart((1, 2, 6, 6))], []),
     "avg_pool2d": (lambda x: R.nn.avg_pool2d(x, (3, 3), strides=(2, 2), padding=(1, 2), ceil_mode=True),
                    [_u((1, 2, 6, 7))], []),
+    "conv2d": (R.nn.conv2d, [_u((2, 2, 5, 5)), _u((3, 2, 3, 3))], []),
+    "conv2d_strided_wide_pad": (lambda x, w: R.nn.conv2d(x, w, strides=(2, 1), padding=(3, 2)),
+                                [_u((1, 2, 6, 5)), _u((2, 2, 3, 2))], []),
+    "conv2d_groups_dilated": (lambda x, w: R.nn.conv2d(x, w, strides=2, padding=(1, 2, 0, 1), dilation=(2, 1), groups=2),
+                              [_u((2, 4, 7, 6)), _u((4, 2, 2, 3))], []),
     "avg_pool2d_pad": (lambda x: R.nn.avg_pool2d(x, (2, 2), padding=(1, 1), count_include_pad=True),
                        [_u((1, 1, 4, 4))], []),
 }

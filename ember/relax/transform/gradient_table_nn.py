@@ -64,6 +64,73 @@ def _pool2d(backward):
     return grad
 
 
+def _stuffed(ctx, g, strides):
+    """``g`` (N, O, OH, OW) with ``stride - 1`` zeros after every element of each spatial
+    axis: (N, O, OH*sh, OW*sw), the output gradient placed where the windows start."""
+    n, o, oh, ow = (int(d) for d in shape_values(g.struct_info))
+    sh, sw = strides
+    if sh == sw == 1:
+        return g
+    spread = R.reshape(g, (n, o, oh, 1, ow, 1))
+    padded = R.nn.pad(spread, [0, 0, 0, 0, 0, 0, 0, sh - 1, 0, 0, 0, sw - 1])
+    return ctx.normalize(R.reshape(padded, (n, o, oh * sh, ow * sw)))
+
+
+def _conv2d_data_grad(ctx, g, x, w, a):
+    """dX: the stuffed output gradient convolved with the flipped kernel (each group's
+    input and output channels swapped); negative paddings crop the stuffed gradient."""
+    n, c, h, wd = (int(d) for d in shape_values(x.struct_info))
+    o, cg, kh, kw = (int(d) for d in shape_values(w.struct_info))
+    groups = int(a.groups)
+    og = o // groups
+    z = _stuffed(ctx, g, a.strides)
+    zshape = [int(d) for d in shape_values(z.struct_info)]
+    before, after, begin, end = [], [], [], []
+    for k, (size, kernel) in enumerate(((h, kh), (wd, kw))):
+        span = (kernel - 1) * int(a.dilation[k])
+        lo = span - int(a.padding[k])
+        hi = size - zshape[2 + k] + int(a.padding[k])
+        before.append(max(lo, 0))
+        after.append(max(hi, 0))
+        begin.append(max(-lo, 0))
+        end.append(zshape[2 + k] - max(-hi, 0))
+    if any(begin) or end != zshape[2:]:
+        z = R.strided_slice(z, [2, 3], begin, end)
+    flipped = R.reshape(w, (groups, og, cg, kh, kw))
+    flipped = R.reshape(R.permute_dims(flipped, [0, 2, 1, 3, 4]), (c, og, kh, kw))
+    flipped = R.flip(R.flip(flipped, 2), 3)
+    return R.nn.conv2d(z, flipped, strides=1, padding=before + after, dilation=a.dilation, groups=groups,
+                       out_dtype=a.out_dtype)
+
+
+def _conv2d_weight_grad(ctx, g, x, w, a):
+    """dW: per group, the data (batch as channels) convolved with the output gradient as the
+    kernel (strides and dilation exchange roles), cut to the kernel's size."""
+    n, c, h, wd = (int(d) for d in shape_values(x.struct_info))
+    o, cg, kh, kw = (int(d) for d in shape_values(w.struct_info))
+    _, _, oh, ow = (int(d) for d in shape_values(g.struct_info))
+    groups = int(a.groups)
+    og = o // groups
+    data = R.reshape(R.permute_dims(R.reshape(x, (n, groups, cg, h, wd)), [2, 1, 0, 3, 4]), (cg, groups * n, h, wd))
+    kernel = R.reshape(R.permute_dims(R.reshape(g, (n, groups, og, oh, ow)), [1, 2, 0, 3, 4]), (o, n, oh, ow))
+    out = ctx.normalize(R.nn.conv2d(data, kernel, strides=a.dilation, padding=a.padding, dilation=a.strides,
+                                    groups=groups, out_dtype=a.out_dtype))
+    _, _, fh, fw = (int(d) for d in shape_values(out.struct_info))
+    if (fh, fw) != (kh, kw):
+        out = R.strided_slice(out, [2, 3], [0, 0], [kh, kw])
+    return R.permute_dims(out, [1, 0, 2, 3])
+
+
+def _conv2d(orig_var, orig_call, output_grad, ctx):
+    a = orig_call.attrs
+    if (a.data_layout, a.kernel_layout, a.out_layout) != ("NCHW", "OIHW", "NCHW"):
+        raise NotImplementedError("Gradient: relax.nn.conv2d gradients support NCHW data and OIHW weights, got "
+                                  f"{a.data_layout}/{a.kernel_layout}/{a.out_layout}")
+    x, w = orig_call.args
+    g = ctx.normalize(output_grad)
+    return [_conv2d_data_grad(ctx, g, x, w, a), _conv2d_weight_grad(ctx, g, x, w, a)]
+
+
 TABLE = {
     "relax.nn.relu": _relu,
     "relax.nn.silu": _silu,
@@ -73,6 +140,7 @@ TABLE = {
     "relax.nn.nll_loss": _nll_loss,
     "relax.nn.max_pool2d": _pool2d(R.grad.max_pool2d_backward),
     "relax.nn.avg_pool2d": _pool2d(R.grad.avg_pool2d_backward),
+    "relax.nn.conv2d": _conv2d,
 }
 
 register_gradients(TABLE)
