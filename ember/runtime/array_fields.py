@@ -69,10 +69,11 @@ class Layout:
                  "pack", "head_size", "head_type", "small_type")
 
     def __init__(self, shape: tuple[int, ...], dtype: DataType):
-        if dtype.lanes != 1:
-            raise ValueError(f"empty: dtype must be a scalar type, got vector type {dtype}")
+        if not isinstance(dtype.lanes, int):
+            raise ValueError(f"empty: an array's dtype needs a fixed number of lanes, got {dtype}")
         self.shape, self.dtype, self.name, self.ndim = shape, dtype, str(dtype), len(shape)
-        self.np_dtype = dtype.numpy()
+        # a vector dtype (float32x4) is held as one opaque numpy item per element (see ndarray.numpy)
+        self.np_dtype = dtype.numpy() if dtype.lanes == 1 else np.dtype(f"V{dtype.itemsize}")
         self.nbytes = math.prod(shape) * dtype.itemsize
         self.code, self.bits, self.lanes = dlpack.dl_dtype_of(dtype)
         self.pack = struct.Struct(DLTENSOR.format + f"{self.ndim}q")

@@ -96,7 +96,10 @@ class NDArray:
 
     # -- conversion ------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        """A numpy copy of the contents (C-contiguous)."""
+        """A numpy copy of the contents (C-contiguous); a vector dtype (``float32x4``) gives its
+        lanes as a last axis, as TVM does."""
+        if self._dtype.lanes != 1:
+            return _vector_numpy(self)
         if self._np is not None:
             return self._np.copy(order="C")
         out = np.empty(self.shape, self._dtype.numpy())
@@ -107,7 +110,7 @@ class NDArray:
     asnumpy = numpy
 
     def __array__(self, dtype=None, copy=None):
-        if self._np is None or copy:
+        if self._np is None or copy or self._dtype.lanes != 1:
             out = self.numpy()
         else:
             out = self._np
@@ -122,11 +125,18 @@ class NDArray:
                 source = from_dlpack(source)
             else:
                 source = np.asarray(source, dtype=self._dtype.numpy())
+        if self._dtype.lanes != 1 and isinstance(source, np.ndarray):
+            source = _vector_items(self, source)
         if source.shape != self.shape:
             raise ValueError(
                 f"copyfrom: shape mismatch: this array has shape {self.shape}, source has {tuple(source.shape)}"
             )
-        src_dtype = source.dtype if isinstance(source, NDArray) else str(_numpy_dtype(source.dtype))
+        if isinstance(source, NDArray):
+            src_dtype = source.dtype
+        elif self._dtype.lanes != 1:  # _vector_items checked the lanes' dtype
+            src_dtype = self.dtype
+        else:
+            src_dtype = str(_numpy_dtype(source.dtype))
         if src_dtype != self.dtype:
             raise ValueError(
                 f"copyfrom: dtype mismatch: this array is {self.dtype}, source is {src_dtype} "
@@ -436,6 +446,28 @@ def _from_imported(imported: dlpack.ImportedTensor) -> NDArray:
             }
             view = np.asarray(_ForeignMemory(interface, imported)).view(np_dtype)
     return NDArray(data, shape, dtype, dev, strides, owner=imported, np_view=view)
+
+
+def _vector_numpy(arr: NDArray) -> np.ndarray:
+    """The contents of an array of a vector dtype as numpy: shape + (lanes,) of the lane dtype."""
+    lanes, lane = arr._dtype.lanes, arr._dtype.element_of().numpy()
+    if arr._np is not None:
+        items = np.ascontiguousarray(arr._np)
+        return items.view(lane).reshape(arr.shape + (lanes,)).copy()
+    out = np.empty(arr.shape + (lanes,), lane)
+    if out.size:
+        _device_copy(out.ctypes.data, cpu(0), arr, arr.device, arr.nbytes, "numpy")
+    return out
+
+
+def _vector_items(arr: NDArray, source: np.ndarray) -> np.ndarray:
+    """``source`` (shape + (lanes,) of the lane dtype) as one opaque item per vector element."""
+    lanes, lane = arr._dtype.lanes, arr._dtype.element_of().numpy()
+    if source.shape != arr.shape + (lanes,) or source.dtype != lane:
+        raise ValueError(f"copyfrom: an array of {arr.dtype} and shape {arr.shape} takes a {lane} array of "
+                         f"shape {arr.shape + (lanes,)}, got {source.dtype} {tuple(source.shape)}")
+    items = np.ascontiguousarray(source).view(np.dtype(f"V{arr._dtype.itemsize}"))
+    return items.reshape(arr.shape)
 
 
 def _device_copy(dst, dst_dev: Device, src, src_dev: Device, nbytes: int, what: str) -> None:

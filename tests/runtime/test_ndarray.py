@@ -85,8 +85,6 @@ def test_empty_errors():
         nd.empty("abc")
     with pytest.raises(ValueError, match="unknown data type 'float13'"):
         nd.empty((2,), "float13")
-    with pytest.raises(ValueError, match="vector type float32x4"):
-        nd.empty((2,), "float32x4")
 
 
 def test_unsupported_element_type():
