@@ -178,3 +178,25 @@ def test_grad_ops_struct_info_and_identities():
     expected = np.zeros_like(data)
     expected[:, :, [2, 2, 4, 4], [2, 4, 2, 4]] = 1  # each window's maximum is its bottom-right corner
     np.testing.assert_array_equal(result, expected)
+
+
+def test_transposed_products_are_simplified():
+    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float64"))
+    y = relax.Var("y", relax.TensorStructInfo((4, 2), "float64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            prod = bb.emit(R.matmul(bb.emit(R.permute_dims(x)), bb.emit(R.permute_dims(y))))
+            loss = bb.emit_output(R.sum(R.multiply(prod, prod)))
+        bb.emit_func_output(loss)
+    after = Gradient("main")(bb.get())
+    ops = [b.value.op.name for b in after["main_adjoint"].body.blocks[0].bindings
+           if isinstance(b.value, relax.Call)]
+    assert ops.count("relax.matmul") == 3  # the forward product and one per operand's gradient
+    vm = relax.VirtualMachine(relax.build(LegalizeOps()(after), "llvm"), ember.cpu())
+    rng = np.random.default_rng(5)
+    xv, yv = rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, (4, 2))
+    _, (gx, gy) = vm["main_adjoint"](ember.nd.array(xv), ember.nd.array(yv))
+    p = xv.T @ yv.T
+    np.testing.assert_allclose(gx.numpy(), (2 * p @ yv).T, rtol=1e-10)
+    np.testing.assert_allclose(gy.numpy(), (xv @ (2 * p)).T, rtol=1e-10)

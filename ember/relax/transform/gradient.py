@@ -9,7 +9,8 @@ Assumes the function's body is exactly one dataflow block, and that the target â
 function's return value, or field ``target_index`` of a returned tuple â€” is a variable bound
 to a float scalar tensor.  The backward pass visits the bindings in reverse; the adjoint of
 each variable is emitted as soon as a contribution reaches it (``v_adjoint``; a later one
-emits ``add(v_adjoint, contribution)``), tuples accumulating field by field.  An operator's
+emits ``add(v_adjoint, contribution)``; ``gradient_simplify`` tidies transposes first), tuples
+accumulating field by field.  An operator's
 contributions come from its ``FPrimalGradient`` attribute (``gradient_table*.py``); ``no_grad``
 contributions are dropped.  Variables the target does not depend on get zeros; bindings that
 feed nothing are removed at the end.
@@ -27,6 +28,7 @@ from ..block_builder import BlockBuilder
 from ..copy_vars import copy_function_with_new_vars
 from ..expr import Call, DataflowBlock, Expr, Function, SeqExpr, Tuple, TupleGetItem, Var, VarBinding
 from ..struct_info import TensorStructInfo, TupleStructInfo
+from .gradient_simplify import simplify_adjoint
 
 __all__ = ["Gradient"]
 
@@ -79,7 +81,7 @@ class _Backward:
         if isinstance(base, Var):
             old = self.adjoint.get(base)
             value = increment if old is None else self._add(old, increment)
-            self.adjoint[base] = self.bb.emit(value, base.name_hint + "_adjoint")
+            self.adjoint[base] = self.bb.emit(simplify_adjoint(self.bb, value), base.name_hint + "_adjoint")
         elif isinstance(base, Tuple):
             if not isinstance(increment, Tuple | Var):
                 increment = self.bb.emit(increment)
