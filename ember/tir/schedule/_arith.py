@@ -271,17 +271,29 @@ def _relax_atom(atom, relax, bounds):
     return const(lo_c, atom.dtype), const(hi_c, atom.dtype)
 
 
+def _difference_bound(a: PrimExpr, b: PrimExpr, bounds: Bounds | None) -> tuple[int | None, int | None]:
+    """Inclusive constant bounds of ``a - b`` over ``bounds``, unit ranges included (``simplify``
+    keeps a unit loop's Var symbolic, so ``0`` against ``i0`` of range [0, 0] needs the bounds)."""
+    d = simplify(a - b, bounds)
+    v = as_int(d)
+    return (v, v) if v is not None else const_bound(d, bounds)
+
+
 def min_expr(a: PrimExpr, b: PrimExpr, bounds: Bounds | None = None) -> PrimExpr:
-    d = as_int(simplify(a - b, bounds))
-    if d is not None:
-        return a if d <= 0 else b
+    lo, hi = _difference_bound(a, b, bounds)
+    if hi is not None and hi <= 0:
+        return a
+    if lo is not None and lo >= 0:
+        return b
     return Min(a, b)
 
 
 def max_expr(a: PrimExpr, b: PrimExpr, bounds: Bounds | None = None) -> PrimExpr:
-    d = as_int(simplify(a - b, bounds))
-    if d is not None:
-        return a if d >= 0 else b
+    lo, hi = _difference_bound(a, b, bounds)
+    if lo is not None and lo >= 0:
+        return a
+    if hi is not None and hi <= 0:
+        return b
     return Max(a, b)
 
 

@@ -290,3 +290,35 @@ def test_compute_at_clips_the_region_to_the_producer_domain():
     sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0], preserve_unit_loops=True)
     assert loop_extents(sch, sch.get_block("B")) == [32, 1, 1]
     check(sch, guarded_wide_consumer)
+
+
+@T.prim_func
+def unit_row_two_readers(X: T.Buffer((1, 8), "float32"), Z: T.Buffer((1, 8), "float32")):
+    E = T.alloc_buffer((1, 8))
+    S = T.alloc_buffer((1,))
+    for i, j in T.grid(1, 8):
+        with T.block("E"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            E[vi, vj] = X[vi, vj] + T.float32(1)
+    for i in range(1):
+        for j in range(8):
+            with T.block("S"):
+                vi = T.axis.spatial(1, 0)  # the unit row written as its constant
+                vj = T.axis.reduce(8, j)
+                with T.init():
+                    S[vi] = T.float32(0)
+                S[vi] = S[vi] + E[vi, vj]
+        for j in range(8):
+            with T.block("Z"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                Z[vi, vj] = E[vi, vj] / S[vi]
+
+
+def test_compute_at_unit_loop_row_read_as_constant_and_as_loop_var_has_constant_extents():
+    # one reader indexes the unit row as 0, the other as i (range [0, 0]): the union of the
+    # two is row 0, not a loop of extent max(0, i) - min(0, i) + 1 (which DisallowDynamicLoop rejects)
+    sch = Schedule(unit_row_two_readers)
+    i = sch.get_loops("S")[0]
+    sch.compute_at(sch.get_block("E"), i, preserve_unit_loops=True)
+    assert loop_extents(sch, "E") == [1, 1, 8]
+    check(sch, unit_row_two_readers)
