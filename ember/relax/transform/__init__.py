@@ -54,6 +54,7 @@ from .attach_attr_layout_free_buffers import AttachAttrLayoutFreeBuffers  # noqa
 from .split_layout_rewrite_preproc import SplitLayoutRewritePreproc  # noqa: E402
 from .compute_prim_value import ComputePrimValue  # noqa: E402
 from .ipc_allreduce_rewrite import IPCAllReduceRewrite  # noqa: E402
+from .lower_gpu_ipc_alloc_storage import LowerGPUIPCAllocStorage  # noqa: E402
 
 # reverse-mode AD: op gradients (FPrimalGradient) and relax.grad.* kernels
 from . import gradient_legalize, gradient_table, gradient_table_nn  # noqa: E402, F401
