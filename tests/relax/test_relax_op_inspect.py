@@ -156,3 +156,14 @@ def test_fields_of_a_view_made_through_the_handle():
     view.byte_offset = 10 * 8
     backing.handle[0] = view
     assert [int(v) for v in _run(Module, backing)] == [4, 8, 80, 10]
+
+
+def test_fields_known_at_compile_time_run_too():
+    @I.ir_module
+    class Module:
+        @R.function
+        def main(A: R.Tensor(("n", 3), "float16")):
+            return (A.dtype.bits, A.shape[0], A.shape[1], A.ndim, A.strides[0])
+
+    out = _run(Module, tvm.nd.array(np.zeros((5, 3), "float16")))
+    assert [int(v) for v in out] == [16, 5, 3, 2, 3]
