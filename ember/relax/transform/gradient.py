@@ -10,10 +10,10 @@ function's return value, or field ``target_index`` of a returned tuple — is a 
 to a float scalar tensor.  The backward pass visits the bindings in reverse; the adjoint of
 each variable is emitted as soon as a contribution reaches it (``v_adjoint``; a later one
 emits ``add(v_adjoint, contribution)``; ``gradient_simplify`` tidies transposes first), tuples
-accumulating field by field.  An operator's
-contributions come from its ``FPrimalGradient`` attribute (``gradient_table*.py``); ``no_grad``
-contributions are dropped.  Variables the target does not depend on get zeros; bindings that
-feed nothing are removed at the end.
+accumulating field by field.  An operator's contributions come from its ``FPrimalGradient``
+attribute (``gradient_table*.py``); ``no_grad`` contributions are dropped.  Checkpoint markers
+are handled by ``gradient_checkpoint.py``.  Variables the target does not depend on get zeros;
+bindings that feed nothing are removed at the end.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..block_builder import BlockBuilder
 from ..copy_vars import copy_function_with_new_vars
 from ..expr import Call, DataflowBlock, Expr, Function, SeqExpr, Tuple, TupleGetItem, Var, VarBinding
 from ..struct_info import TensorStructInfo, TupleStructInfo
+from .gradient_checkpoint import Checkpoints
 from .gradient_simplify import simplify_adjoint
 
 __all__ = ["Gradient"]
@@ -58,8 +59,9 @@ def _field(expr: Expr, i: int) -> Expr:
 class _Backward:
     """Emits the backward bindings into ``bb`` (inside the open dataflow block)."""
 
-    def __init__(self, bb: BlockBuilder):
+    def __init__(self, bb: BlockBuilder, checkpoints: Checkpoints):
         self.bb = bb
+        self.checkpoints = checkpoints
         self.adjoint: dict[Var, Var] = {}  # keyed by the forward variable (identity-hashed)
 
     def _add(self, lhs: Expr, rhs: Expr) -> Expr:
@@ -112,7 +114,12 @@ class _Backward:
         rule = call.op.get_attr("FPrimalGradient")
         if rule is None:
             raise GradientError(f"Gradient: operator {call.op.name} has no gradient (FPrimalGradient)")
-        for arg, contribution in zip(call.args, rule(var, call, grad, self.bb)):
+        # a checkpointed segment's values are recomputed for the rule; adjoints go to the originals
+        recomputed = self.checkpoints.recompute(call)
+        if recomputed is not call:
+            recomputed = self.bb.normalize(recomputed)
+        contributions = rule(self.checkpoints.recompute(var), recomputed, grad, self.bb)
+        for arg, contribution in zip(call.args, contributions):
             if not _is_no_grad(contribution):
                 self.update(arg, contribution)
 
@@ -185,15 +192,16 @@ def _adjoint_function(func: Function, name: str, require_grads, target_index: in
     with bb.function(name, list(func.params), attrs=attrs, pure=func.is_pure,
                      private="global_symbol" not in attrs):
         with bb.dataflow():
-            for binding in block.bindings:
+            checkpoints = Checkpoints(bb, block.bindings)
+            for binding in checkpoints.bindings:
                 bb.emit_normalized(binding)
-            backward = _Backward(bb)
+            backward = _Backward(bb, checkpoints)
             target_sinfo = target.struct_info
             backward.update(target, R.ones(target_sinfo.shape, target_sinfo.dtype))
-            for binding in reversed(block.bindings):
+            for binding in reversed(checkpoints.bindings):
                 backward.visit(binding)
             outs = []
-            for v in wanted:
+            for v in map(checkpoints.resolve, wanted):
                 adjoint = backward.adjoint.get(v)
                 if adjoint is None:
                     adjoint = bb.emit(_zeros(v.struct_info), v.name_hint + "_adjoint")

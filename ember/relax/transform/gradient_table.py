@@ -106,8 +106,8 @@ _BINARY = {
     "multiply": lambda x, y, z, g: (R.multiply(g, y), R.multiply(g, x)),
     "divide": lambda x, y, z, g: (R.divide(g, y), R.negative(R.multiply(g, R.divide(z, y)))),
     "power": lambda x, y, z, g: (
-        R.multiply(g, R.multiply(y, R.power(x, R.subtract(y, scalar(1.0, y))))),
-        R.multiply(g, R.multiply(z, R.log(x))),
+        R.multiply(R.multiply(g, y), R.power(x, R.subtract(y, scalar(1.0, y)))),
+        R.multiply(R.multiply(g, z), R.log(x)),
     ),
     "maximum": lambda x, y, z, g: (_pick(R.greater_equal(x, y), g), _pick(R.less(x, y), g)),
     "minimum": lambda x, y, z, g: (_pick(R.less_equal(x, y), g), _pick(R.greater(x, y), g)),
