@@ -19,9 +19,10 @@ from ember.relax.block_builder import BlockBuilder
 from ember.relax.expr import Expr, Var
 from ember.relax.struct_info import TensorStructInfo
 from ember.relax.expr import ShapeExpr
+from ember.relax.testing.nn_checkpoint import checkpoint, emit_checkpoint, emit_checkpoint_sequential  # noqa: F401
 
 __all__ = ["Placeholder", "Parameter", "Module", "Sequential", "ReLU", "LogSoftmax", "Linear",
-           "emit", "emit_te", "init_params"]
+           "emit", "emit_te", "init_params", "checkpoint", "emit_checkpoint", "emit_checkpoint_sequential"]
 
 
 def _tensor_var(shape, dtype: str, name: str) -> Var:
