@@ -7,19 +7,24 @@ often ResNet-50 calls each layer.
 
 A variant is ``label:Attr=value,...`` setting ``Conv2DNCHWc`` attributes, plus ``tile=FRxXR``
 (the register tile: output channel blocks × pixels) or ``tile=FRxXR@HW`` (only for layers of
-output width HW).  Run:
+output width HW), plus ``threads=N`` (the same kernel run on N threads).  Run:
 python benchmarks/bench_conv3x3_threads.py --threads 2 --variant "now:" --variant "unrolled:unroll_window=1"
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
 
-from common import set_threads
+if "--clock" in sys.argv and sys.argv[sys.argv.index("--clock") + 1] == "process":
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle threads sleep: CPU time is work
+
+from common import set_threads  # noqa: E402
 
 # (label, channels, input size, stride, calls per ResNet-50 run)
 LAYERS = [
@@ -34,7 +39,9 @@ def _parse(text: str):
     attrs, tiles = {}, {}
     for item in filter(None, body.split(",")):
         key, _, value = item.partition("=")
-        if key == "tile":
+        if key == "threads":
+            tiles["threads"] = int(value)
+        elif key == "tile":
             tile, _, width = value.partition("@")
             fr, xr = (int(v) for v in tile.split("x"))
             tiles[int(width) if width else None] = (fr, xr)
@@ -63,7 +70,7 @@ def _kernel(c, hw, stride, attrs, tiles):
     for key, value in attrs.items():
         setattr(rule, key, value)
     original = conv2d_nchwc._tile
-    tile = tiles.get(width, tiles.get(None))
+    tile = tiles.get(width, tiles.get(None)) if width in tiles or None in tiles else None
     if tile is not None:
         conv2d_nchwc._tile = lambda *a, **k: tile
     try:
@@ -82,17 +89,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=16, help="calls per round and variant")
     parser.add_argument("--variant", action="append", required=True)
-    parser.add_argument("--cpu-time", action="store_true", help="the calling thread's CPU time (1 thread)")
+    parser.add_argument("--clock", choices=("wall", "thread", "process"), default="wall",
+                        help="thread: the calling thread's CPU time (1 thread); process: all threads' CPU time")
     parser.add_argument("--hot", action="store_true", help="the same weights every call")
     parser.add_argument("--layers", default="", help="comma list of layer labels (default: all)")
     args = parser.parse_args()
     set_threads(args.threads)
     import profile_kernels as pk
+    from ember.runtime.threading import set_num_threads
 
-    clock = time.thread_time if args.cpu_time else time.perf_counter
+    clock = {"wall": time.perf_counter, "thread": time.thread_time, "process": time.process_time}[args.clock]
     variants = [_parse(v) for v in args.variant]
     wanted = set(filter(None, args.layers.split(",")))
-    print(f"{args.threads} thread(s), {'thread CPU time' if args.cpu_time else 'wall clock'}, weights {'hot' if args.hot else 'cold'}, {args.rounds} rounds; "
+    print(f"{args.threads} thread(s), {args.clock} clock, weights {'hot' if args.hot else 'cold'}, {args.rounds} rounds; "
           f"variant / {variants[0][0]} per round, median (range)")
     labels = [v[0] for v in variants]
     print("| layer | " + f"{labels[0]} us | " + " | ".join(labels[1:]) + " |")
@@ -104,14 +113,16 @@ def main() -> None:
         runs = []
         for _, attrs, tiles in variants:
             mod, arrays = _kernel(c, hw, stride, attrs, tiles)
-            runs.append((mod, [arrays] if args.hot else pk.cold_weight_sets(arrays, {1})))
-        for mod, sets in runs:
+            runs.append((mod, [arrays] if args.hot else pk.cold_weight_sets(arrays, {1}),
+                         tiles.get("threads", args.threads)))
+        for mod, sets, _ in runs:
             mod(*sets[0])
-        for mod, sets in runs[1:]:
+        for mod, sets, _ in runs[1:]:
             np.testing.assert_allclose(sets[0][3].numpy(), runs[0][1][0][3].numpy(), rtol=1e-4, atol=1e-3)
         times = [[] for _ in runs]
         for r in range(args.rounds):
-            for k, (mod, sets) in enumerate(runs):
+            for k, (mod, sets, threads) in enumerate(runs):
+                set_num_threads(threads)
                 start = clock()
                 for i in range(args.calls):
                     mod(*sets[i % len(sets)])

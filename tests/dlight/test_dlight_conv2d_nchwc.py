@@ -129,21 +129,27 @@ def test_window_tiles_leave_broadcasts_uncounted():
     assert _tile(512, 7, 16, 32, broadcast_operands=True) == (2, 7)
 
 
-@pytest.mark.parametrize("wide", [True, False])
-def test_wide_window_tiles_match_torch(wide, monkeypatch):
+@pytest.mark.parametrize("wide,unroll,pixels", [(True, True, 7), (True, False, 14), (False, False, 7)])
+def test_wide_window_tiles_match_torch(wide, unroll, pixels, monkeypatch):
     monkeypatch.setattr(cpu.Conv2DNCHWc, "wide_window_tiles", wide)
+    monkeypatch.setattr(cpu.Conv2DNCHWc, "unroll_window", unroll)
+    monkeypatch.setattr(cpu.Conv2DNCHWc, "window_tile_pixels", pixels)
     _run(2 * B, 4 * B, 28, 3, 1, True, False, seed=3)
     _run(2 * B, 2 * B, 28, 3, 2, False, False, seed=4, i64=True)
 
 
-def _reduction_order(k, outside, hw=14):
+def _reduction_order(k, outside, hw=14, **attrs):
     """The names of the non-unit reduction loops around a k x k conv's update, outermost first
-    (``outside``: ``Conv2DNCHWc.channels_outside_window``, a bound on the tile's pixels)."""
+    (``outside``: ``Conv2DNCHWc.channels_outside_window``, a bound on the tile's pixels;
+    ``attrs``: other rule attributes, by default the window rolled and 2x14 tiles allowed)."""
     x_t = te.placeholder((1, 2, hw, hw, B), name="X")
     w_t = te.placeholder((2, 2 * B, k, k, B), name="W")
     y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (k // 2,) * 4, (1, 1), "float32")
-    with mock.patch.object(cpu.Conv2DNCHWc, "channels_outside_window", outside):
-        sch = cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
+    rule = cpu.Conv2DNCHWc()
+    for name, value in {"unroll_window": False, "window_tile_pixels": 14, **attrs}.items():
+        setattr(rule, name, value)
+    rule.channels_outside_window = outside
+    sch = rule.apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
     loops = [sch.get(lp) for lp in sch.get_loops(sch.get_block("conv2d_NCHWc_update"))]
     return [str(lp.loop_var) for lp in loops if int(lp.extent) > 1 and str(lp.loop_var).startswith("r")]
 
@@ -151,8 +157,8 @@ def _reduction_order(k, outside, hw=14):
 def test_channels_outside_window_order():
     """With the channels outside the window, a 3x3 conv reads each block's 3*3*B weight chunk in
     order (rco, rci, ry, rx); inside, the channel is innermost and strides 9*B floats.  A 1x1
-    conv has no window: its channels stay innermost either way.  The default takes the channels
-    outside only for short output rows (7 pixels: each weight vector feeds few FMAs)."""
+    conv has no window: its channels stay innermost either way.  With 2x14 tiles allowed and
+    the window rolled, the channels go outside only for short output rows (7 pixels)."""
     outside, inside = ["rco", "rci_0", "ry_0", "rx_0"], ["rco", "ry_0", "rx_0", "rci_1"]
     assert _reduction_order(3, 99) == outside
     assert _reduction_order(3, 0) == inside
@@ -162,9 +168,47 @@ def test_channels_outside_window_order():
     assert _reduction_order(3, default, hw=14) == inside
 
 
+def test_default_window_tiles_unroll_the_window():
+    """The defaults: window tiles of at most 7 pixels (so the channels go outside the window)
+    with the window unrolled, innermost over the block's channels; 1x1 convs unchanged."""
+    default = cpu.Conv2DNCHWc.channels_outside_window
+    attrs = {"unroll_window": cpu.Conv2DNCHWc.unroll_window, "window_tile_pixels": cpu.Conv2DNCHWc.window_tile_pixels}
+    for hw in (7, 14, 28):
+        assert _reduction_order(3, default, hw=hw, **attrs) == ["rco", "rci_0", "ry_1", "rx_1"]
+    assert _reduction_order(1, default, **attrs) == ["rco", "rci_1"]
+
+
+def test_window_tile_pixels_caps_the_tile():
+    from ember.dlight.cpu.conv2d_packed import _tile
+
+    assert _tile(64, 56, 16, 32, broadcast_operands=True, max_pixels=7) == (4, 4)
+    assert _tile(256, 14, 16, 32, broadcast_operands=True, max_pixels=7) == (2, 7)
+    assert _tile(512, 7, 16, 32, broadcast_operands=True, max_pixels=7) == (2, 7)
+
+
 @pytest.mark.parametrize("outside", [99, 0])
 def test_channels_outside_window_matches_torch(outside, monkeypatch):
     monkeypatch.setattr(cpu.Conv2DNCHWc, "channels_outside_window", outside)
     _run(2 * B, 4 * B, 14, 3, 1, True, False, seed=7)
     _run(3 * B, 2 * B, 11, 5, 2, False, False, seed=8, i64=True)
     _run(B, 2 * B, 9, 1, 1, False, False, seed=9)
+
+
+def test_rows_outside_channels_matches_torch(monkeypatch):
+    """Rows outermost in the parallel loop (and in the padding copy's): same results."""
+    monkeypatch.setattr(cpu.Conv2DNCHWc, "rows_outside_channels", 1000.0)
+    _run(2 * B, 4 * B, 14, 3, 1, True, False, seed=10)
+    _run(2 * B, 2 * B, 11, 3, 2, False, False, seed=11, i64=True)
+    _run(B, 2 * B, 9, 1, 1, False, False, seed=12)
+
+
+def test_rows_outside_channels_order():
+    x_t = te.placeholder((1, 2, 14, 14, B), name="X")
+    w_t = te.placeholder((4, 2 * B, 3, 3, B), name="W")
+    y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (1, 1, 1, 1), (1, 1), "float32")
+    rule = cpu.Conv2DNCHWc()
+    rule.rows_outside_channels = 1000.0
+    sch = rule.apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
+    outer = str(sch.get(sch.get_loops(sch.get_block("conv2d_NCHWc_update"))[0]).loop_var)
+    assert outer.index("yy") < outer.index("ff_0")
+    assert cpu.Conv2DNCHWc.rows_outside_channels == 0.0  # off by default: channels outermost

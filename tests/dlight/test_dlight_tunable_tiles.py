@@ -113,8 +113,8 @@ def test_changed_tile_decision_still_computes_the_conv(case):
 
 
 @pytest.mark.parametrize("decisions", [
-    {2: [1, 3], 3: [1, 3]},  # the whole window unrolled
-    {3: [1, 3], 4: [2, B // 2]},  # the window's row unrolled, half the block's channels outside
+    {2: [3, 1], 3: [3, 1]},  # the window rolled
+    {2: [3, 1], 4: [2, B // 2]},  # the window's rows rolled, half the block's channels outside
     {4: [1, B]},  # every channel of the block inside the window
 ])
 def test_blocked_conv_reduction_order_and_unroll_decisions(decisions):
@@ -123,8 +123,8 @@ def test_blocked_conv_reduction_order_and_unroll_decisions(decisions):
     func = conv_nchwc(2 * B, 2 * B, 7, 3)
     sch = cpu.Conv2DNCHWc().apply(func, TARGET, True)
     tiles = _tile_decisions(sch)
-    # the rule's own: nothing unrolled, the channels outside the window (7 pixels: short rows)
-    assert [list(d) for _, d in tiles[2:]] == [[3, 1], [3, 1], [B, 1]]
+    # the rule's own: the window unrolled, the channels outside it (7 pixels: short rows)
+    assert [list(d) for _, d in tiles[2:]] == [[1, 3], [1, 3], [B, 1]]
     trace = sch.trace
     for k, d in decisions.items():
         trace = trace.with_decision(tiles[k][0], d)

@@ -114,6 +114,11 @@ class Conv2DNCHWc(_BlockedConvRule):
     # and weight vectors fit the registers, its broadcast pixels not counted (2x14 instead of 4x4
     # at 56 and 28 pixels): 0.86-0.93x the time of ResNet-50's 3x3 layers (RESULTS.md, round 5)
     wide_window_tiles = True
+    # ... of at most this many pixels, with the window unrolled (``unroll_window``) and, as the
+    # tile has fewer than ``channels_outside_window`` pixels, each block's channels outside the
+    # window: 2x7 instead of 2x14 at 56, 28 and 14 pixels takes 0.92-0.94x the time of
+    # ResNet-50's 3x3 layers, at 1 and 2 threads (RESULTS.md, round 6)
+    window_tile_pixels = 7
     # a window conv (3x3, ...) with a long reduction whose register tile has fewer pixels than
     # this (each weight vector feeds few FMAs: short rows, 7x7) reduces (rco, rci, ry, rx), reading
     # each block's KH*KW*16o weight chunk in order as the weights (O/16, C, KH, KW, 16o) lie, which
@@ -121,9 +126,9 @@ class Conv2DNCHWc(_BlockedConvRule):
     # KH*KW*16 floats through the weights but reads each input pixel's channels in order (1.3-1.6x
     # faster at 14-pixel tiles).  0: never, 99: every such conv.  RESULTS.md, round 5 (H8)
     channels_outside_window = 8
-    # a window conv's window loops (ry_1 = kh, rx_1 = kw) unrolled inside each input channel
-    # block, as MetaSchedule's fastest 3x3 tiles at 2 threads have them; False: not unrolled
-    unroll_window = False
+    # a window conv's window loops (ry_1 = kh, rx_1 = kw) unrolled, as MetaSchedule's fastest
+    # 3x3 tiles at 2 threads have them; False: not unrolled
+    unroll_window = True
     # how the threads share the work: the parallel loop is fuse(n, y, f_0), rows outermost (each
     # thread reads the input rows it or the layer before wrote, and all the weights), when the
     # input's pixels times this are at least the weights per input channel (F*16o*KH*KW);
@@ -138,7 +143,8 @@ class Conv2DNCHWc(_BlockedConvRule):
         sch, blocks, pos, info, extents, vec, registers = prepared
         short = extents[5] * extents[6] * extents[7] * extents[8] < 64
         wide = self.wide_window_tiles and not short and extents[6] * extents[7] > 1
-        fr, xr = _tile(extents[1] * vec, extents[3], vec, registers, ragged=short, broadcast_operands=wide)
+        fr, xr = _tile(extents[1] * vec, extents[3], vec, registers, ragged=short, broadcast_operands=wide,
+                       max_pixels=self.window_tile_pixels if wide else None)
         n, f, y, x, fi, rco, ry, rx, rci = info.loops
         f_0, f_1 = split_tile(sch, f, [None, fr], tunable, 4)
         x_0, x_1 = split_tile(sch, x, [None, xr], tunable, (registers - 3) // 2)

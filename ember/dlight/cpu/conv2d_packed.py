@@ -55,14 +55,15 @@ def _channel_blocked(vec: int):
 
 
 def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool = False,
-          broadcast_operands: bool = False) -> tuple[int, int]:
+          broadcast_operands: bool = False, max_pixels: int | None = None) -> tuple[int, int]:
     """(FR vectors of channels, XR pixels), XR dividing the row: the most accumulators such
     that they, FR weight vectors and XR broadcast pixels fit the vector registers (LLVM
     keeps the pixels of an unrolled window column live), fewest loads per FMA among equals.
     ``ragged``: XR may also be 4 or 8 pixels not dividing the row (the last tile guarded),
     accumulators counted by the share of real pixels they hold.  ``broadcast_operands``: the
     pixels are not counted (each broadcast is an FMA's memory operand or one short-lived
-    register), so a tile may hold more accumulators; XR stays within half the registers."""
+    register), so a tile may hold more accumulators; XR stays within half the registers.
+    ``max_pixels``: XR at most this."""
     best, best_key = (1, 1), (0, 0)
     for fr in (1, 2, 4):
         if out_channels % (fr * vec):
@@ -72,6 +73,8 @@ def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool 
             if (width % xr and not (ragged and xr in (4, 8))) or live > registers - 2:
                 continue
             if broadcast_operands and xr > (registers - 3) // 2:  # a broadcast per FMA: loads bound
+                continue
+            if max_pixels is not None and xr > max_pixels:
                 continue
             useful = fr * xr * width / (-(-width // xr) * xr)  # accumulators doing real work
             key = (round(useful, 3), -(fr + xr))
