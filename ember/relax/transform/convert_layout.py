@@ -21,7 +21,9 @@ that can take it:
   result is in the remaining axes' layout), ``softmax`` / ``log_softmax`` and
   ``strided_slice`` over unsplit axes, ``layer_norm`` when its axes keep their order, and
   ``permute_dims`` (straight back to its original result order).  BlockedConvLayout (which
-  passes ``choose``) does not use these yet.
+  passes ``choose``) does not use these yet;
+- an LRN kernel (``call_tir`` of a PrimFunc marked ``ember.lrn``) on ``NCHW{b}c`` data, which
+  is computed in that layout (``blocked_lrn``, an ember extension).
 
 Constant operands (weights, a folded batch norm's scale) are transformed at once with numpy,
 as FoldConstant would.  Any other use gets the tensor transformed back to its original layout, once per tensor per
@@ -49,6 +51,7 @@ from ..op.elementwise import BINARY_OPS, UNARY_OPS
 from ..op.manipulate import permute_dims
 from ..op.manipulate_extra import layout_transform
 from ..struct_info import TensorStructInfo, shape_values
+from .blocked_lrn import blocked_lrn
 from .pass_wrappers import rewrite_functions
 
 __all__ = ["ConvertLayout"]
@@ -198,6 +201,10 @@ class _Converter(ExprMutator):
             return self._pool(call)
         if name == "relax.concat" and isinstance(args[0], Tuple):
             return self._concat(call)
+        if name == "relax.call_tir" and isinstance(args[1], Tuple) and len(args[1].fields) == 1:
+            x = args[1].fields[0]
+            if isinstance(x, Var) and id(x) in self._converted:  # an LRN (see blocked_lrn)
+                return blocked_lrn(self.builder_, call, *self._converted[id(x)])
         # (BlockedConvLayout, which passes ``choose``, keeps to the rules above for now)
         if self.choose is None and args and isinstance(args[0], Var) and id(args[0]) in self._converted:
             rule = _AXIS_RULES.get(name)

@@ -8,6 +8,7 @@ from .deformable_conv import *  # noqa: F403
 from .dense import *  # noqa: F403
 from .depth_space import *  # noqa: F403
 from .elemwise import *  # noqa: F403
+from .lrn_window import *  # noqa: F403
 from .misc_ops import *  # noqa: F403
 from .norm import *  # noqa: F403
 from .pad import *  # noqa: F403

@@ -169,22 +169,19 @@ def mean_variance_norm(ctx, node, inputs, attrs):
 
 @converter("LRN", since=1)
 def lrn(ctx, node, inputs, attrs):
+    """One kernel (``topi.nn.lrn_channels``) marked with its parameters (PrimFunc attribute
+    ``ember.lrn``: size, alpha, beta, bias), so that the layout pass can give a channel-blocked
+    input ``topi.nn.lrn_nchwc`` instead of transforming it back to NCHW."""
+    from ember import topi
+
     x = inputs[0]
-    size = attrs["size"]
+    size = int(attrs["size"])
     alpha, beta, bias = attrs.get("alpha", 1e-4), attrs.get("beta", 0.75), attrs.get("bias", 1.0)
-    dims = shape_of(x)
-    channels = dims[1]
+    channels = shape_of(x)[1]
     if not isinstance(channels, int):
         raise ctx.error("LRN needs a static channel count")
-    before, after = (size - 1) // 2, -(-(size - 1) // 2)
-    sq = ctx.emit(R.multiply(x, x))
-    pad = [(0, 0)] * ndim_of(x)
-    pad[1] = (before, after)
-    flat = [p for pair in pad for p in pair]
-    padded = ctx.emit(R.nn.pad(sq, flat))
-    total = None
-    for i in range(size):
-        part = ctx.emit(R.strided_slice(padded, [1], [i], [i + channels]))
-        total = part if total is None else ctx.emit(R.add(total, part))
-    denom = ctx.emit(R.add(R.multiply(total, scalar(x, alpha / size)), scalar(x, bias)))
-    return R.divide(x, ctx.emit(R.power(denom, scalar(x, beta))))
+    if size < 1:
+        raise ctx.error(f"LRN: size must be positive, got {size}")
+    params = [float(size), float(alpha), float(beta), float(bias)]
+    return ctx.bb.emit_te(topi.nn.lrn_channels, x, size, float(alpha), float(beta), float(bias),
+                          primfunc_name_hint="lrn", primfunc_attrs={"ember.lrn": params})
