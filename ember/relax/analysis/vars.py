@@ -111,12 +111,23 @@ def _removable(binding, block, mod) -> bool:
     return isinstance(block, DataflowBlock) or is_pure_call(binding.value, mod)
 
 
-def remove_all_unused(func: Function, mod=None) -> Function:
-    """Drop pure bindings whose variables are never used (iterating to a fixpoint);
-    ``mod`` tells whether calls of its functions are pure."""
+def remove_all_unused(func: Function | SeqExpr, mod=None) -> Function | SeqExpr:
+    """Drop pure bindings whose variables are never used (iterating to a fixpoint) from a
+    function or a SeqExpr; ``mod`` tells whether calls of its functions are pure."""
+    if isinstance(func, SeqExpr):
+        seq = _remove_unused_in_seq(func, mod)
+        return func if seq is None else seq
     body = func.body
     if not isinstance(body, SeqExpr):
         return func
+    seq = _remove_unused_in_seq(body, mod)
+    if seq is None:
+        return func
+    return Function(func.params, seq, func.ret_struct_info, func.is_pure, func.attrs)
+
+
+def _remove_unused_in_seq(body: SeqExpr, mod) -> SeqExpr | None:
+    """The SeqExpr without its unused pure bindings, or None when none goes."""
     blocks = list(body.blocks)
     changed = False
     while True:
@@ -138,8 +149,6 @@ def remove_all_unused(func: Function, mod=None) -> Function:
         if not removed:
             break
         changed = True
-    if not changed:
-        return func
-    return Function(func.params, SeqExpr(blocks, body.body), func.ret_struct_info, func.is_pure, func.attrs)
+    return SeqExpr(blocks, body.body) if changed else None
 
 
