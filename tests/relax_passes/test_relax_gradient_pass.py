@@ -234,3 +234,46 @@ def test_checkpointed_values_are_recomputed():
     expected = np.cos(x * x * np.exp(x)) * (2 * x + x * x) * np.exp(x)
     np.testing.assert_allclose(results[0], expected, rtol=1e-10)
     np.testing.assert_allclose(results[1], expected, rtol=1e-10)
+
+
+def test_call_tir_with_registered_te_gradient():
+    from ember import te
+    from ember.relax.training.utils import register_te_gradient
+
+    @register_te_gradient("test_gradient_pass_scale_grad")
+    def scale_grad(output_grad, src, k):
+        return [te.compute(src.shape, lambda *i: output_grad(*i) * k, name="scale_grad")]
+
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            scaled = bb.emit(bb.call_te_with_grad(lambda s: te.compute(s.shape, lambda *i: s(*i) * 3.0, name="scale"),
+                                                  x, te_grad_name="test_gradient_pass_scale_grad",
+                                                  te_grad_kwargs={"k": 3.0}))
+            loss = bb.emit_output(R.sum(R.multiply(scaled, scaled)))
+        bb.emit_func_output(loss)
+    after = Gradient("main")(bb.get())
+    ops = {b.value.op.name for b in after["main_adjoint"].body.blocks[0].bindings if isinstance(b.value, relax.Call)}
+    assert "relax.call_tir_with_grad" not in ops and "relax.call_tir" in ops
+    assert "test_gradient_pass_scale_grad" in [gv.name_hint for gv in after.get_global_vars()]
+    vm = relax.VirtualMachine(relax.build(LegalizeOps()(after), "llvm"), ember.cpu())
+    data = np.arange(4.0)
+    _, (grad,) = vm["main_adjoint"](ember.nd.array(data))
+    np.testing.assert_allclose(grad.numpy(), 18 * data)  # d/dx sum((3x)^2)
+    assert isinstance(vm["main_adjoint"](ember.nd.array(data)), ember.ir.Array)  # TVM's container name
+
+
+def test_unregistered_te_gradient_is_named():
+    from ember import te
+
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(bb.call_te_with_grad(lambda s: te.compute(s.shape, lambda *i: s(*i), name="copy"), x,
+                                             te_grad_name="no_such_gradient"))
+            loss = bb.emit_output(R.sum(y))
+        bb.emit_func_output(loss)
+    with pytest.raises(TVMError, match="no_such_gradient"):
+        Gradient("main")(bb.get())

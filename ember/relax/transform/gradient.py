@@ -30,6 +30,7 @@ from ..expr import Call, DataflowBlock, Expr, Function, SeqExpr, Tuple, TupleGet
 from ..struct_info import TensorStructInfo, TupleStructInfo
 from .gradient_checkpoint import Checkpoints
 from .gradient_simplify import simplify_adjoint
+from .gradient_te import without_grad_annotation
 
 __all__ = ["Gradient"]
 
@@ -181,20 +182,20 @@ def _required(func: Function, block: DataflowBlock, require_grads) -> list[Var]:
     return wanted
 
 
-def _adjoint_function(func: Function, name: str, require_grads, target_index: int) -> Function:
+def _adjoint_module(mod: IRModule, func: Function, name: str, require_grads, target_index: int) -> IRModule:
     block = _differentiable_body(func)
     target = _target(func, block, target_index)
     wanted = _required(func, block, require_grads)
     attrs = dict(func.attrs or {})
     if "global_symbol" in attrs:
         attrs["global_symbol"] = name
-    bb = BlockBuilder()
+    bb = BlockBuilder(mod)  # kernels of TE gradients join the module
     with bb.function(name, list(func.params), attrs=attrs, pure=func.is_pure,
                      private="global_symbol" not in attrs):
         with bb.dataflow():
             checkpoints = Checkpoints(bb, block.bindings)
             for binding in checkpoints.bindings:
-                bb.emit_normalized(binding)
+                bb.emit_normalized(without_grad_annotation(binding))
             backward = _Backward(bb, checkpoints)
             target_sinfo = target.struct_info
             backward.update(target, R.ones(target_sinfo.shape, target_sinfo.dtype))
@@ -207,8 +208,9 @@ def _adjoint_function(func: Function, name: str, require_grads, target_index: in
                     adjoint = bb.emit(_zeros(v.struct_info), v.name_hint + "_adjoint")
                 outs.append(bb.emit_output(adjoint, v.name_hint + "_adjoint_out"))
         bb.emit_func_output(Tuple([func.body.body, Tuple(outs)]))
-    adjoint = bb.get()[name]
-    return copy_function_with_new_vars(remove_all_unused(adjoint))
+    out = bb.get()
+    out[name] = copy_function_with_new_vars(remove_all_unused(out[name]))
+    return out
 
 
 def Gradient(func_name: str, require_grads=None, target_index: int = 0) -> Pass:  # noqa: N802 - TVM's name
@@ -218,9 +220,6 @@ def Gradient(func_name: str, require_grads=None, target_index: int = 0) -> Pass:
     def transform(mod: IRModule, ctx) -> IRModule:
         if func_name not in mod:
             raise ValueError(f"Gradient: the module has no function named {func_name!r}")
-        name = func_name + "_adjoint"
-        out = mod.copy()
-        out[name] = _adjoint_function(mod[func_name], name, require_grads, target_index)
-        return out
+        return _adjoint_module(mod, mod[func_name], func_name + "_adjoint", require_grads, target_index)
 
     return module_pass(transform, opt_level=0, name="Gradient")
