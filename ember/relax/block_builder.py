@@ -415,6 +415,16 @@ class BlockBuilder:
 
         return call_te(self, func, *args, **kwargs)
 
+    def call_te_with_grad(self, func, *args, te_grad_name: str, te_grad_kwargs=None, **kwargs) -> Call:
+        """``call_te`` as a ``call_tir_with_grad`` whose gradient is the TE function registered
+        as ``te_grad_name`` (see ``relax.transform.Gradient``)."""
+        from .op import call_tir_with_grad
+
+        call = self.call_te(func, *args, **kwargs)
+        tir_vars = call.args[2] if len(call.args) > 2 else None
+        return call_tir_with_grad(call.args[0], call.args[1], call.sinfo_args, te_grad_name, te_grad_kwargs,
+                                  tir_vars)
+
     def emit_te(self, func, *args, **kwargs) -> Var:
         """``emit(call_te(func, *args, **kwargs))``."""
         name_hint = kwargs.pop("name_hint", "")

@@ -17,6 +17,7 @@ from .base import as_operand, make_call, register, tensor_arg
 __all__ = [
     "call_tir", "call_tir_inplace", "call_dps_packed", "call_pure_packed", "shape_of", "null_value",
     "print", "assert_op", "invoke_closure", "invoke_pure_closure", "call_builtin_with_ctx", "make_closure",
+    "call_tir_with_grad",
 ]
 
 
@@ -72,6 +73,25 @@ def call_tir(gvar, args, out_sinfo, tir_vars=None) -> Call:
     from ember.ir import Op
 
     return Call(Op.get("relax.call_tir"), call_args, None, [_out_sinfo(out_sinfo)])
+
+
+@node
+class CallTIRWithGradAttrs(Attrs):
+    te_grad_name: str
+    te_grad_kwargs: dict = None
+
+
+def call_tir_with_grad(gvar, args, out_sinfo, te_grad_name: str, te_grad_kwargs=None, tir_vars=None) -> Call:
+    """``call_tir`` whose gradient (for ``relax.transform.Gradient``) is the TE function registered
+    as ``te_grad_name`` (``relax.training.utils.register_te_gradient``), called with the output
+    gradient, the arguments and ``te_grad_kwargs``."""
+    call_args = [gvar, _args_tuple(args)]
+    if tir_vars is not None:
+        call_args.append(tir_vars if isinstance(tir_vars, Expr) else ShapeExpr(tir_vars))
+    from ember.ir import Op
+
+    attrs = CallTIRWithGradAttrs(str(te_grad_name), dict(te_grad_kwargs or {}))
+    return Call(Op.get("relax.call_tir_with_grad"), call_args, attrs, [_out_sinfo(out_sinfo)])
 
 
 @node

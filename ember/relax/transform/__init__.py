@@ -57,7 +57,7 @@ from .ipc_allreduce_rewrite import IPCAllReduceRewrite  # noqa: E402
 from .lower_gpu_ipc_alloc_storage import LowerGPUIPCAllocStorage  # noqa: E402
 
 # reverse-mode AD: op gradients (FPrimalGradient) and relax.grad.* kernels
-from . import gradient_legalize, gradient_table, gradient_table_nn  # noqa: E402, F401
+from . import gradient_legalize, gradient_table, gradient_table_nn, gradient_te  # noqa: E402, F401
 from .gradient import Gradient  # noqa: E402
 
 __all__ = [
