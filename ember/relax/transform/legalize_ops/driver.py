@@ -58,7 +58,8 @@ def _shapes_known(call: Call) -> bool:
         return True
 
     sinfo = call.struct_info_or_none()
-    return sinfo is not None and known(sinfo) and all(known(a.struct_info_or_none()) for a in call.args)
+    operands = [getattr(a, "struct_info_or_none", lambda: None)() for a in call.args]  # a GlobalVar has none
+    return sinfo is not None and known(sinfo) and all(known(o) for o in operands)
 
 
 def _packed_legalizer(func_name: str | None) -> Legalizer | None:
