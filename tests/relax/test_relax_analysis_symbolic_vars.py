@@ -33,6 +33,21 @@ def test_defined_and_free_symbolic_vars():
     assert [v.name for v in A.free_symbolic_vars(g)] == ["n", "m"]
 
 
+def test_constant_dims_need_no_check():
+    sinfo = rx.TensorStructInfo([4, n, m - 2, 4], "float32")
+    assert [str(d) for d in A.collect_non_negative_expressions(sinfo)] == ["n", "m - T.int64(2)"]
+
+
+def test_free_symbolic_vars_of_bindings():
+    k = tir.Var("k", "int64")
+    x = rx.Var("x", rx.TensorStructInfo([n], "float32"))
+    bb = rx.BlockBuilder()
+    with bb.function("main", [x]):
+        bb.emit(rx.call_dps_packed("opaque", x, rx.TensorStructInfo([k], "float32")))
+        bb.emit_func_output(x)
+    assert [v.name for v in A.free_symbolic_vars(bb.get()["main"])] == ["k"]
+
+
 def test_erase_to_well_defined():
     s = rx.ShapeStructInfo([1, n + 1, m])
     assert_structural_equal(A.erase_to_well_defined(s), rx.ShapeStructInfo(ndim=3))

@@ -9,7 +9,7 @@ it uses are *free*.
 
 from __future__ import annotations
 
-from ember.ir import PrimExpr, Var as TirVar
+from ember.ir import IntImm, PrimExpr, Var as TirVar
 from ember.tir.functor import collect
 
 from ..expr import Function, ShapeExpr
@@ -71,12 +71,13 @@ def definable_tir_vars_in_struct_info(sinfo) -> list:
 
 
 def collect_non_negative_expressions(sinfo) -> list:
-    """The expressions that must be non-negative for ``sinfo`` to describe a value: its dims."""
+    """The expressions that must be non-negative for ``sinfo`` to describe a value: its
+    symbolic dims (constants need no check), each once, in order of first appearance."""
     found: list = []
     _walk(sinfo, found.extend, lambda v: None)
     unique: list = []
     for expr in found:
-        if isinstance(expr, PrimExpr) and not any(_same(expr, u) for u in unique):
+        if isinstance(expr, PrimExpr) and not isinstance(expr, IntImm) and not any(_same(expr, u) for u in unique):
             unique.append(expr)
     return unique
 
@@ -88,14 +89,19 @@ def _same(a, b) -> bool:
 
 
 def _match_casts(func: Function) -> list:
+    return [b for b in _bindings(func) if type(b).__name__ == "MatchCast"]
+
+
+def _bindings(func: Function) -> list:
+    """Every binding of ``func`` (nested scopes included), in order."""
     from ember.relax.expr_functor import ExprVisitor
 
     found: list = []
 
     class Finder(ExprVisitor):
-        def visit_match_cast_(self, binding):
+        def visit_binding(self, binding):
             found.append(binding)
-            super().visit_match_cast_(binding)
+            super().visit_binding(binding)
 
     Finder().visit_expr(func)
     return found
@@ -112,14 +118,16 @@ def defined_symbolic_vars(func: Function) -> list:
 
 
 def free_symbolic_vars(func: Function) -> list:
-    """The TIR variables ``func`` uses (in struct info of params, bindings, its return) but
-    does not define."""
+    """The TIR variables ``func`` uses (in the struct info of its params, of every bound
+    variable and match_cast, of its return) but does not define."""
     defined = {id(v) for v in defined_symbolic_vars(func)}
     used: list = []
     for param in func.params:
         used.extend(tir_vars_in_struct_info(param.struct_info))
-    for cast in _match_casts(func):
-        used.extend(tir_vars_in_struct_info(cast.struct_info))
+    for binding in _bindings(func):
+        used.extend(tir_vars_in_struct_info(binding.var.struct_info))
+        if type(binding).__name__ == "MatchCast":
+            used.extend(tir_vars_in_struct_info(binding.struct_info))
     if func.ret_struct_info is not None:
         used.extend(tir_vars_in_struct_info(func.ret_struct_info))
     return [v for v in _unique(used) if id(v) not in defined]
