@@ -84,6 +84,21 @@ class BlockBuilder:
             self._bindings = None
 
     @contextlib.contextmanager
+    def testing_scope(self, def_vars=()):
+        """A scope outside any function where ``emit`` works and the symbolic ``def_vars``
+        count as defined (TVM's helper for testing analyses); its bindings are dropped."""
+        if self._func is not None:
+            raise RuntimeError("BlockBuilder.testing_scope() cannot be used inside a function")
+        saved = (self._blocks, self._bindings, self._is_dataflow)
+        self._blocks, self._bindings, self._is_dataflow = [], [], False
+        BlockBuilder._current.append(self)
+        try:
+            yield self
+        finally:
+            BlockBuilder._current.pop()
+            self._blocks, self._bindings, self._is_dataflow = saved
+
+    @contextlib.contextmanager
     def dataflow(self):
         """Scope of a dataflow block: bindings are pure and local unless ``emit_output``."""
         if self._bindings is None:

@@ -132,3 +132,13 @@ def test_function_bind_params_replaces_and_drops_parameters():
     (binding,) = bound.body.blocks[0].bindings
     assert isinstance(binding.value.args[1], relax.Constant)
     assert func.bind_params({x: y}).params == (y,)
+
+
+def test_testing_scope_allows_emit_outside_a_function():
+    x = relax.Var("x", T([4]))
+    bb = relax.BlockBuilder()
+    with bb.testing_scope(def_vars=[]):
+        lv = bb.emit(R.add(x, x))
+        assert lv.struct_info.ndim == 1
+    with pytest.raises(RuntimeError, match="must be called inside BlockBuilder.function"):
+        bb.emit(R.add(x, x))
