@@ -1,4 +1,8 @@
-"""``relax.training`` (TVM's name): helpers for training with Relax gradients.  So far only
-``utils.register_te_gradient`` (gradients of ``call_tir_with_grad`` given as TE functions)."""
+"""``relax.training`` (TVM's name): training with Relax gradients.  ``loss`` (loss functions as
+Relax functions), ``AppendLoss`` (join a model and a loss) and ``utils.register_te_gradient``
+(gradients of ``call_tir_with_grad`` given as TE functions)."""
 
-from . import utils  # noqa: F401
+from . import loss, utils  # noqa: F401
+from .append_loss import AppendLoss
+
+__all__ = ["AppendLoss", "loss", "utils"]
