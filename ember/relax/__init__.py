@@ -24,6 +24,7 @@ _LAZY_NAMES = {
 }
 _LAZY_SUBMODULES = {
     "transform", "analysis", "expr_functor", "frontend", "vm", "pipeline", "reference", "utils",
+    "training",
 }
 
 
