@@ -17,7 +17,7 @@ from ember.tir.functor import ir_transform, substitute
 from ember.tir.stmt import BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
 from .analysis import (
-    blocks_under, infer_regions, is_true, loops_above, replace_stmts, scope_of, unique_name,
+    blocks_under, child_blocks, infer_regions, is_true, loops_above, replace_stmts, scope_of, unique_name,
     vars_in,
 )
 from .cached_flags import stage_pipeline
@@ -198,6 +198,7 @@ def rfactor(func, loop: For, factor_axis: int):
         raise ScheduleError(f"rfactor: loop {lv.name!r} must be bound to reduction iterators only of "
                             f"block {block.name_hint!r}", func, loop=loop)
     _check_rfactor_loops(func, realize, loops_above(func, realize))
+    _check_first_child(func, realize, loops_above(func, realize))
     store = block.body if multi is None else multi.stores[0]
     out = store.buffer
     outs = [out] if multi is None else multi.buffers
@@ -341,6 +342,17 @@ def _check_rfactor_loops(func, realize, loops) -> None:
             raise ScheduleError(f"rfactor: loop {lp.loop_var.name!r} feeds a reduction iterator of block "
                                 f"{block.name_hint!r} but is {lp.kind.name.lower()}, not serial",
                                 func, loop=lp)
+
+
+def _check_first_child(func, realize, loops) -> None:
+    """As TVM: the block must be the first block under its outermost loop, since the rf
+    nest runs before that loop; a block after others there (say, a consumer moved in by
+    reverse_compute_at) would read their results before they exist."""
+    first = child_blocks(loops[0])[0] if loops else realize
+    if first is not realize:
+        raise ScheduleError(f"rfactor: block {realize.block.name_hint!r} must be the first block under its "
+                            f"outermost loop {loops[0].loop_var.name!r}, which runs block "
+                            f"{first.block.name_hint!r} before it", func, block=realize.block)
 
 
 def _rf_reached(func, realize, loop, loops, kept: set) -> list:

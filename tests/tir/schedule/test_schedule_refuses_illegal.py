@@ -3,6 +3,8 @@ the wrong thing) now raise ScheduleError with the reason."""
 
 import numpy as np
 import pytest
+from sched_helpers import check
+from sched_workloads import matmul_relu
 
 import ember
 from ember import te, tir
@@ -165,3 +167,18 @@ def test_transform_layout_refuses_silent_padding_and_mistyped_pad_values():
     out = np.zeros(8, "float32")
     ember.build(sch.mod, target="llvm")(np.arange(8, dtype="float32"), out)
     np.testing.assert_array_equal(out, np.arange(8) * 2 + 1)
+
+
+def test_rfactor_of_a_block_after_another_under_its_outermost_loop():
+    """Found by the schedule property test: the write-back block of one rfactor, moved by
+    reverse_compute_at under the rf block's loop, was rfactored again; its new rf nest
+    ran before that loop and read the partial sums before they were computed."""
+    original = matmul_relu(8, 8, 4)
+    sch = tir.Schedule(original)
+    sch.rfactor(sch.get_loops(sch.get_block("C"))[2], 0)
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("C_rf"))[0],
+                           preserve_unit_loops=False)
+    with pytest.raises(ScheduleError, match="rfactor: block 'C' must be the first block under its outermost "
+                                            "loop 'i', which runs block 'C_rf' before it"):
+        sch.rfactor(sch.get_loops(sch.get_block("C"))[1], 0)
+    check(sch, original)
