@@ -85,3 +85,13 @@ def test_lrn_window_errors():
         topi.nn.lrn_nchwc(te.placeholder((1, 8, 3, 3), "float32"), 5)
     with pytest.raises(ValueError, match="channel axis"):
         topi.nn.lrn_channels(te.placeholder((8,), "float32"), 5)
+
+
+def test_lrn_nchwc_lowers_to_whole_vectors():
+    # squares stored block by block and the taps read at flat offsets: no per-lane block/lane
+    # index arithmetic (a gather) left in the lowered kernel
+    data = te.placeholder((1, 3, 4, 4, 16), "float32", name="data")
+    func = topi.nn.schedule_lrn_nchwc(te.create_prim_func([data, topi.nn.lrn_nchwc(data, 5)]))
+    text = tvm.lower(func).script()
+    assert "T.parallel" in text and "//" not in text and "%" not in text
+    assert text.count(":cb * 16 + ") >= 5  # the five taps, 16-lane slices of the squares buffer

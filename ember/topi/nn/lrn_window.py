@@ -6,8 +6,9 @@ with ``s`` the sum of squares over a window of ``size`` channels, ONNX's window 
   output element adds its ``size`` taps explicitly (no reduction axis), so the kernel is
   injective and a plain elementwise schedule vectorises it along the pixel row.
 - ``lrn_nchwc`` works on channel-blocked activations ``(N, C/b, H, W, b)``: per pixel, the
-  squares of all channels go into a small zero-padded buffer (one block of zeros on each
-  side), and each output vector of ``b`` lanes adds ``size`` unaligned vectors read from it.
+  squares of all channels go, block by block, into a small buffer with one block of zeros on
+  each side, and each output vector of ``b`` lanes adds ``size`` unaligned vectors read from
+  it (the buffer is flat once lowered, so block and lane of a tap are one offset).
   ``schedule_lrn_nchwc`` gives it its schedule (pixels in parallel, lanes vectorised, the
   buffer per pixel); the relax layout pass (``ConvertLayout``) uses it when an LRN's input
   is blocked, so no layout transform is needed around the LRN.
@@ -76,18 +77,18 @@ def lrn_nchwc(data, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: fl
     dtype = data.dtype
     zero = tir.const(0.0, dtype)
 
-    def square(nn, hh, ww, j):  # j = b + channel: one block of zeros on either side
-        inside = tir.And(j >= b, j < (blocks + 1) * b)
-        v = data[nn, tir.max(tir.min(j // b - 1, blocks - 1), 0), hh, ww, j % b]
-        return tir.Select(inside, v * v, zero)
+    def square(nn, hh, ww, j, lane):  # block j holds channel block j - 1; blocks 0 and last are zeros
+        v = data[nn, tir.max(tir.min(j - 1, blocks - 1), 0), hh, ww, lane]
+        return tir.Select(tir.And(j >= 1, j <= blocks), v * v, zero)
 
-    squares = te.compute((n, h, w, (blocks + 2) * b), square, name="lrn_square")
+    squares = te.compute((n, h, w, blocks + 2, b), square, name="lrn_square")
 
     def out(nn, cb, hh, ww, lane):
-        first = b + cb * b + lane - before
-        total = squares[nn, hh, ww, first]
-        for k in range(1, size):
-            total = total + squares[nn, hh, ww, first + k]
+        first = b + cb * b + lane - before  # position of the window's first channel in ``squares``
+        total = None
+        for k in range(size):
+            tap = squares[nn, hh, ww, (first + k) // b, (first + k) % b]
+            total = tap if total is None else total + tap
         return _normalise(data[nn, cb, hh, ww, lane], total, size, alpha, beta, bias, dtype)
 
     return te.compute(data.shape, out, name="lrn")
@@ -100,7 +101,6 @@ def schedule_lrn_nchwc(func) -> tir.PrimFunc:
     sch = tir.Schedule(func)
     block = sch.get_block("lrn")
     n, cb, h, w, lane = sch.get_loops(block)
-    lanes = int(sch.get(lane).extent)
     sch.reorder(n, h, w, cb, lane)
     pixel = sch.fuse(n, h, w)
     sch.parallel(pixel)
@@ -108,6 +108,5 @@ def schedule_lrn_nchwc(func) -> tir.PrimFunc:
     squares = sch.get_block("lrn_square")
     sch.compute_at(squares, pixel)
     sch.set_scope(squares, 0, "local")
-    _, inner = sch.split(sch.get_loops(squares)[-1], [None, lanes])
-    sch.vectorize(inner)
+    sch.vectorize(sch.get_loops(squares)[-1])  # whole blocks: aligned vector loads of ``data``
     return sch.mod["main"].with_attr("tir.is_scheduled", True)
