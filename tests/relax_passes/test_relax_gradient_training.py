@@ -8,7 +8,7 @@ import ember
 from ember import relax
 from ember.error import TVMError
 from ember.relax import op as R
-from ember.relax.training import AppendLoss, loss
+from ember.relax.training import AppendLoss, loss, optimizer
 from ember.relax.transform import Gradient, LegalizeOps
 
 RNG = np.random.default_rng(11)
@@ -87,3 +87,56 @@ def test_append_loss_errors():
         AppendLoss("forward", loss.L1Loss("none")(out_sinfo, out_sinfo))(model)
     with pytest.raises(ValueError, match="no function named"):
         AppendLoss("backward", loss.L1Loss()(out_sinfo, out_sinfo))(model)
+
+
+def _step_numpy(name, p, g, state, **kw):
+    if name == "SGD":
+        return [p - kw["lr"] * (g + kw["wd"] * p)], [state[0] + 1]
+    if name == "MomentumSGD":
+        grad = g + kw["wd"] * p
+        v = kw["mom"] * state[1] + (1 - kw["damp"]) * grad
+        step = grad + kw["mom"] * v if kw["nest"] else v
+        return [p - kw["lr"] * step], [state[0] + 1, v]
+    b1, b2 = kw["betas"]
+    grad = g + kw["wd"] * p
+    m = b1 * state[3] + (1 - b1) * grad
+    v = b2 * state[4] + (1 - b2) * grad * grad
+    p1, p2 = state[1] * b1, state[2] * b2
+    new = p - kw["lr"] * (m / (1 - p1)) / (np.sqrt(v / (1 - p2)) + kw["eps"])
+    return [new], [state[0] + 1, p1, p2, m, v]
+
+
+@pytest.mark.parametrize("make, name, kw", [
+    (lambda: optimizer.SGD(0.1, 0.05), "SGD", {"lr": 0.1, "wd": 0.05}),
+    (lambda: optimizer.MomentumSGD(0.1, 0.9, 0.2, 0.05, True), "MomentumSGD",
+     {"lr": 0.1, "mom": 0.9, "damp": 0.2, "wd": 0.05, "nest": True}),
+    (lambda: optimizer.Adam(0.1, (0.8, 0.9), 1e-6, 0.05), "Adam",
+     {"lr": 0.1, "betas": (0.8, 0.9), "eps": 1e-6, "wd": 0.05}),
+])
+def test_optimizer_steps_match_numpy(make, name, kw):
+    w = relax.Var("w", relax.TensorStructInfo((2, 3), "float64"))
+    opt = make().init([w])
+    func = opt.get_function()
+    assert func.attrs["global_symbol"] == name
+    vm = relax.VirtualMachine(relax.build(LegalizeOps()(ember.IRModule({"step": func})), "llvm"), ember.cpu())
+    p, g = RNG.uniform(-1, 1, (2, 3)), RNG.uniform(-1, 1, (2, 3))
+    state = [s.numpy() for s in opt.state]
+    for _ in range(2):  # two steps, the second from a non-initial state
+        new_params, new_state = vm["step"]((ember.nd.array(p),), (ember.nd.array(g),), tuple(ember.nd.array(s) for s in state))
+        expected_params, expected_state = _step_numpy(name, p, g, state, **kw)
+        np.testing.assert_allclose(new_params[0].numpy(), expected_params[0], rtol=1e-12)
+        for got, want in zip(new_state, expected_state):
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+        p, state = new_params[0].numpy(), [s.numpy() for s in new_state]
+
+
+def test_optimizer_errors():
+    x = relax.Var("x", relax.TensorStructInfo((3,), "float32"))
+    with pytest.raises(RuntimeError, match="call init"):
+        optimizer.SGD(0.1).get_function()
+    with pytest.raises(ValueError, match="duplicates"):
+        optimizer.SGD(0.1).init([x, x])
+    with pytest.raises(ValueError, match="one dtype"):
+        optimizer.SGD(0.1).init([x, relax.Var("y", relax.TensorStructInfo((3,), "float64"))])
+    with pytest.raises(ValueError, match="float tensor"):
+        optimizer.SGD(0.1).init([relax.Var("i", relax.TensorStructInfo((3,), "int64"))])

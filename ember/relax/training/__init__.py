@@ -1,8 +1,8 @@
 """``relax.training`` (TVM's name): training with Relax gradients.  ``loss`` (loss functions as
-Relax functions), ``AppendLoss`` (join a model and a loss) and ``utils.register_te_gradient``
+Relax functions), ``AppendLoss`` (join a model and a loss), ``optimizer`` (SGD, MomentumSGD, Adam) and ``utils.register_te_gradient``
 (gradients of ``call_tir_with_grad`` given as TE functions)."""
 
-from . import loss, utils  # noqa: F401
+from . import loss, optimizer, utils  # noqa: F401
 from .append_loss import AppendLoss
 
-__all__ = ["AppendLoss", "loss", "utils"]
+__all__ = ["AppendLoss", "loss", "optimizer", "utils"]
