@@ -35,7 +35,7 @@ def _step(sch, data):
     op = data.draw(st.sampled_from([
         "split", "split", "fuse", "reorder", "compute_at", "reverse_compute_at", "inline",
         "reverse_inline", "parallel", "decompose", "rfactor", "cache_read", "cache_write",
-        "blockize", "relayout", "unroll", "reindex",
+        "blockize", "relayout", "unroll", "reindex", "decompose_padding", "vectorize",
     ]))
     if not loops and op not in ("inline", "reverse_inline", "cache_read", "cache_write", "relayout",
                                 "reindex"):
@@ -78,6 +78,10 @@ def _step(sch, data):
         sch.blockize(pick())
     elif op == "unroll":
         sch.unroll(pick())
+    elif op == "vectorize":
+        sch.vectorize(pick())
+    elif op == "decompose_padding":
+        sch.decompose_padding(block, pick())
     elif op == "relayout":
         buf = sch.get(block).writes[0].buffer
         params = sch.mod["main"].buffer_map.values()
