@@ -140,3 +140,49 @@ def test_optimizer_errors():
         optimizer.SGD(0.1).init([x, relax.Var("y", relax.TensorStructInfo((3,), "float64"))])
     with pytest.raises(ValueError, match="float tensor"):
         optimizer.SGD(0.1).init([relax.Var("i", relax.TensorStructInfo((3,), "int64"))])
+
+
+def _linear_backbone():
+    x = relax.Var("x", relax.TensorStructInfo((1, 3), "float64"))
+    w = relax.Var("w", relax.TensorStructInfo((3, 2), "float64"))
+    bb = relax.BlockBuilder()
+    with bb.function("backbone", [x, w]):
+        with bb.dataflow():
+            out = bb.emit_output(R.matmul(x, w))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    mod.attrs.update({"param_num": 1, "state_num": 0})
+    return mod
+
+
+def test_setup_trainer_and_trainer_follow_sgd():
+    from ember.relax.training import SetupTrainer, Trainer
+
+    pred = relax.TensorStructInfo((1, 2), "float64")
+    train_mod = SetupTrainer(loss.MSELoss("sum"), optimizer.SGD(0.1), [pred, pred])(_linear_backbone())
+    assert {"backbone_loss", "backbone_loss_adjoint", "optimizer"} <= {gv.name_hint for gv in train_mod.get_global_vars()}
+    assert train_mod.attrs["input_num"] == 1
+    vm = relax.VirtualMachine(relax.build(train_mod, "llvm"), ember.cpu())
+    trainer = Trainer(train_mod, vm, ember.cpu())
+    with pytest.raises(TVMError, match="not initialized"):
+        trainer.predict(np.ones((1, 3)))
+    w0 = RNG.uniform(-1, 1, (3, 2))
+    trainer.load_params({"w": w0})
+    x, t = RNG.uniform(-1, 1, (1, 3)), RNG.uniform(-1, 1, (1, 2))
+    w = w0.copy()
+    for _ in range(3):
+        value = trainer.update(x, t).numpy()
+        np.testing.assert_allclose(value, ((x @ w - t) ** 2).sum())
+        w = w - 0.1 * x.T @ (2 * (x @ w - t))
+    np.testing.assert_allclose(trainer.export_params()["w"].numpy(), w)
+    np.testing.assert_allclose(trainer.predict(x).numpy(), x @ w)
+
+
+def test_setup_trainer_needs_module_attributes():
+    from ember.relax.training import SetupTrainer
+
+    pred = relax.TensorStructInfo((1, 2), "float64")
+    mod = _linear_backbone()
+    mod.attrs.clear()
+    with pytest.raises(ValueError, match="param_num"):
+        SetupTrainer(loss.MSELoss(), optimizer.SGD(0.1), [pred, pred])(mod)

@@ -11,8 +11,8 @@ __all__ = ["TABLE"]
 
 
 def _relu(orig_var, orig_call, output_grad, ctx):
-    x = orig_call.args[0]
-    return [R.where(R.greater(x, scalar(0.0, x)), output_grad, R.zeros_like(output_grad))]
+    x = orig_call.args[0]  # slope 1 at 0, as TVM: a zero-initialised network still trains
+    return [R.where(R.less(x, scalar(0.0, x)), R.zeros_like(output_grad), output_grad)]
 
 
 def _silu(orig_var, orig_call, output_grad, ctx):
