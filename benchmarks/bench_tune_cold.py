@@ -15,7 +15,7 @@ also timed alone, hot and cold.  A mode predicts the model when its "alone" colu
 builds as the "in model" column does.
 
 Run: python benchmarks/bench_tune_cold.py [--model resnet50] [--minutes 3] [--threads 1]
-     [--tasks 24,25,26] [--modes hot,cold] [--rounds 9] [--work-dir DIR]
+     [--tasks 22,28,29] [--modes hot,cold] [--rounds 9] [--cpu-time] [--work-dir DIR]
 """
 
 from __future__ import annotations
@@ -95,8 +95,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--trials-per-iter", type=int, default=8)
     parser.add_argument("--work-dir", default=None)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="the tuner times candidates in CPU time of its thread (EMBER_MS_CLOCK=thread; 1 thread)")
     args = parser.parse_args()
     set_threads(args.threads)
+    if args.cpu_time:
+        os.environ["EMBER_MS_CLOCK"] = "thread"
 
     import onnx
 

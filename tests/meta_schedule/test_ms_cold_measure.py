@@ -49,3 +49,17 @@ def test_measure_with_cache_flush_times_and_checks_the_kernel(tmp_path, monkeypa
     config = ms.EvaluatorConfig(number=2, repeat=3, min_repeat_ms=0, enable_cpu_cache_flush=True)
     secs = runner_measure.measure(path, ArgInfo.from_entry_func(mod), config, ref)
     assert len(secs) == 3 and all(s > 0 for s in secs)
+
+
+def test_measure_clock_is_the_wall_clock_unless_thread_time_is_asked_for(monkeypatch):
+    import time
+
+    import pytest
+
+    monkeypatch.delenv("EMBER_MS_CLOCK", raising=False)
+    assert runner_measure.measure_clock() is time.perf_counter
+    monkeypatch.setenv("EMBER_MS_CLOCK", "thread")
+    assert runner_measure.measure_clock() is time.thread_time
+    monkeypatch.setenv("EMBER_MS_CLOCK", "cpu")
+    with pytest.raises(ValueError, match="EMBER_MS_CLOCK must be 'wall' or 'thread'"):
+        runner_measure.measure_clock()
