@@ -80,3 +80,26 @@ def test_blocked_conv_layout_pipeline_uses_the_blocked_lrn():
     with tvm.target.Target("llvm"):
         new = BlockedConvLayout()(_network(c=32))
     assert _calls(new)["lrn_nchwc"] == 1
+
+
+def test_blocked_lrn_stays_its_own_kernel_before_elementwise_ops():
+    # FuseOps must not fuse the scheduled kernel with a relu after it (FuseTIR would write an
+    # unscheduled function no dlight rule takes)
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, 8, 9, 9), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            c = bb.emit(relax.op.nn.conv2d(x, _const(16, 8, 3, 3), padding=1))
+            h = bb.emit_te(topi.nn.lrn_channels, c, 5, 1e-2, 0.75, 1.0, primfunc_name_hint="lrn",
+                           primfunc_attrs={"ember.lrn": [5.0, 1e-2, 0.75, 1.0]})
+            h = bb.emit(relax.op.add(relax.op.nn.relu(h), c))
+            out = bb.emit_output(relax.op.nn.conv2d(h, _const(8, 16, 1, 1)))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    target = tvm.target.Target("llvm")
+    with target:
+        lowered = relax.get_default_pipeline(target)(ConvertLayout(BLOCKED)(mod))
+    names = [gv.name_hint for gv in lowered.functions]
+    assert "lrn_nchwc" in names and not any("lrn" in n and n != "lrn_nchwc" for n in names)
+    x_np = RNG.standard_normal((1, 8, 9, 9)).astype("float32")
+    np.testing.assert_allclose(_run(ConvertLayout(BLOCKED)(mod), x_np), _run(mod, x_np), rtol=1e-5, atol=1e-4)

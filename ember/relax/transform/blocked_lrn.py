@@ -11,6 +11,7 @@ from __future__ import annotations
 from ember.ir import GlobalVar
 
 from ..expr import Call, Tuple
+from .annotate_tir_op_pattern import OpPatternKind
 
 __all__ = ["lrn_params", "blocked_lrn"]
 
@@ -59,6 +60,9 @@ def blocked_lrn(builder, call: Call, init: str, cur, var):
     data = te.placeholder(shape, str(sinfo.dtype), name="data")
     out = topi.nn.lrn_nchwc(data, size, alpha, beta, bias)
     func = topi.nn.schedule_lrn_nchwc(te.create_prim_func([data, out]))
+    # its own kernel: fused with an elementwise consumer it would lose its schedule (FuseTIR
+    # writes a new function) and no dlight rule schedules the result
+    func = func.with_attr("op_pattern", int(OpPatternKind.kOpaque))
     gv = builder.add_func(func, "lrn_nchwc")
     new = call_tir(gv, Tuple([var]), TensorStructInfo(shape, str(sinfo.dtype)))
     return new, init, cur
