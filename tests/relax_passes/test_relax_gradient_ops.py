@@ -144,7 +144,7 @@ def _numeric_grad(vm, name, inputs, weights, k, delta=1e-6):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(compiled, name):
     vm, weights = compiled
-    build, inputs, no_grad = CASES[name]
+    _, inputs, no_grad = CASES[name]
     inputs = [a.copy() for a in inputs]
     w = weights[name]
     args = [ember.nd.array(a) for a in inputs]
@@ -152,7 +152,7 @@ def test_gradient_matches_finite_differences(compiled, name):
     if isinstance(warg, list):
         warg = tuple(warg)
     got = _numpy(vm["g_" + name](*args, warg))
-    for k, a in enumerate(inputs):
+    for k in range(len(inputs)):
         if k in no_grad:
             continue
         expected = _numeric_grad(vm, name, inputs, w, k)
