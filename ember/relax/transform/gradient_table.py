@@ -11,6 +11,8 @@ network operators are in ``gradient_table_nn.py``.  Both register on import.
 
 from __future__ import annotations
 
+import math
+
 from ember.ir import Op
 
 from .. import op as R
@@ -82,6 +84,14 @@ _UNARY = {
     "sin": lambda x, y, g: R.multiply(g, R.cos(x)),
     "sqrt": lambda x, y, g: R.divide(R.multiply(g, scalar(0.5, y)), y),
     "tanh": lambda x, y, g: R.multiply(g, R.subtract(scalar(1.0, y), R.multiply(y, y))),
+    "square": lambda x, y, g: R.multiply(g, R.multiply(scalar(2.0, x), x)),
+    "rsqrt": lambda x, y, g: R.multiply(g, R.multiply(scalar(-0.5, y), R.divide(y, x))),
+    "log1p": lambda x, y, g: R.divide(g, R.add(scalar(1.0, x), x)),
+    "sinh": lambda x, y, g: R.multiply(g, R.cosh(x)),
+    "cosh": lambda x, y, g: R.multiply(g, R.sinh(x)),
+    "tan": lambda x, y, g: R.multiply(g, R.add(scalar(1.0, y), R.multiply(y, y))),
+    "erf": lambda x, y, g: R.multiply(g, R.multiply(scalar(2.0 / math.sqrt(math.pi), x),
+                                                    R.exp(R.negative(R.multiply(x, x))))),
 }
 
 
@@ -121,8 +131,18 @@ _NOT_DIFFERENTIABLE = [
 
 # -- creation, reduction ------------------------------------------------------------------
 
-def _triu(orig_var, orig_call, output_grad, ctx):
-    return [R.triu(output_grad, orig_call.args[1])]
+def _triangle(op):
+    def grad(orig_var, orig_call, output_grad, ctx):
+        return [op(output_grad, orig_call.args[1])]
+
+    return grad
+
+
+def _clip(orig_var, orig_call, output_grad, ctx):
+    """The gradient passes where ``min <= x <= max``."""
+    x, a = orig_call.args[0], orig_call.attrs
+    inside = R.logical_and(R.greater_equal(x, scalar(a.min, x)), R.less_equal(x, scalar(a.max, x)))
+    return [_pick(inside, output_grad)]
 
 
 def _reduced_axes(call) -> list[int]:
@@ -146,6 +166,16 @@ def _count(call) -> int:
     for a in _reduced_axes(call):
         n *= int(values[a])
     return n
+
+
+def _extreme(orig_var, orig_call, output_grad, ctx):
+    """max / min: the gradient goes to the positions holding the extreme (each of them on ties)."""
+    x = orig_call.args[0]
+    y = orig_var
+    if not orig_call.attrs.keepdims and orig_call.attrs.axis is not None:
+        y = R.expand_dims(y, _reduced_axes(orig_call))
+    hit = R.equal(x, R.broadcast_to(y, shape_of(x)))
+    return [_pick(hit, _spread(orig_call, output_grad))]
 
 
 def _sum(orig_var, orig_call, output_grad, ctx):
@@ -261,7 +291,11 @@ TABLE = {
     **{f"relax.{name}": _unary(rule) for name, rule in _UNARY.items()},
     **{f"relax.{name}": _binary(rule) for name, rule in _BINARY.items()},
     **{f"relax.{name}": _no_grads for name in _NOT_DIFFERENTIABLE},
-    "relax.triu": _triu,
+    "relax.triu": _triangle(R.triu),
+    "relax.tril": _triangle(R.tril),
+    "relax.clip": _clip,
+    "relax.max": _extreme,
+    "relax.min": _extreme,
     "relax.sum": _sum,
     "relax.mean": _mean,
     "relax.variance": _variance,

@@ -1,11 +1,13 @@
 """Gradients of ``relax.nn`` operators (same contract as ``gradient_table.py``): activations,
-softmax / log_softmax, losses, pooling and conv2d."""
+softmax / log_softmax, layer_norm, losses, pooling and conv2d."""
 
 from __future__ import annotations
 
+import math
+
 from .. import op as R
 from ..struct_info import shape_values
-from .gradient_table import register_gradients, scalar
+from .gradient_table import register_gradients, scalar, shape_of
 
 __all__ = ["TABLE"]
 
@@ -21,6 +23,44 @@ def _silu(orig_var, orig_call, output_grad, ctx):
     s = ctx.emit(R.sigmoid(x))
     slope = R.multiply(s, R.add(scalar(1.0, x), R.multiply(x, R.subtract(scalar(1.0, x), s))))
     return [R.multiply(output_grad, slope)]
+
+
+def _leakyrelu(orig_var, orig_call, output_grad, ctx):
+    x = orig_call.args[0]
+    scaled = R.multiply(scalar(orig_call.attrs.alpha, x), output_grad)
+    return [R.where(R.less(x, scalar(0.0, x)), scaled, output_grad)]
+
+
+def _gelu(orig_var, orig_call, output_grad, ctx):
+    """d/dx x·Φ(x) = Φ(x) + x·φ(x), Φ the normal CDF and φ its density."""
+    x = orig_call.args[0]
+    cdf = R.multiply(scalar(0.5, x), R.add(scalar(1.0, x), R.erf(R.multiply(x, scalar(math.sqrt(0.5), x)))))
+    density = R.multiply(scalar(1.0 / math.sqrt(2.0 * math.pi), x),
+                         R.exp(R.multiply(scalar(-0.5, x), R.multiply(x, x))))
+    return [R.multiply(output_grad, R.add(cdf, R.multiply(x, density)))]
+
+
+def _layer_norm(orig_var, orig_call, output_grad, ctx):
+    """Over the normalised (trailing) axes, with x̂ = (x − μ)/σ and h = g·γ:
+    dx = (h − mean(h) − x̂·mean(h·x̂)) / σ, dγ = Σ g·x̂, dβ = Σ g over the other axes."""
+    x, gamma, beta = orig_call.args
+    a = orig_call.attrs
+    ndim = x.struct_info.ndim
+    axes = sorted(int(ax) % ndim for ax in a.axes)
+    if axes != list(range(ndim - len(axes), ndim)):
+        raise NotImplementedError(f"Gradient: relax.nn.layer_norm gradients need trailing axes, got {list(a.axes)}")
+    mean = ctx.emit(R.mean(x, axes, keepdims=True))
+    centred = ctx.emit(R.subtract(x, mean))
+    var = R.mean(R.multiply(centred, centred), axes, keepdims=True)
+    sigma = ctx.emit(R.sqrt(R.add(var, scalar(float(a.epsilon), x))))
+    xhat = ctx.emit(R.divide(centred, sigma))
+    h = ctx.emit(R.multiply(output_grad, gamma)) if a.scale else output_grad
+    inner = R.subtract(R.subtract(h, R.mean(h, axes, keepdims=True)),
+                       R.multiply(xhat, R.mean(R.multiply(h, xhat), axes, keepdims=True)))
+    dx = R.divide(inner, sigma)
+    dgamma = R.collapse_sum_to(R.multiply(output_grad, xhat), shape_of(gamma)) if a.scale else R.grad.no_grad(gamma)
+    dbeta = R.collapse_sum_to(output_grad, shape_of(beta)) if a.center else R.grad.no_grad(beta)
+    return [dx, dgamma, dbeta]
 
 
 def _softmax(orig_var, orig_call, output_grad, ctx):
@@ -134,6 +174,9 @@ def _conv2d(orig_var, orig_call, output_grad, ctx):
 TABLE = {
     "relax.nn.relu": _relu,
     "relax.nn.silu": _silu,
+    "relax.nn.leakyrelu": _leakyrelu,
+    "relax.nn.gelu": _gelu,
+    "relax.nn.layer_norm": _layer_norm,
     "relax.nn.softmax": _softmax,
     "relax.nn.log_softmax": _log_softmax,
     "relax.nn.cross_entropy_with_logits": _cross_entropy_with_logits,
