@@ -277,3 +277,21 @@ def test_unregistered_te_gradient_is_named():
         bb.emit_func_output(loss)
     with pytest.raises(TVMError, match="no_such_gradient"):
         Gradient("main")(bb.get())
+
+
+def test_call_tir_with_grad_prints_and_parses_back():
+    from ember import te
+    from ember.script import from_source
+    from ember.script import tir as T
+
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit_output(bb.call_te_with_grad(lambda s: te.compute(s.shape, lambda *i: s(*i), name="copy"), x,
+                                                    te_grad_name="copy_grad", te_grad_kwargs={"k": 2}))
+        bb.emit_func_output(y)
+    mod = bb.get()
+    text = mod.script()
+    assert 'te_grad_name="copy_grad"' in text and "out_sinfo=" in text
+    assert_structural_equal(from_source(text, {"R": RS, "T": T, "I": I}), mod)

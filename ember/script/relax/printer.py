@@ -27,7 +27,7 @@ __all__ = ["RelaxPrinter", "print_relax_function", "print_relax_node"]
 
 INLINE_CONSTANT_LIMIT = 256
 # call_tir-like ops: name → how they print (see RelaxPrinter.call)
-_DPS_OPS = {"relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed"}
+_DPS_OPS = {"relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_tir_with_grad"}
 
 
 class _ShapePrinter(ExprPrinter):
@@ -202,6 +202,10 @@ class RelaxPrinter:
             args.append("out_sinfo=[" + ", ".join(self.sinfo(f) for f in out.fields) + "]")
         else:
             args.append(f"out_sinfo={self.sinfo(out)}")
+        if c.op.name == "relax.call_tir_with_grad":
+            args.append(f"te_grad_name={py_str(c.attrs.te_grad_name)}")
+            if c.attrs.te_grad_kwargs:
+                args.append(f"te_grad_kwargs={self.value(c.attrs.te_grad_kwargs)}")
         if len(c.args) > 2:
             args.append(f"tir_vars={self.expr(c.args[2])}")
         return f"R.{name}({', '.join(args)})"
