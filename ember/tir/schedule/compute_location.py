@@ -128,7 +128,7 @@ def _new_nest(func, realize: BlockRealize, dims: dict, region, buffer, preserve_
         if units and any(v in units for v in vars_in(lo)):
             lo = _arith.simplify(substitute(lo, units), bounds)
         if _arith.as_int(extent) == 1 and not preserve_unit_loops:
-            value = lo
+            value = _in_dtype(lo, iv.var.dtype)
         else:
             if extent.dtype != iv.var.dtype:  # e.g. int32 iterators over a symbolic int64 extent
                 ext = _arith.as_int(extent)
@@ -227,7 +227,7 @@ def _ranged_nest(realize: BlockRealize, ranges: dict, preserve_unit_loops: bool,
             lo, hi = const(max(los, dlo), iv.var.dtype), const(min(his, dhi), iv.var.dtype)
         extent = _arith.simplify(hi - lo + 1, bounds)
         if _arith.as_int(extent) == 1 and not preserve_unit_loops:
-            value = lo
+            value = _in_dtype(lo, iv.var.dtype)
         else:
             value = _new_loop(loops, bounds, lo, extent, iv.var.dtype)
         values.append(value)
@@ -249,7 +249,17 @@ def _new_loop(loops: list, bounds: dict, lo, extent, dtype):
     ext = _arith.as_int(extent)
     if ext is not None:
         bounds[var] = (0, ext - 1)
-    return _arith.simplify(lo + var, bounds)
+    return _arith.simplify(_in_dtype(lo, dtype) + var, bounds)
+
+
+def _in_dtype(e, dtype):
+    """``e`` as an iterator of ``dtype`` binds it: an int64 region start (from a consumer's
+    int64 indices) bound to an int32 iterator is cast, so the binding has the iterator's
+    type (lowering substitutes it into the block, ``1 <= v`` included)."""
+    if e.dtype == dtype:
+        return e
+    v = _arith.as_int(e)
+    return const(v, dtype) if v is not None else Cast(dtype, e)
 
 
 def _realize_in_loops(block, values, conds, loops):
