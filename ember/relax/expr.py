@@ -508,6 +508,12 @@ class Function(BaseFunc, Expr):
     def __call__(self, *args):
         return Call(self, [_arg(a) for a in args])
 
+    def bind_symbolic_vars(self, binding_map: dict) -> Function:
+        """The function with symbolic variables (keys: tir Vars or names) replaced by values."""
+        from .transform.bind_symbolic_vars import bind_symbolic_vars
+
+        return bind_symbolic_vars(self, binding_map, strict=True)
+
     def bind_params(self, binding_map: dict) -> Function:
         """The function with parameters (keys: Vars or names) replaced by values (Relax
         expressions or arrays) and removed; tir Var keys bind symbolic dims (TVM's method)."""
