@@ -142,3 +142,25 @@ def test_testing_scope_allows_emit_outside_a_function():
         assert lv.struct_info.ndim == 1
     with pytest.raises(RuntimeError, match="must be called inside BlockBuilder.function"):
         bb.emit(R.add(x, x))
+
+
+def test_function_bind_symbolic_vars_by_name_or_var_and_its_errors():
+    from ember import tir
+    from ember.error import TVMError
+
+    m, n = tir.Var("m", "int64"), tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([m, n], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("g", [x]):
+        bb.emit_func_output(bb.emit(R.add(x, x)))
+    func = bb.get()["g"]
+    bound = func.bind_symbolic_vars({"m": 4, n: 8})
+    assert [int(d) for d in bound.params[0].struct_info.shape] == [4, 8]
+    with pytest.raises(TVMError, match="no symbolic variable named 'k'"):
+        func.bind_symbolic_vars({"k": 1})
+    with pytest.raises(TVMError, match="is not a symbolic variable"):
+        func.bind_symbolic_vars({tir.Var("m", "int64"): 1})
+    with pytest.raises(TVMError, match="given twice"):
+        func.bind_symbolic_vars({"m": 1, m: 1})
+    with pytest.raises(TVMError, match="nothing defines"):
+        func.bind_symbolic_vars({"m": tir.Var("outside", "int64") * 2})

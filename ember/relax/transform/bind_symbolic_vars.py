@@ -8,6 +8,7 @@ the return info.  Calls are re-normalised, so inferred shapes become static.
 
 from __future__ import annotations
 
+from ember.error import TVMError
 from ember.ir import IRModule, as_expr
 from ember.ir import Var as TirVar
 from ember.tir.functor import post_order_visit, substitute
@@ -80,8 +81,17 @@ def _tir_vars(func: Function) -> dict[str, TirVar]:
     return found
 
 
-def bind_symbolic_vars(func: Function, binding_map: dict, mod=None) -> Function:
-    """``func`` with symbolic dims replaced (keys: tir Vars or their names)."""
+class BindSymbolicVarsError(TVMError, ValueError):
+    """A binding map that does not name the function's symbolic variables unambiguously."""
+
+
+def bind_symbolic_vars(func: Function, binding_map: dict, mod=None, strict: bool = False) -> Function:
+    """``func`` with symbolic dims replaced (keys: tir Vars or their names). ``strict`` (the
+    ``Function.bind_symbolic_vars`` method, as TVM's) also refuses a name two variables share,
+    a tir Var the function does not use, a variable given twice, and values whose own
+    symbolic variables nothing defines afterwards."""
+    if strict:
+        return _bind_strict(func, binding_map, mod)
     by_name = _tir_vars(func)
     vmap = {}
     for key, value in binding_map.items():
@@ -90,6 +100,43 @@ def bind_symbolic_vars(func: Function, binding_map: dict, mod=None) -> Function:
             raise ValueError(f"BindSymbolicVars: the function has no symbolic variable named {key!r}")
         vmap[var] = as_expr(value, var.dtype) if isinstance(value, int) else value
     return _SymbolicBinder(vmap, mod).visit_expr(func) if vmap else func
+
+
+def _bind_strict(func: Function, binding_map: dict, mod) -> Function:
+    from ..analysis.symbolic_vars import defined_symbolic_vars, free_symbolic_vars, tir_vars_in_struct_info
+
+    used: list = []
+    for p in func.params:
+        used += [v for v in tir_vars_in_struct_info(p.struct_info) if all(v is not u for u in used)]
+    used += [v for v in defined_symbolic_vars(func) if all(v is not u for u in used)]
+    vmap: dict = {}
+    for key, value in binding_map.items():
+        if isinstance(key, str):
+            named = [v for v in used if v.name == key]
+            if len(named) != 1:
+                why = "no symbolic variable" if not named else f"{len(named)} symbolic variables"
+                raise BindSymbolicVarsError(f"BindSymbolicVars: the function has {why} named {key!r}")
+            var = named[0]
+        elif any(key is v for v in used):
+            var = key
+        else:
+            raise BindSymbolicVarsError(f"BindSymbolicVars: {key} is not a symbolic variable of the function")
+        if var in vmap:
+            raise BindSymbolicVarsError(f"BindSymbolicVars: {var.name} is given twice (by name and as a Var)")
+        vmap[var] = as_expr(value, var.dtype) if isinstance(value, int) else value
+    out = _SymbolicBinder(vmap, mod).visit_expr(func) if vmap else func
+    introduced = {id(v) for value in vmap.values() for v in _vars_in(value)}
+    undefined = [v.name for v in free_symbolic_vars(out) if id(v) in introduced]
+    if undefined:
+        raise BindSymbolicVarsError(f"BindSymbolicVars: the replacements use {undefined}, which nothing defines")
+    return out
+
+
+def _vars_in(value) -> list:
+    found: list = []
+    if not isinstance(value, int):
+        post_order_visit(value, lambda n: found.append(n) if isinstance(n, TirVar) else None)
+    return found
 
 
 def BindSymbolicVars(binding_map: dict, func_name: str | None = None) -> Pass:  # noqa: N802 - TVM's name
