@@ -32,6 +32,10 @@ class BaseFunc(Node):
 
         return replace(self, attrs=attrs)
 
+    def with_attrs(self, attrs: dict):
+        """A copy with every attribute of ``attrs`` set (TVM's ``BaseFunc.with_attrs``)."""
+        return self.with_attr(dict(attrs))
+
     def without_attr(self, key):
         from .node import replace
 
