@@ -109,3 +109,21 @@ def test_call_tir_output_shape_follows_from_symbolic_inputs():
 
     assert well_formed(module(32))
     assert not well_formed(module(64))
+
+
+def _printing_function(pure: bool, force_pure: bool, dataflow: bool):
+    x = rx.Var("x", rx.TensorStructInfo([], "int32"))
+    y = (rx.DataflowVar if dataflow else rx.Var)("y", rx.ObjectStructInfo())
+    block = (rx.DataflowBlock if dataflow else rx.BindingBlock)([rx.VarBinding(y, rx.op.print(x, format="{}"))])
+    func = rx.Function([x], rx.SeqExpr([block], x), x.struct_info, is_pure=pure)
+    func = func.with_attrs({"relax.force_pure": True} if force_pure else {})
+    return rx.transform.Normalize()(IRModule.from_expr(func))
+
+
+def test_purity_flags():
+    assert well_formed(_printing_function(pure=False, force_pure=False, dataflow=False))
+    assert well_formed(_printing_function(pure=True, force_pure=True, dataflow=False))
+    assert not well_formed(_printing_function(pure=True, force_pure=False, dataflow=False))
+    # force_pure needs is_pure, and never allows an impure call inside a dataflow block
+    assert not well_formed(_printing_function(pure=False, force_pure=True, dataflow=False))
+    assert not well_formed(_printing_function(pure=True, force_pure=True, dataflow=True))

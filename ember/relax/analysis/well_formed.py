@@ -80,10 +80,10 @@ class _Checker(ExprVisitor):
             self.error(f"GlobalVar {op.name_hint!r} does not name a function of the module")
 
     def visit_call_(self, op: Call) -> None:
-        if not self.force_pure and not is_pure_call(op, self.mod, unknown=True):
-            if self.dataflow_vars is not None:
+        if not is_pure_call(op, self.mod, unknown=True):
+            if self.dataflow_vars is not None:  # even under relax.force_pure
                 self.error(f"impure call to {_callee(op)} inside a dataflow block")
-            elif self.pure_function:
+            elif self.pure_function and not self.force_pure:
                 self.error(f"impure call to {_callee(op)} in a function marked pure (use pure=False)")
         for i, a in enumerate(op.args):
             if not _is_leaf_or_tuple(a):
@@ -103,6 +103,8 @@ class _Checker(ExprVisitor):
         outer_dataflow, self.dataflow_vars = self.dataflow_vars, None  # a nested function has its own blocks
         self.pure_function = op.is_pure
         self.force_pure = bool(op.attrs.get("relax.force_pure", False))  # lowered code: impure calls allowed
+        if self.force_pure and not op.is_pure:
+            self.error("relax.force_pure is set on a function not marked pure (both go together)")
         self.scopes.append(set())
         outer_tir = set(self.tir_defined)
         for p in op.params:
