@@ -272,7 +272,14 @@ def struct_info_lca(a: StructInfo, b: StructInfo) -> StructInfo:
             return ObjectStructInfo()
         return TupleStructInfo([struct_info_lca(x, y) for x, y in zip(a.fields, b.fields)])
     if isinstance(a, FuncStructInfo):
-        return FuncStructInfo.opaque_func(struct_info_lca(a.ret, b.ret), purity=a.purity and b.purity)
+        from ember.ir import structural_equal
+
+        if structural_equal(a, b, map_free_vars=True):  # the same signature over its own symbolic vars
+            return a
+        ret, purity = struct_info_lca(a.ret, b.ret), a.purity and b.purity
+        if a.params is None or b.params is None or len(a.params) != len(b.params):
+            return FuncStructInfo.opaque_func(ret, purity=purity)
+        return FuncStructInfo([struct_info_lca(x, y) for x, y in zip(a.params, b.params)], ret, purity)
     return ObjectStructInfo()
 
 

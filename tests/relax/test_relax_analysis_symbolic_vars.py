@@ -68,3 +68,17 @@ def test_prim_lca():
     assert_structural_equal(rx.analysis.struct_info_lca(zero, zero), zero)
     one = rx.PrimStructInfo(value=tir.const(1, "int32"))
     assert_structural_equal(rx.analysis.struct_info_lca(zero, one), rx.PrimStructInfo("int32"))
+
+
+def test_lca_of_signatures_joins_parameters():
+    def signature(c):
+        a, b = tir.Var("a", "int64"), tir.Var("b", "int64")
+        return rx.FuncStructInfo([rx.TensorStructInfo([c, a, b], "float32")], rx.TensorStructInfo([c, a], "float32"))
+
+    joined = A.struct_info_lca(signature(1), signature(2))
+    assert [p.ndim for p in joined.params] == [3] and joined.params[0].shape is None
+    assert joined.ret.ndim == 2 and joined.ret.shape is None
+    same = signature(2)
+    assert A.struct_info_lca(same, signature(2)) is same
+    opaque = rx.FuncStructInfo.opaque_func(ret=rx.TensorStructInfo(ndim=2, dtype="float32"))
+    assert A.struct_info_lca(opaque, signature(1)).params is None
