@@ -323,7 +323,11 @@ class FuncType(Node):
 def get_static_type(sinfo: StructInfo) -> Node:
     """The coarse static type (kind, ndim, dtype) of a StructInfo."""
     if isinstance(sinfo, PrimStructInfo):
-        return PrimType(sinfo.dtype)
+        if sinfo.dtype is None:
+            return PrimType(None)
+        from ember.ir.type import PrimType as IrPrimType  # TVM's tvm.ir.PrimType
+
+        return IrPrimType(sinfo.dtype)
     if isinstance(sinfo, ShapeStructInfo):
         return ShapeType(sinfo.ndim)
     if isinstance(sinfo, TensorStructInfo):

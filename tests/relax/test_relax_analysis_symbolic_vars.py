@@ -1,5 +1,5 @@
 """relax.analysis: symbolic variables of struct info and functions, erase_to_well_defined,
-and struct_info_lca of PrimStructInfo."""
+struct_info_lca (Prims, signatures) and get_static_type."""
 
 from ember import relax as rx
 from ember import tir
@@ -82,3 +82,9 @@ def test_lca_of_signatures_joins_parameters():
     assert A.struct_info_lca(same, signature(2)) is same
     opaque = rx.FuncStructInfo.opaque_func(ret=rx.TensorStructInfo(ndim=2, dtype="float32"))
     assert A.struct_info_lca(opaque, signature(1)).params is None
+
+
+def test_static_type_of_a_prim_is_the_ir_prim_type():
+    from ember.ir import PrimType
+
+    assert A.get_static_type(rx.PrimStructInfo("float32")) == PrimType("float32")
