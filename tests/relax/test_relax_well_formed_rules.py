@@ -127,3 +127,14 @@ def test_purity_flags():
     # force_pure needs is_pure, and never allows an impure call inside a dataflow block
     assert not well_formed(_printing_function(pure=False, force_pure=True, dataflow=False))
     assert not well_formed(_printing_function(pure=True, force_pure=True, dataflow=True))
+
+
+def test_call_result_over_undefined_symbolic_vars():
+    k = tir.Var("k", "int64")
+    x = rx.Var("x", rx.TensorStructInfo([n], "float32"))
+    for dim, ok in ((n, True), (k, False)):
+        bb = rx.BlockBuilder()
+        with bb.function("main", [x]):
+            call = rx.call_dps_packed("opaque", x, rx.TensorStructInfo([dim], "float32"))
+            bb.emit_func_output(bb.emit(call))
+        assert well_formed(bb.get()) == ok

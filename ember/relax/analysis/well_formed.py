@@ -88,6 +88,11 @@ class _Checker(ExprVisitor):
         for i, a in enumerate(op.args):
             if not _is_leaf_or_tuple(a):
                 self.error(f"argument {i} of a call to {_callee(op)} is a nested {type(a).__name__} (not A-normal form)")
+        for sinfo in op.sinfo_args or ():
+            undefined = [v.name for v in tir_vars_in_struct_info(sinfo) if id(v) not in self.tir_defined]
+            if undefined:
+                self.error(f"a call to {_callee(op)} declares a result over symbolic variables {undefined} "
+                           "that no parameter or match_cast defines")
         if isinstance(op.op, Op) and op.op.name in ("relax.call_tir", "relax.call_tir_inplace"):
             for msg in call_tir_errors(op, self.mod):
                 self.error(msg)
