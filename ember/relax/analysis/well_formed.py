@@ -10,7 +10,8 @@ carries ``relax.force_pure``, as lowered functions do).  Tuple fields and a Tupl
 tuple are leaves, an If's condition is a leaf and its branches SeqExprs; the symbolic
 variables of a binding's struct info are defined (by a parameter or a match_cast); a
 binding's annotation does not contradict its value, and call_tir matches its PrimFunc
-(well_formed_sinfo.py).  ``check_struct_info=False`` lets expressions lack struct info.
+(well_formed_sinfo.py); no symbolic variable is defined by two functions of a module.
+``check_struct_info=False`` lets expressions lack struct info.
 """
 
 from __future__ import annotations
