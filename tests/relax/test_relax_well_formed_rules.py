@@ -139,13 +139,3 @@ def test_call_result_over_undefined_symbolic_vars():
             bb.emit_func_output(bb.emit(call))
         assert well_formed(bb.get()) == ok
 
-
-def test_symbolic_var_defined_by_two_functions():
-    s = tir.Var("s", "int64")
-    bb = rx.BlockBuilder()
-    for name in ("f", "g"):
-        v = rx.Var("v", rx.TensorStructInfo([s], "float32"))
-        with bb.function(name, [v]):
-            bb.emit_func_output(v)
-    with pytest.raises(WellFormedError, match="defined by both 'f' and 'g'"):
-        check_well_formed(bb.get())

@@ -10,7 +10,8 @@ carries ``relax.force_pure``, as lowered functions do).  Tuple fields and a Tupl
 tuple are leaves, an If's condition is a leaf and its branches SeqExprs; the symbolic
 variables of a binding's struct info are defined (by a parameter or a match_cast); a
 binding's annotation does not contradict its value, and call_tir matches its PrimFunc
-(well_formed_sinfo.py); no symbolic variable is defined by two functions of a module.
+(well_formed_sinfo.py).  A symbolic variable shared by two functions is accepted (TVM
+refuses it; user passes that outline code keep their callers' variables).
 ``check_struct_info=False`` lets expressions lack struct info.
 """
 
@@ -211,16 +212,9 @@ def _is_leaf_or_tuple(e) -> bool:
 def _errors(obj, mod: IRModule | None, check_struct_info: bool = True) -> list[str]:
     if isinstance(obj, IRModule):
         errs: list[str] = []
-        owner: dict = {}  # symbolic var → the function whose parameters define it
         for gv, func in obj.functions.items():
             if isinstance(func, Function):
                 errs.extend(_errors_of_function(func, obj, gv.name_hint, check_struct_info))
-                for p in func.params:
-                    for v in definable_tir_vars_in_struct_info(p.struct_info):
-                        first = owner.setdefault(id(v), gv.name_hint)
-                        if first != gv.name_hint:
-                            errs.append(f"symbolic variable {v.name!r} is defined by both {first!r} and "
-                                        f"{gv.name_hint!r} (each function needs its own)")
                 symbol = (func.attrs or {}).get("global_symbol")
                 if symbol is not None and str(symbol) != gv.name_hint:
                     errs.append(f"function {gv.name_hint!r} has global_symbol {str(symbol)!r}: a public function's "
