@@ -18,12 +18,13 @@ import enum
 import os
 import pickle
 import select
-import struct
 import subprocess
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
+
+from ..support.pipe_messages import receive_message, send_message
 
 try:
     import cloudpickle as _pickler
@@ -34,20 +35,11 @@ __all__ = ["PopenWorker", "PopenPoolExecutor", "StatusKind", "MapResult"]
 
 
 def _write(stream, obj) -> None:
-    data = _pickler.dumps(obj)
-    stream.write(struct.pack("<Q", len(data)) + data)
-    stream.flush()
+    send_message(stream, obj, dumps=_pickler.dumps)
 
 
 def _read(stream):
-    head = stream.read(8)
-    if len(head) < 8:
-        raise EOFError("the child process closed its pipe")
-    (size,) = struct.unpack("<Q", head)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError("the child process closed its pipe mid-message")
-    return pickle.loads(data)
+    return receive_message(stream, "the child process")
 
 
 def _serve() -> None:

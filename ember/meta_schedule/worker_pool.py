@@ -9,15 +9,15 @@ worker takes its place and the next call goes on.  Calls run ``max_workers`` at 
 from __future__ import annotations
 
 import os
-import pickle
 import select
-import struct
 import subprocess
 import sys
 import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+
+from ..support.pipe_messages import receive_message, send_message
 
 
 STARTUP_TIMEOUT_SEC = 300.0
@@ -32,20 +32,11 @@ class Outcome:
 
 
 def _send(stream, obj) -> None:
-    data = pickle.dumps(obj)
-    stream.write(struct.pack("<Q", len(data)) + data)
-    stream.flush()
+    send_message(stream, obj)
 
 
 def _recv(stream):
-    head = stream.read(8)
-    if len(head) < 8:
-        raise EOFError("the worker closed its pipe")
-    (size,) = struct.unpack("<Q", head)
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError("the worker closed its pipe mid-message")
-    return pickle.loads(data)
+    return receive_message(stream, "the worker")
 
 
 def serve() -> None:
