@@ -527,10 +527,40 @@ def reverse_compute_at(func, realize: BlockRealize, loop: For, preserve_unit_loo
         dims, nest = None, _solved_nest(func, realize, loop, writers, buffer, "write", preserve_unit_loops, err)
     if dims is not None:  # a reduction iterator may index it too: the block then reduces in chunks, as in TVM
         nest = _nest_under(func, realize, loop, writers, buffer, "write", dims, preserve_unit_loops)
+    _check_covers_domain(func, nest, block, loop, what)
     last = _positions(loop, lambda r: any(w.buffer is buffer for w in r.block.writes))[-1]
     n = len(loop.body.seq) if isinstance(loop.body, SeqStmt) else 1
     new_loop = _insert(loop, nest, last + 1, n, index, func, what)
     return replace_stmts(func, {root: None, loop: new_loop})
+
+
+def _check_covers_domain(func, nest, block, loop: For, what: str) -> None:
+    """The moved consumer runs only the iterations that read what the producers under
+    ``loop`` write: an iterator whose values over all iterations of every loop fall
+    provably short of its domain (a padding block's border, which reads no produced
+    element) would lose those iterations, so the move is refused."""
+    bounds = _all_bounds(func)
+    for s in _walk_loops(nest):
+        lo, _ = _arith.const_bound(s.min, bounds)
+        _, hi = _arith.const_bound(s.min + s.extent - 1, bounds)
+        if lo is not None and hi is not None:
+            bounds[s.loop_var] = (lo, hi)
+    realize = nest
+    while isinstance(realize, For):
+        realize = realize.body
+    if not isinstance(realize, BlockRealize):
+        return
+    for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+        v_lo, v_hi = _arith.const_bound(value, bounds)
+        d_lo, d_ext = _arith.as_int(iv.dom.min), _arith.as_int(iv.dom.extent)
+        if None in (v_lo, v_hi, d_lo, d_ext):
+            continue
+        if v_lo > d_lo or v_hi < d_lo + d_ext - 1:
+            raise ScheduleError(f"{what}: under loop {loop.loop_var.name!r}, block {block.name_hint!r} would "
+                                f"run iterator {iv.var.name!r} over [{max(v_lo, d_lo)}, {min(v_hi, d_lo + d_ext - 1) + 1}) "
+                                f"only, not its whole domain [{d_lo}, {d_lo + d_ext}): the other iterations "
+                                "read nothing the loop produces (a padding border) and would be lost",
+                                func, block=block)
 
 
 def _read_indices(func, block, buffer, what):

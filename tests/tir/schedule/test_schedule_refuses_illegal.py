@@ -4,7 +4,7 @@ the wrong thing) now raise ScheduleError with the reason."""
 import numpy as np
 import pytest
 from sched_helpers import check
-from sched_workloads import matmul_relu
+from sched_workloads import conv2d, matmul_relu
 
 import ember
 from ember import te, tir
@@ -181,4 +181,18 @@ def test_rfactor_of_a_block_after_another_under_its_outermost_loop():
     with pytest.raises(ScheduleError, match="rfactor: block 'C' must be the first block under its outermost "
                                             "loop 'i', which runs block 'C_rf' before it"):
         sch.rfactor(sch.get_loops(sch.get_block("C"))[1], 0)
+    check(sch, original)
+
+
+def test_reverse_compute_at_of_a_padding_block_under_its_input_copy():
+    """Found by the schedule property test: a padding block moved under the loop of the
+    cache stage it reads would run only its interior; its zero border reads nothing the
+    stage produces, so it was never written."""
+    original = conv2d(1, 3, 5, 3, 2, 3, 3)
+    sch = tir.Schedule(original)
+    sch.cache_read(sch.get_block("Apad"), 0, "local")
+    (ax0, *_) = sch.get_loops(sch.get_block("A_local"))
+    with pytest.raises(ScheduleError, match=r"reverse_compute_at: under loop 'ax0', block 'Apad' would run "
+                                            r"iterator 'v2' over \[1, 6\) only, not its whole domain \[0, 7\)"):
+        sch.reverse_compute_at(sch.get_block("Apad"), ax0)
     check(sch, original)
