@@ -11,6 +11,7 @@ import pytest
 
 import ember as tvm
 from ember import te
+from ember.codegen.llvm import vector_math
 
 LANES = 16
 _erf = np.vectorize(math.erf)
@@ -60,8 +61,17 @@ def _ulp_error(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
     return np.where(finite, err, np.where(got == rounded, 0.0, np.inf))
 
 
+@pytest.fixture(params=["host", "portable"])
+def scale_path(request, monkeypatch):
+    """Both ways of building 2**n: the host's (``vscalefps`` on AVX-512) and the portable one
+    from exponent bits, which every other CPU uses."""
+    if request.param == "portable":
+        monkeypatch.setattr(vector_math, "USE_AVX512_SCALEF", False)
+    return request.param
+
+
 @pytest.mark.parametrize("name", sorted(REFERENCE))
-def test_vector_math_accuracy(name):
+def test_vector_math_accuracy(name, scale_path):
     lo, hi = RANGES[name]
     rng = np.random.default_rng(0)
     n = 1 << 14
@@ -82,7 +92,7 @@ def test_vector_math_accuracy(name):
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))
-def test_vector_math_special_values(name):
+def test_vector_math_special_values(name, scale_path):
     tiny = np.float32(1e-40)  # subnormal
     specials = [np.nan, np.inf, -np.inf, 0.0, -0.0, tiny, -tiny, 1.0, -1.0, 88.5, -88.5, 87.0, -103.0,
                 1e-20, 3.0e38, -3.0e38]
@@ -100,3 +110,11 @@ def test_vector_math_emits_no_libm_calls():
     source = _build("exp", 64).get_source("ll")
     assert "expf" not in source
     assert "ember.vmath" in source or "fmul" in source
+
+
+def test_vector_exp_scales_with_vscalef_on_avx512():
+    if tvm.target.Target("llvm").vector_width_bits < 512:
+        pytest.skip("the host has no AVX-512")
+    mod = _build("exp", 64)
+    assert "llvm.x86.avx512.mask.scalef.ps.512" in mod.get_source("ll")
+    assert "vscalefps" in mod.get_source("asm")

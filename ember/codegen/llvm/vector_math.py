@@ -45,8 +45,9 @@ ERFC_LARGE_P = (0.03206583624505286, -0.18719515368076164, 0.4562140209835949, -
 class _Vec:
     """Builder helpers for one vector type: splatted constants, intrinsics, polynomials."""
 
-    def __init__(self, builder: ir.IRBuilder, module: ir.Module, lanes: int):
+    def __init__(self, builder: ir.IRBuilder, module: ir.Module, lanes: int, avx512: bool = False):
         self.b, self.module, self.lanes = builder, module, lanes
+        self.avx512 = avx512 and lanes == 16
         self.fty = ir.VectorType(F32, lanes)
         self.ity = ir.VectorType(I32, lanes)
         self.bty = ir.VectorType(ir.IntType(1), lanes)
@@ -87,6 +88,23 @@ class _Vec:
         """2**n for an int32 vector n in [-126, 127]."""
         return self.floats(self.b.shl(self.b.add(n, self.i(127)), self.i(23)))
 
+    def scale(self, y: ir.Value, n: ir.Value) -> ir.Value:
+        """y * 2**n for a float vector n of integers in [-150, 128] (subnormal and overflowing
+        results included): one ``vscalefps`` on AVX-512, else two multiplications by powers of
+        two built from the exponent bits."""
+        b = self.b
+        if self.avx512:
+            name = "llvm.x86.avx512.mask.scalef.ps.512"
+            fn = self.module.globals.get(name)
+            if fn is None:
+                i16 = ir.IntType(16)
+                fn = ir.Function(self.module, ir.FunctionType(self.fty, [self.fty] * 3 + [i16, I32]), name)
+            # every lane (mask all ones), the current rounding mode (4)
+            return b.call(fn, [y, n, y, ir.Constant(ir.IntType(16), -1), ir.Constant(I32, 4)])
+        ni = b.fptosi(n, self.ity)
+        half = b.ashr(ni, self.i(1))
+        return b.fmul(b.fmul(y, self.pow2(half)), self.pow2(b.sub(ni, half)))
+
 
 def _exp_core(v: _Vec, x: ir.Value) -> ir.Value:
     """exp(x) without the NaN fix-up: x clamped to [-104, 89] (0 and inf beyond)."""
@@ -97,10 +115,7 @@ def _exp_core(v: _Vec, x: ir.Value) -> ir.Value:
     r = v.fma(n, v.f(-LN2_LO), r)
     p = v.poly(r, EXP_P)
     y = b.fadd(v.fma(b.fmul(p, r), r, r), v.f(1.0))
-    # 2**n in two factors, so n from -150 to 128 (subnormal and near-overflow results) works
-    ni = b.fptosi(n, v.ity)
-    half = b.ashr(ni, v.i(1))
-    return b.fmul(b.fmul(y, v.pow2(half)), v.pow2(b.sub(ni, half)))
+    return v.scale(y, n)
 
 
 def _exp(v: _Vec, x: ir.Value) -> ir.Value:
@@ -168,7 +183,7 @@ VECTOR_MATH: dict[str, Callable] = {
 }
 
 
-def _routine(module: ir.Module, op: str, lanes: int) -> ir.Function:
+def _routine(module: ir.Module, op: str, lanes: int, avx512: bool) -> ir.Function:
     name = f"ember.vmath.{op[4:]}.v{lanes}f32"
     fn = module.globals.get(name)
     if fn is not None:
@@ -179,8 +194,20 @@ def _routine(module: ir.Module, op: str, lanes: int) -> ir.Function:
     fn.attributes.add("alwaysinline")
     fn.attributes.add("nounwind")
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    builder.ret(VECTOR_MATH[op](_Vec(builder, module, lanes), fn.args[0]))
+    builder.ret(VECTOR_MATH[op](_Vec(builder, module, lanes, avx512), fn.args[0]))
     return fn
+
+
+def _has_avx512(target) -> bool:
+    """Whether ``target`` is an x86 CPU with AVX-512 (``vscalefps`` for 2**n)."""
+    try:
+        return USE_AVX512_SCALEF and target.mtriple.startswith("x86_64") and target.vector_width_bits >= 512
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
+# off: 2**n from exponent bits on every CPU (kept for A/B measurements and as the portable path)
+USE_AVX512_SCALEF = True
 
 
 def emit_vector_math(cg, call: Call) -> ir.Value | None:
@@ -192,5 +219,5 @@ def emit_vector_math(cg, call: Call) -> ir.Value | None:
     dtype = call.args[0].dtype
     if dtype.lanes <= 1 or not dtype.is_float or dtype.bits != 32 or dtype.code == 4:
         return None
-    fn = _routine(cg.module, name, dtype.lanes)
+    fn = _routine(cg.module, name, dtype.lanes, _has_avx512(cg.target))
     return cg.builder.call(fn, [cg.emit(call.args[0])])
