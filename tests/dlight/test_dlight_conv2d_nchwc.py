@@ -186,6 +186,18 @@ def test_window_tile_pixels_caps_the_tile():
     assert _tile(512, 7, 16, 32, broadcast_operands=True, max_pixels=7) == (2, 7)
 
 
+@pytest.mark.parametrize("hw,pixels", [(13, 13), (27, 9), (28, 7), (55, 5)])
+def test_rows_without_a_divisor_near_the_cap_keep_the_wide_tile(hw, pixels):
+    """A row whose divisors under ``window_tile_pixels`` are all small (SqueezeNet's 13 and 27
+    pixels: 1 and 3) takes the widest tile instead; rows with a divisor near the cap keep it."""
+    x_t = te.placeholder((1, 2, hw, hw, B), name="X")
+    w_t = te.placeholder((2, 2 * B, 3, 3, B), name="W")
+    y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (1,) * 4, (1, 1), "float32")
+    sch = cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
+    loops = {str(sch.get(lp).loop_var): int(sch.get(lp).extent) for lp in sch.get_loops(sch.get_block("conv2d_NCHWc_update"))}
+    assert loops["xx_1"] == pixels
+
+
 @pytest.mark.parametrize("outside", [99, 0])
 def test_channels_outside_window_matches_torch(outside, monkeypatch):
     monkeypatch.setattr(cpu.Conv2DNCHWc, "channels_outside_window", outside)
