@@ -27,6 +27,18 @@ __all__ = [
 ]
 
 
+
+def _dltensor_field(field: str, make: str) -> property:
+    """A property giving ``relax.op.inspect.<make>(self)`` for a tensor-valued expression."""
+
+    def get(self):
+        from .op import inspect
+
+        inspect.check_tensor_operand(self, field)
+        return getattr(inspect, make)(self)
+
+    return property(get, doc=f"The run-time DLTensor field ``{field}`` (relax.op.inspect).")
+
 class Expr(Node):
     """Base of Relax expressions; ``struct_info`` is set at construction or by normalisation."""
 
@@ -123,49 +135,14 @@ class Expr(Node):
         return base.get_op_function("astype")(self, dtype)
 
     # -- a tensor's run-time DLTensor fields (TVM's ExprWithOp; relax.op.inspect) ----
-    @property
-    def dtype(self):
-        """``x.dtype.type_code`` / ``.bits`` / ``.lanes``: the run-time dtype fields."""
-        from .op import inspect
-
-        inspect.check_tensor_operand(self, "dtype")
-        return inspect.DLTensorDTypeProxy(self)
-
-    @property
-    def ndim(self):
-        from .op import inspect
-
-        inspect.check_tensor_operand(self, "ndim")
-        return inspect.tensor_ndim(self)
-
-    @property
-    def shape(self):
-        """``x.shape[axis]``: the run-time extent along ``axis`` (R.inspect.tensor_shape_i)."""
-        from .op import inspect
-
-        inspect.check_tensor_operand(self, "shape")
-        return inspect.DLTensorShapeProxy(self)
-
-    @property
-    def strides(self):
-        from .op import inspect
-
-        inspect.check_tensor_operand(self, "strides")
-        return inspect.DLTensorStridesProxy(self)
-
-    @property
-    def byte_offset(self):
-        from .op import inspect
-
-        inspect.check_tensor_operand(self, "byte_offset")
-        return inspect.tensor_byte_offset(self)
-
-    @property
-    def elem_offset(self):
-        from .op import inspect
-
-        inspect.check_tensor_operand(self, "elem_offset")
-        return inspect.tensor_elem_offset(self)
+    # x.dtype.type_code / .bits / .lanes, x.ndim, x.shape[axis], x.strides[axis],
+    # x.byte_offset, x.elem_offset; AttributeError on a value that is not a tensor
+    dtype = _dltensor_field("dtype", "DLTensorDTypeProxy")
+    ndim = _dltensor_field("ndim", "tensor_ndim")
+    shape = _dltensor_field("shape", "DLTensorShapeProxy")
+    strides = _dltensor_field("strides", "DLTensorStridesProxy")
+    byte_offset = _dltensor_field("byte_offset", "tensor_byte_offset")
+    elem_offset = _dltensor_field("elem_offset", "tensor_elem_offset")
 
     def __getitem__(self, index: int):
         if not isinstance(index, int):
