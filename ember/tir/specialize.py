@@ -15,7 +15,7 @@ from __future__ import annotations
 from ember.ir import IntImm, PrimExpr, Var, as_expr, replace
 from ember.tir.buffer import Buffer
 from ember.tir.functor import IRMutator
-from ember.tir.stmt import DeclBuffer, LetStmt
+from ember.tir.stmt import LetStmt
 
 __all__ = ["specialize"]
 

@@ -2,7 +2,6 @@
 (NCHW{b}c in and out, one vector register per block) keep the program's result for random
 shapes, strides and epilogues (bias, residual add, ReLU); results against PyTorch."""
 
-from unittest import mock
 import numpy as np
 import pytest
 from hypothesis import given, settings

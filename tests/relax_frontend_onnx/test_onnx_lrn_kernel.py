@@ -3,7 +3,6 @@ and, after a convolution on CPU, runs channel-blocked (``lrn_nchwc``); both agai
 Runtime / a float64 numpy LRN, odd and even windows."""
 
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 

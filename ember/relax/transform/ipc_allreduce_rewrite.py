@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from ember.ir import IRModule, Op
+from ember.ir import IRModule
 
 from ..expr import Call, ExternFunc, Function, PrimValue, ShapeExpr, StringImm, Var
 from .binding_rewrite import BindingRewriter, is_op_call

@@ -5,7 +5,6 @@ import itertools
 
 import pytest
 
-from ember import tir
 from ember.tir.schedule.index_map import IndexMap
 
 

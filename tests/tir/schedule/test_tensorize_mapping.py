@@ -2,7 +2,6 @@
 block a tensor intrinsic covers, and tiling them for tensorize."""
 
 import numpy as np
-import pytest
 
 import ember
 from ember import te, tir
