@@ -24,7 +24,7 @@ import numpy as np
 if "--clock" in sys.argv and sys.argv[sys.argv.index("--clock") + 1] == "process":
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle threads sleep: CPU time is work
 
-from common import set_threads  # noqa: E402
+from common import build_with_random_args, set_threads  # noqa: E402
 
 # (label, channels, input size, stride, calls per ResNet-50 run)
 LAYERS = [
@@ -51,7 +51,6 @@ def _parse(text: str):
 
 
 def _kernel(c, hw, stride, attrs, tiles):
-    import ember
     from ember import te, topi
     from ember.dlight import cpu
     from ember.dlight.cpu import conv2d_nchwc
@@ -77,10 +76,7 @@ def _kernel(c, hw, stride, attrs, tiles):
         sch = rule.apply(te.create_prim_func([x_t, w_t, bias_t, y_t]), target, False)
     finally:
         conv2d_nchwc._tile = original
-    rng = np.random.default_rng(0)
-    shapes = [[int(d) for d in t.shape] for t in (x_t, w_t, bias_t, y_t)]
-    arrays = [ember.nd.array(rng.standard_normal(s).astype("float32")) for s in shapes]
-    return ember.build(sch.mod, target="llvm"), arrays
+    return build_with_random_args(sch.mod, (x_t, w_t, bias_t, y_t))
 
 
 def main() -> None:
@@ -117,7 +113,7 @@ def main() -> None:
                          tiles.get("threads", args.threads)))
         for mod, sets, _ in runs:
             mod(*sets[0])
-        for mod, sets, _ in runs[1:]:
+        for _, sets, _ in runs[1:]:
             np.testing.assert_allclose(sets[0][3].numpy(), runs[0][1][0][3].numpy(), rtol=1e-4, atol=1e-3)
         times = [[] for _ in runs]
         for r in range(args.rounds):

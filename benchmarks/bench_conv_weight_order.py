@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from common import set_threads
+from common import build_with_random_args, set_threads
 
 # (label, in channels, out channels, input size, kernel, stride): ResNet-50's 3x3 layers,
 # Inception v1's 3x3 / 5x5 and DenseNet-121's 3x3 growth convs
@@ -30,7 +30,6 @@ SHAPES = [
 
 
 def _kernel(c, f, hw, k, stride, outside: bool):
-    import ember
     from ember import te, topi
     from ember.dlight import cpu
     from ember.dlight.cpu.common import lanes_for
@@ -49,10 +48,7 @@ def _kernel(c, f, hw, k, stride, outside: bool):
         sch = cpu.Conv2DNCHWc().apply(te.create_prim_func([x_t, w_t, bias_t, y_t]), target, False)
     finally:
         cpu.Conv2DNCHWc.channels_outside_window = saved
-    rng = np.random.default_rng(0)
-    shapes = [[int(d) for d in t.shape] for t in (x_t, w_t, bias_t, y_t)]
-    arrays = [ember.nd.array(rng.standard_normal(s).astype("float32")) for s in shapes]
-    return ember.build(sch.mod, target="llvm"), arrays
+    return build_with_random_args(sch.mod, (x_t, w_t, bias_t, y_t))
 
 
 def main() -> None:

@@ -12,7 +12,18 @@ import statistics
 import time
 from collections.abc import Callable
 
-import ember  # noqa: F401  (first: its OpenMP settings must apply before PyTorch starts libgomp)
+import ember  # (first: its OpenMP settings must apply before PyTorch starts libgomp)
+
+
+def build_with_random_args(mod, tensors) -> tuple:
+    """``mod`` built for the host, with standard-normal float32 arrays shaped like ``tensors``
+    (te tensors or buffers, in argument order; seed 0)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    shapes = [[int(d) for d in t.shape] for t in tensors]
+    arrays = [ember.nd.array(rng.standard_normal(s).astype("float32")) for s in shapes]
+    return ember.build(mod, target="llvm"), arrays
 
 
 def set_threads(n: int) -> None:
