@@ -145,10 +145,6 @@ class Conv2DNCHWc(_BlockedConvRule):
         wide = self.wide_window_tiles and not short and extents[6] * extents[7] > 1
         fr, xr = _tile(extents[1] * vec, extents[3], vec, registers, ragged=short, broadcast_operands=wide,
                        max_pixels=self.window_tile_pixels if wide else None)
-        if wide and 2 * xr <= self.window_tile_pixels:
-            # the row has no divisor near the cap (SqueezeNet's 27 and 13 pixels would get 3- and
-            # 1-pixel tiles: 1.2x its time); the widest tile serves it better
-            fr, xr = _tile(extents[1] * vec, extents[3], vec, registers, broadcast_operands=True)
         n, f, y, x, fi, rco, ry, rx, rci = info.loops
         f_0, f_1 = split_tile(sch, f, [None, fr], tunable, 4)
         x_0, x_1 = split_tile(sch, x, [None, xr], tunable, (registers - 3) // 2)

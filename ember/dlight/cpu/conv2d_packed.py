@@ -63,7 +63,9 @@ def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool 
     accumulators counted by the share of real pixels they hold.  ``broadcast_operands``: the
     pixels are not counted (each broadcast is an FMA's memory operand or one short-lived
     register), so a tile may hold more accumulators; XR stays within half the registers.
-    ``max_pixels``: XR at most this."""
+    ``max_pixels``: XR at most this, unless the row has no divisor near it (the capped XR at
+    most half of it: SqueezeNet's 27 and 13 pixels would get 3- and 1-pixel tiles, 1.2x its
+    time); then the tile without the cap."""
     best, best_key = (1, 1), (0, 0)
     for fr in (1, 2, 4):
         if out_channels % (fr * vec):
@@ -80,6 +82,8 @@ def _tile(out_channels: int, width: int, vec: int, registers: int, ragged: bool 
             key = (round(useful, 3), -(fr + xr))
             if key > best_key:
                 best, best_key = (fr, xr), key
+    if max_pixels is not None and 2 * best[1] <= max_pixels:
+        return _tile(out_channels, width, vec, registers, ragged, broadcast_operands)
     return best
 
 
