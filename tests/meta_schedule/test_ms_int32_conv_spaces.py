@@ -1,8 +1,10 @@
 """MultiLevelTiling's design spaces of a te-made channel-blocked conv with int32 shapes
 (its output buffer has int64 ones) build and compute what the unscheduled conv computes:
-compute_at binds the padding block's int32 iterators to int64 region starts cast to int32."""
+compute_at binds the padding block's int32 iterators to int64 region starts cast to int32,
+and compute_inline binds them to the consumer's int64 indices cast to int32."""
 
 import numpy as np
+import pytest
 
 import ember
 from ember import te, topi
@@ -20,7 +22,8 @@ def _conv_nchwc_int32(c=1, f=1, hw=6, b=16):
     return te.create_prim_func([x, w, y]), [int(d) for d in y.shape]
 
 
-def test_multi_level_tiling_spaces_of_int32_conv_build_and_compute_the_conv():
+@pytest.mark.parametrize("rand_state", [0, 1, 2])  # 1 and 2 inline the int32 padding
+def test_multi_level_tiling_spaces_of_int32_conv_build_and_compute_the_conv(rand_state):
     func, out_shape = _conv_nchwc_int32()
     mod = ember.IRModule({"main": func})
     rng = np.random.default_rng(0)
@@ -29,7 +32,8 @@ def test_multi_level_tiling_spaces_of_int32_conv_build_and_compute_the_conv():
     want = np.zeros(out_shape, "float32")
     ember.build(mod, target=TARGET)(x, w, want)
     spaces = TuneContext(mod, target=TARGET, space_generator="post-order-apply",
-                         search_strategy="evolutionary").generate_design_space()
+                         search_strategy="evolutionary",
+                         rand_state=rand_state).generate_design_space()
     assert spaces
     for sch in spaces:
         got = np.zeros(out_shape, "float32")

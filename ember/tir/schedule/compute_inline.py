@@ -11,7 +11,7 @@ block iterators.
 from __future__ import annotations
 
 from ember.arith import Analyzer
-from ember.ir import And, Var, replace
+from ember.ir import And, Cast, Var, replace
 from ember.tir.buffer import BufferLoad
 from ember.tir.functor import IRMutator, collect, substitute
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, IterVarType
@@ -106,6 +106,12 @@ def _distinct_iter_vars(func, block: Block, indices, what: str, role: str) -> li
     return out
 
 
+def bind_with_casts(params, values) -> dict:
+    """``params`` bound to ``values``, each cast to its parameter's dtype where they differ
+    (an int32 producer read with int64 consumer indices keeps int32 arithmetic)."""
+    return {p: v if v.dtype == p.dtype else Cast(p.dtype, v) for p, v in zip(params, values)}
+
+
 class _InlineLoads(IRMutator):
     """Replace loads of ``buffer`` by ``value`` with ``params`` bound to the load indices."""
 
@@ -117,7 +123,7 @@ class _InlineLoads(IRMutator):
         load = self.generic_visit(load)
         if load.buffer is not self.buffer:
             return load
-        return substitute(self.value, dict(zip(self.params, load.indices)))
+        return substitute(self.value, bind_with_casts(self.params, load.indices))
 
     def visit_Block(self, block):
         new = self.generic_visit(block)
@@ -246,7 +252,7 @@ def _consumer_iters(func, block: Block, load_indices, store_indices, buffer) -> 
     units = {iv.var: iv.dom.min for iv in spatial if _arith.is_const(iv.dom.extent, 1)}
     try:
         params = _distinct_iter_vars(func, block, load_indices, "reverse_compute_inline", "load")
-        vmap = dict(zip(params, store_indices))
+        vmap = bind_with_casts(params, store_indices)
     except ScheduleError as err:
         from .affine_inverse import invert_load
 
