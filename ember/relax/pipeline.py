@@ -1,7 +1,7 @@
 """Relax pipelines by name: ``relax.get_pipeline("zero" | "default_build")``.
 
 "zero" optimises a graph of high-level operators into kernels:
-Normalize → FuseTransposeMatmul → [BlockedConvLayout] → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR →
+Normalize → FuseTransposeMatmul → [BlockedConvLayout → WinogradConv2D] → PackConvWeights → LegalizeOps → AnnotateTIROpPattern → FoldConstant → FuseOps → FuseTIR →
 DeduplicatePrimFuncs.
 
 "default_build" lowers a graph of ``call_tir``/packed calls to what the VM code
@@ -45,12 +45,14 @@ def zero_pipeline(target=None, blocked_layout: bool = False) -> Pass:
         DeduplicatePrimFuncs, Normalize, PackConvWeights,
     )
     from .transform.blocked_conv_layout import BlockedConvLayout
+    from .transform.winograd_conv2d import WinogradConv2D
 
     return Sequential(
         [
             Normalize(),  # A-normal form with struct info: nested calls become bindings
             FuseTransposeMatmul(),  # matmul(x, permute_dims(w)) → one NT_matmul (no weight copy)
             *([BlockedConvLayout(target)] if blocked_layout else []),  # NCHW{b}c across layers
+            *([WinogradConv2D()] if blocked_layout else []),  # 3x3 stride-1 blocked convs: Winograd
             PackConvWeights(),  # conv2d with constant weights reads them packed for channel vectors
             LegalizeOps(),  # high-level ops → call_tir of TE/topi PrimFuncs
             AnnotateTIROpPattern(),  # each PrimFunc's pattern kind, for fusion
