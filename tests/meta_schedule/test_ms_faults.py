@@ -58,7 +58,7 @@ def test_faulty_candidates_are_recorded_as_failed(tmp_path):
     target = Target(TARGET)
     database = ms.tune_tir(matmul_64, target, str(tmp_path), max_trials_global=7, num_trials_per_iter=6,
                            builder=SabotagingBuilder(), runner=fast_runner(timeout_sec=10),
-                           strategy=small_search(), cost_model="random", progress=False)
+                           strategy=small_search(), cost_model="random", progress=False, seed=5)
     records = database.get_all_tuning_records()
     errors = [r.error_msg for r in records if not r.is_valid]
     assert len(records) >= 7  # 7 candidates, then the best re-measured

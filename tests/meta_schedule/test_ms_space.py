@@ -85,7 +85,8 @@ def test_schedule_fn_space_and_rule_errors():
         i, j, k = sch.get_loops(sch.get_block("update"))
         sch.parallel(i)
 
-    ctx = ms.TuneContext(matmul_64, target=TARGET, space_generator=fn, search_strategy="replay-func")
+    ctx = ms.TuneContext(matmul_64, target=TARGET, space_generator=fn, search_strategy="replay-func",
+                         rand_state=1)
     (space,) = ctx.generate_design_space()
     assert "sch.parallel" in str(space.trace)
     with pytest.raises(ValueError, match="structure must be made of 'S' and 'R'"):

@@ -15,7 +15,8 @@ from ember.target import Target
 def _tune(work_dir, trials, cost_model, progress=False, **kwargs):
     return ms.tune_tir(mod=matmul_64, target=Target(TARGET), work_dir=str(work_dir), max_trials_global=trials,
                        num_trials_per_iter=3, builder=shared_builder(), runner=fast_runner(),
-                       strategy=small_search(), cost_model=cost_model, progress=progress, **kwargs)
+                       strategy=small_search(), cost_model=cost_model, progress=progress,
+                       **{"seed": 5, **kwargs})
 
 
 def test_tune_tir_random_then_xgb_resumes_then_compile_tir(tmp_path):

@@ -22,9 +22,11 @@ _RANGE = _MODULUS - 1  # the engine returns values in [1, modulus - 1]; C++ trea
 
 def normalize_seed(seed) -> int:
     """TVM's seed rule: -1 / None draws a random seed; others are taken modulo 2**31 - 1,
-    0 becoming 1; negative seeds are refused."""
+    0 becoming 1; negative seeds are refused.  The random seed comes from Python's global
+    ``random`` (as ``TuneContext``'s does), so ``random.seed(n)`` makes a program that leaves
+    its schedules unseeded reproducible."""
     if seed is None or seed == -1:
-        seed = random.SystemRandom().randrange(1, _MODULUS)
+        seed = random.randrange(1, _MODULUS)
     seed = int(seed)
     if seed < 0:
         raise ValueError(f"random seed must be non-negative, got {seed}")

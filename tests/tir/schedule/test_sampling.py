@@ -139,6 +139,18 @@ def test_seeded_samples_follow_tvm_engine():
         LinearCongruentialEngine(-5)
 
 
+def test_unseeded_schedule_draws_its_seed_from_global_random():
+    import random
+
+    from ember.tir.schedule.rand_engine import LinearCongruentialEngine
+
+    random.seed(7)
+    first = [LinearCongruentialEngine(-1).getstate(), LinearCongruentialEngine(None).getstate()]
+    random.seed(7)
+    assert [LinearCongruentialEngine(-1).getstate(), LinearCongruentialEngine(None).getstate()] == first
+    assert first[0] != first[1]
+
+
 @T.prim_func
 def fill_rows(a: T.handle):
     n = T.int32()
