@@ -24,7 +24,7 @@ import traceback
 from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KINDS = ("calls", "schedules", "tvmscript", "relax", "indices")
+KINDS = ("calls", "schedules", "tvmscript", "relax", "indices", "ms_spaces")
 CASE_TIMEOUT_S = 120  # per case; a batch gets this times its size
 _MARK = "@@fuzz "
 

@@ -8,7 +8,11 @@ import pytest
 
 import fuzz_harness
 
-CI_CASES = {"calls": 150, "schedules": 40, "tvmscript": 120, "relax": 30, "indices": 20}
+CI_CASES = {"calls": 150, "schedules": 40, "tvmscript": 120, "relax": 30, "indices": 20, "ms_spaces": 0}
+# MetaSchedule's spaces in CI: one case of each of these workloads (the long run takes them all)
+CI_MS_WORKLOADS = ("conv_res3_3x3_s2_int32", "conv_stem_7x7_s2_int64", "depthwise_3x3_int64",
+                   "max_pool_3x3_s2_int32", "batch_matmul_int64", "softmax_int32", "layer_norm_int64",
+                   "lrn_int32", "relax_fused_conv2d_NCHWc_relu")
 
 
 def _check(kind: str, seeds: list[int], batch: int) -> None:
@@ -17,9 +21,17 @@ def _check(kind: str, seeds: list[int], batch: int) -> None:
     assert not report.failures, report.summary()
 
 
-@pytest.mark.parametrize("kind", sorted(CI_CASES))
+@pytest.mark.parametrize("kind", sorted(k for k, n in CI_CASES.items() if n))
 def test_fuzz_sample(kind):
     _check(kind, list(range(CI_CASES[kind])), batch=CI_CASES[kind])
+
+
+def test_fuzz_ms_spaces_sample():
+    import fuzz_ms_spaces
+    import ms_workloads
+
+    names = ms_workloads.workload_names(fuzz_ms_spaces.TARGET)
+    _check("ms_spaces", [names.index(n) for n in CI_MS_WORKLOADS], batch=len(CI_MS_WORKLOADS))
 
 
 @pytest.mark.slow
