@@ -6,6 +6,11 @@ ran past ``timeout`` — the child is then killed — or ``ChildProcessError`` w
 died).  ``PopenPoolExecutor`` keeps ``max_workers`` of them behind the
 ``concurrent.futures`` interface (``submit`` returns a ``Future``).
 
+A child announces itself once it has started (and run ``initializer``) before any call is
+sent, so a call's ``timeout`` counts its own time only, never the seconds a busy machine takes
+to start Python.  An exception raised in the child comes back with the child's traceback as a
+note.
+
 Calls travel pickled (with ``cloudpickle`` when it is installed, so closures and lambdas
 work; otherwise only importable top-level functions).  The child is a fresh interpreter,
 not a fork: it inherits nothing of the parent's state (loaded libraries, registrations)
@@ -21,6 +26,7 @@ import select
 import subprocess
 import sys
 import threading
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
 
@@ -32,6 +38,8 @@ except ImportError:  # pragma: no cover - cloudpickle is optional
     _pickler = pickle
 
 __all__ = ["PopenWorker", "PopenPoolExecutor", "StatusKind", "MapResult"]
+
+STARTUP_TIMEOUT_SEC = 300.0  # a child that has not started (and initialized) by then is given up
 
 
 def _write(stream, obj) -> None:
@@ -48,6 +56,7 @@ def _serve() -> None:
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     inp = sys.stdin.buffer
+    _write(out, ("ready", None))
     while True:
         try:
             fn, args, kwargs = _read(inp)
@@ -56,6 +65,7 @@ def _serve() -> None:
         try:
             reply = ("ok", fn(*args, **kwargs))
         except BaseException as err:  # noqa: BLE001 - handed to the parent, the child lives on
+            err.add_note("the child process's traceback:\n" + traceback.format_exc(limit=20).rstrip())
             reply = ("error", err)
         try:
             _write(out, reply)
@@ -86,10 +96,25 @@ class PopenWorker:
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=self._stderr, env=env)
         self._uses = 0
+        self._await_ready()
         if self._initializer is not None:
             self._send_raw(self._initializer, self._initargs, {})
             self._pending, self._timeout = True, None
             self.recv()
+
+    def _await_ready(self) -> None:
+        """Wait (untimed by any call) for the new child's "ready"."""
+        proc = self._proc
+        ready, _, _ = select.select([proc.stdout], [], [], STARTUP_TIMEOUT_SEC)
+        try:
+            if ready and _read(proc.stdout)[0] == "ready":
+                return
+            why = f"did not start within {STARTUP_TIMEOUT_SEC} s"
+        except EOFError:
+            code = proc.wait()
+            why = f"died while starting ({f'signal {-code}' if code < 0 else f'exit code {code}'})"
+        self.kill()
+        raise ChildProcessError(f"PopenWorker: the child process {why}")
 
     def _send_raw(self, fn, args, kwargs) -> None:
         _write(self._proc.stdin, (fn, tuple(args), dict(kwargs or {})))

@@ -48,6 +48,19 @@ def test_popen_worker_reports_a_dead_child():
         worker.recv()
 
 
+def test_a_child_error_carries_the_child_traceback_and_a_child_that_cannot_start_is_named(monkeypatch):
+    worker = popen_pool.PopenWorker()
+    worker.send(_fail, ("bad input",))
+    with pytest.raises(ValueError, match="bad input") as info:
+        worker.recv()
+    (note,) = info.value.__notes__
+    assert note.startswith("the child process's traceback:") and "in _fail" in note
+    worker.kill()
+    monkeypatch.setattr(popen_pool.sys, "executable", "/bin/false")
+    with pytest.raises(ChildProcessError, match=r"died while starting \(exit code 1\)"):
+        popen_pool.PopenWorker().send(_square, (2,))
+
+
 def test_pool_executor_futures_and_error_catching():
     with popen_pool.PopenPoolExecutor(max_workers=2, timeout=20) as pool:
         assert [pool.submit(_square, i).result() for i in range(4)] == [0, 1, 4, 9]
