@@ -1,7 +1,8 @@
 """Whole-model build variants against ONNX Runtime, interleaved: ember (default rules, each
 variant setting rule attributes before its build) and ORT take turns in rounds; prints per
 variant its median ms, ORT's, and the median of the per-round ratios ember / ORT (range), and
-every variant's per-round ratio to the first.
+every variant's per-round ratio to the first.  A variant item ``env.NAME=value`` sets an
+environment variable during that variant's build (``env.EMBER_WINOGRAD=0``).
 
 At 2 threads on a loaded machine the wall clock measures the scheduler more than the kernels
 (a static split waits for a descheduled thread).  ``--clock process`` counts the CPU time of
@@ -51,10 +52,14 @@ def _build(w, text: str):
     from ember.dlight import cpu
 
     label, _, body = text.partition(":")
-    saved = []
+    saved, env = [], {}
     for item in filter(None, body.split(",")):
         target, _, value = item.partition("=")
         rule, _, attr = target.partition(".")
+        if rule == "env":  # env.NAME=value: an environment variable set during this build
+            env[attr] = os.environ.get(attr)
+            os.environ[attr] = value
+            continue
         cls = getattr(cpu, rule)
         saved.append((cls, attr, getattr(cls, attr)))
         setattr(cls, attr, type(getattr(cls, attr))(float(value)))
@@ -63,6 +68,11 @@ def _build(w, text: str):
     finally:
         for cls, attr, old in reversed(saved):
             setattr(cls, attr, old)
+        for name, old in env.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
     return label, fn
 
 

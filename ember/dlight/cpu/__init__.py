@@ -9,12 +9,13 @@ from .fallback import Fallback
 from .matmul import Matmul
 from .pool_nchwc import PoolNCHWc
 from .reduction import Reduction
+from .winograd import WinogradTransform
 
 __all__ = ["Matmul", "Conv2D", "Conv2DPacked", "DepthwiseConv2DPacked", "Conv2DNCHWc", "DepthwiseConv2DNCHWc",
-           "PoolNCHWc", "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
+           "PoolNCHWc", "WinogradTransform", "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
 
 
 def default_rules() -> tuple:
     """The rule list ``relax.build`` applies to unscheduled kernels for CPU targets."""
-    return (Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2DNCHWc(), DepthwiseConv2DNCHWc(), PoolNCHWc(),
+    return (WinogradTransform(), Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2DNCHWc(), DepthwiseConv2DNCHWc(), PoolNCHWc(),
             Conv2D(), Reduction(), Elementwise(), Fallback())

@@ -42,16 +42,22 @@ _log = logging.getLogger("ember.relax.winograd_conv2d")
 
 OUT_EWISE_FUSABLE = 4  # OpPatternKind.kOutEWiseFusable
 OPAQUE = 8  # OpPatternKind.kOpaque
-_DEFAULT_ON = "0"  # off until the schedules win (benchmarks/RESULTS.md, round 7 H1)
+_DEFAULT_ON = "0"  # off until measured on whole models (benchmarks/RESULTS.md, round 7 H1)
+
+
+MIN_TILES = 49  # GEMM rows (tiles per image) below which the transforms do not pay
 
 
 def default_choose_tile(oh: int, ow: int, channels: int, out_channels: int) -> int:
-    """F(m, 3) for one layer, 0 for direct.  F(4,3) (36/16 transformed weight, 4× fewer
-    multiplies) where the image has enough tiles to amortise the transforms; direct for small
-    images, whose few tiles leave the GEMMs short and the transformed weight (α²/9 × the
-    direct one) dominant."""
-    if oh * ow >= 28 * 28:
-        return 4
+    """F(m, 3) for one layer, 0 for direct: the largest m in (4, 2) that still leaves
+    ``MIN_TILES`` tiles.  Measured on ResNet-50's layers at 2 threads, weights cold
+    (benchmarks/bench_winograd.py, RESULTS.md round 7 H1), time / direct: 56² 64 ch F(4) 0.77,
+    F(2) 1.09; 28² 128 ch F(4) 0.73, F(2) 0.91; 14² 256 ch F(4) 1.00 (16 tiles), F(2) 0.81
+    (49); 7² 512 ch F(2) 1.56 (16 tiles), F(4) 2.64: with few tiles the GEMMs are short and
+    streaming the transformed weight (α²/9 × the direct one) dominates."""
+    for m in (4, 2):
+        if -(-oh // m) * -(-ow // m) >= MIN_TILES:
+            return m
     return 0
 
 

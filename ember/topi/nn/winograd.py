@@ -16,10 +16,11 @@ The compute pieces for ``NCHW{b}c`` data:
 * ``winograd_output_transform``: ``Y[n, k/b, y, x, k%b] = Σ_ξν Aᵀ[y%m, ξ] Aᵀ[x%m, ν]
   M[ξ, ν, t(y, x), k]``.
 
-Both transforms are written as sums over the tile with the matrices' coefficients as
-constants chosen by the position index (a ``Select`` on it): once a schedule unrolls that
-index (``ember.dlight.cpu.WinogradTransform``) the coefficients fold, and terms whose
-coefficient is zero vanish.  Their blocks carry the annotation ``winograd`` ("input" or
+Both transforms are written, for each position of the tile, as the two matrix products
+with the matrices' constants folded (zero terms dropped, ±1 as add/subtract), one Select chain
+on the position choosing between them: once a schedule unrolls the position loops
+(``ember.dlight.cpu.WinogradTransform``) the chain folds to one arm per position, and the
+row sums shared by positions are common subexpressions the compiler computes once.  Their blocks carry the annotation ``winograd`` ("input" or
 "output") that the schedule rule matches.
 """
 
@@ -94,11 +95,33 @@ def transform_weight(weight: np.ndarray, m: int) -> np.ndarray:
     return np.ascontiguousarray(u.astype(weight.dtype))
 
 
-def _coef(index, values, dtype):
-    """``values[index]`` as a chain of Selects on ``index`` (folded once ``index`` is a constant)."""
-    expr = tir_const(float(values[-1]), dtype)
-    for i in range(len(values) - 2, -1, -1):
-        expr = tir_op.Select(index == i, tir_const(float(values[i]), dtype), expr)
+def _combine(coefs, terms, dtype):
+    """``Σ coefs[i]·terms[i]`` with zero coefficients dropped and ±1 as an add or subtract
+    (exact rationals from the matrices, so the zeros are exact)."""
+    total = None
+    for c, e in zip(coefs, terms):
+        c = float(c)
+        if c == 0.0:
+            continue
+        if total is None:
+            total = e if c == 1.0 else (-e if c == -1.0 else e * tir_const(c, dtype))
+        elif c == 1.0:
+            total = total + e
+        elif c == -1.0:
+            total = total - e
+        else:
+            total = total + e * tir_const(c, dtype)
+    return total if total is not None else tir_const(0.0, dtype)
+
+
+def _by_position(row, col, size, make):
+    """``make(r, c)`` for the constant pair ``(r, c)`` equal to ``(row, col)``: a chain of
+    Selects that folds to one arm once both are constants (an unrolled loop)."""
+    expr = make(size - 1, size - 1)
+    for r in range(size - 1, -1, -1):
+        for c in range(size - 1, -1, -1):
+            if (r, c) != (size - 1, size - 1):
+                expr = tir_op.Select(tir_op.all(row == r, col == c), make(r, c), expr)
     return expr
 
 
@@ -120,16 +143,21 @@ def winograd_input_transform(data: te.Tensor, m: int, padding) -> te.Tensor:
         ty = tir_op.floormod(tir_op.floordiv(t, _i64(tw)), _i64(th))
         tx = tir_op.floormod(t, _i64(tw))
         cbi, ci = tir_op.floordiv(c, _i64(cb)), tir_op.floormod(c, _i64(cb))
-        total = None
+        loads = []
         for i in range(alpha):
+            row = []
             for j in range(alpha):
                 y = ty * _i64(m) + _i64(i - top)
                 x = tx * _i64(m) + _i64(j - left)
                 inside = tir_op.all(y >= _i64(0), y < _i64(h), x >= _i64(0), x < _i64(w))
-                val = tir_op.if_then_else(inside, data(nn_, cbi, y, x, ci), tir_const(0.0, dtype))
-                term = val * (_coef(xi, bt[:, i], dtype) * _coef(nu, bt[:, j], dtype))
-                total = term if total is None else total + term
-        return total
+                row.append(tir_op.if_then_else(inside, data(nn_, cbi, y, x, ci), tir_const(0.0, dtype)))
+            loads.append(row)
+
+        def arm(a, b):  # Bt[a] · d · Bt[b]ᵀ, rows first (the row sums are shared between arms)
+            rows = [_combine(bt[b], loads[i], dtype) for i in range(alpha)]
+            return _combine(bt[a], rows, dtype)
+
+        return _by_position(xi, nu, alpha, arm)
 
     shape = (_i64(alpha), _i64(alpha), _i64(n * th * tw), _i64(cblocks * cb))
     return te.compute(shape, f, name="winograd_input", attrs={"winograd": "input"})
@@ -147,12 +175,13 @@ def winograd_output_transform(prod: te.Tensor, m: int, out_shape, block: int) ->
         t = (nn_ * _i64(th) + tir_op.floordiv(y, _i64(m))) * _i64(tw) + tir_op.floordiv(x, _i64(m))
         yi, xi = tir_op.floormod(y, _i64(m)), tir_op.floormod(x, _i64(m))
         k = kb * _i64(block) + ki
-        total = None
-        for a in range(alpha):
-            for b in range(alpha):
-                term = prod(_i64(a), _i64(b), t, k) * (_coef(yi, at[:, a], dtype) * _coef(xi, at[:, b], dtype))
-                total = term if total is None else total + term
-        return total
+        vals = [[prod(_i64(a), _i64(b), t, k) for b in range(alpha)] for a in range(alpha)]
+
+        def arm(r, c):  # At[r] · M · At[c]ᵀ
+            rows = [_combine(at[c], vals[a], dtype) for a in range(alpha)]
+            return _combine(at[r], rows, dtype)
+
+        return _by_position(yi, xi, m, arm)
 
     shape = tuple(_i64(v) for v in (n, kblocks, oh, ow, block))
-    return te.compute(shape, f, name="winograd_output", attrs={"winograd": "output"})
+    return te.compute(shape, f, name="winograd_output", attrs={"winograd": "output", "winograd_m": m})

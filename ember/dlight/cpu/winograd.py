@@ -1,0 +1,92 @@
+"""``WinogradTransform``: schedules of the two Winograd transforms of
+``ember.topi.nn.winograd`` (blocks annotated ``winograd`` = "input" / "output"; the product
+between them is a batched matmul that ``Matmul`` schedules).
+
+Both transforms are memory-bound: one pass over their input, every coefficient folded.  Their
+position loops are unrolled, so the ``Select`` chains that pick the coefficients fold into
+constants (and terms with a zero coefficient drop out); the innermost loop is the channel
+block, vectorised::
+
+    input:  t (parallel) · c_0      ξ · ν (unrolled)  c_1 (vectorised)
+    output: n·K_0·y_0 (parallel) · x_0   y_1 · x_1 (unrolled)  k (vectorised)
+
+The output transform's epilogue blocks (bias, ReLU, residual add that FuseOps fused after it)
+take it inlined, so the tile is read once and the output written once.
+"""
+
+from __future__ import annotations
+
+from ember.target import Target
+from ember.tir import PrimFunc
+from ember.tir.schedule import Schedule, ScheduleError
+
+from ..analysis import const_int, root_blocks
+from ..base import ScheduleRule, func_name
+from .common import inline_spatial_producers, lanes_for
+from .normalize import normalize_for_rules
+
+__all__ = ["WinogradTransform"]
+
+
+def _kind(sch: Schedule, info) -> str | None:
+    return sch.get(info.rv).annotations.get("winograd")
+
+
+class WinogradTransform(ScheduleRule):
+    """Unrolled, vectorised, parallel loops for the Winograd input and output transforms."""
+
+    def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        name = func_name(func)
+        sch = Schedule(normalize_for_rules(func))
+        blocks = root_blocks(sch)
+        kinds = [_kind(sch, b) for b in blocks]
+        if not any(kinds):
+            return None
+        if not all(b.is_spatial() and b.binds_one_to_one for b in blocks):
+            self.decline(name, "a block is not spatial")
+            return None
+        lanes = lanes_for(target, 32)
+        if "input" in kinds:
+            if len(blocks) != 1:
+                self.decline(name, "the input transform shares its function")
+                return None
+            return self._input(sch, blocks[0], lanes, target)
+        m = self._tile_size(sch, blocks[kinds.index("output")])
+        left = inline_spatial_producers(sch, blocks[:-1], keep=())
+        if left:
+            self.decline(name, "a block before the output stays")
+            return None
+        return self._output(sch, root_blocks(sch)[-1], m, target)
+
+    @staticmethod
+    def _tile_size(sch: Schedule, info) -> int:
+        return int(sch.get(info.rv).annotations.get("winograd_m", 0)) or 2
+
+    def _input(self, sch: Schedule, info, lanes: int, target: Target) -> Schedule:
+        xi, nu, t, c = sch.get_loops(info.rv)
+        channels = const_int(sch.get(c).extent)
+        width = lanes if channels % lanes == 0 else (lanes // 2 if channels % (lanes // 2) == 0 else 1)
+        c0, c1 = sch.split(c, factors=[None, width])
+        sch.reorder(t, c0, xi, nu, c1)
+        if target.num_cores > 1:
+            sch.parallel(sch.fuse(t, c0))
+        sch.unroll(xi)
+        sch.unroll(nu)
+        if width > 1:
+            sch.vectorize(c1)
+        return sch
+
+    def _output(self, sch: Schedule, info, m: int, target: Target) -> Schedule:
+        n, kb, y, x, k = sch.get_loops(info.rv)
+        y0, y1 = sch.split(y, factors=[None, m])
+        x0, x1 = sch.split(x, factors=[None, m])
+        sch.reorder(n, kb, y0, x0, y1, x1, k)
+        if target.num_cores > 1:
+            sch.parallel(sch.fuse(n, kb, y0))
+        sch.unroll(y1)
+        sch.unroll(x1)
+        try:
+            sch.vectorize(k)
+        except ScheduleError:
+            pass
+        return sch
