@@ -49,6 +49,7 @@ def _ort(w, threads: int, spin: bool):
 def _build(w, text: str):
     """(label, ember callable) of the variant ``label:Rule.attr=value,...``."""
     import bench_models as bm
+    from ember.codegen.llvm import codegen
     from ember.dlight import cpu
 
     label, _, body = text.partition(":")
@@ -60,7 +61,7 @@ def _build(w, text: str):
             env[attr] = os.environ.get(attr)
             os.environ[attr] = value
             continue
-        cls = getattr(cpu, rule)
+        cls = codegen if rule == "codegen" else getattr(cpu, rule)  # codegen.NAME: an LLVM codegen setting
         saved.append((cls, attr, getattr(cls, attr)))
         setattr(cls, attr, type(getattr(cls, attr))(float(value)))
     try:
@@ -84,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="resnet50")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--variant", action="append", required=True, help="label:Rule.attr=value,...")
+    parser.add_argument("--variant", action="append", required=True, help="label:Rule.attr=value,... (env.NAME=value, codegen.NAME=value)")
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=5, help="calls per round and runtime")
     parser.add_argument("--clock", choices=("wall", "thread", "process"), default="wall")

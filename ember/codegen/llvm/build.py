@@ -19,6 +19,7 @@ from ember.runtime.library import kernel_symbol
 from ember.tir import PrimFunc
 
 from ..packed_api import make_packed_api
+from . import codegen as _codegen
 from .codegen import CodeGenLLVM
 from .export import add_metadata, export_library
 from .jit import CompiledObject, compile_ir
@@ -124,7 +125,8 @@ def _build_llvm(mod: IRModule, target) -> LLVMModule:
                             "can be built for llvm (use relax.build for Relax functions)")
         name = function_name(gv, func)
         packed.append((name, make_packed_api(func, name, device_type=1)))
-    key = (str(target), tuple((name, structural_hash(f)) for name, f in packed))
+    # (codegen's settings that change the machine code for the same IR are part of the key)
+    key = (str(target), _codegen.PARALLEL_CLAIMS_PER_THREAD, tuple((name, structural_hash(f)) for name, f in packed))
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:

@@ -3,8 +3,9 @@
 Functions follow the packed ABI of ``make_packed_api`` (``i32 fn(i64* args, i32 n)``).
 ``AttrStmt("compute_scope")`` bodies are outlined into an internal function whose
 buffer pointers are ``noalias``; PARALLEL loops are outlined and launched with
-libgomp's ``GOMP_parallel`` (iterations split statically by ``omp_get_thread_num``);
-each thread runs its chunk in an internal ``noalias`` function.  An AssertStmt returns
+libgomp's ``GOMP_parallel``; each thread runs its static chunk (by ``omp_get_thread_num``;
+or, with ``PARALLEL_CLAIMS_PER_THREAD``, runs of iterations claimed from a shared counter)
+in an internal ``noalias`` function.  An AssertStmt returns
 its check index + 1 (from a parallel chunk: through a status slot the launcher reads).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.py``.
 """
 
@@ -417,10 +418,17 @@ class CodeGenLLVM(ExprEmitter):
         outer = self.builder
         status = self._entry_alloca(I32, "status")
         outer.store(ir.Constant(I32, 0), status)
-        fields = [self.vars[v].type for v in free] + [I32.as_pointer()]
+        ty = llvm_type(s.loop_var.dtype)
+        claims = PARALLEL_CLAIMS_PER_THREAD
+        shared = [status]
+        if claims:  # the next unclaimed iteration (relative to s.min)
+            counter = self._entry_alloca(ty, "parallel_next")
+            outer.store(ir.Constant(ty, 0), counter)
+            shared.append(counter)
+        fields = [self.vars[v].type for v in free] + [x.type for x in shared]
         struct_ty = ir.LiteralStructType(fields)
         data = self._entry_alloca(struct_ty, "parallel_args")
-        for k, value in enumerate([self.vars[v] for v in free] + [status]):
+        for k, value in enumerate([self.vars[v] for v in free] + shared):
             outer.store(value, outer.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True))
         fn = ir.Function(self.module, ir.FunctionType(VOID, [PTR]), self._unique("parallel"))
         fn.linkage = "internal"
@@ -437,14 +445,23 @@ class CodeGenLLVM(ExprEmitter):
             loaded = [b.load(b.gep(ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True)) for k in range(len(fields))]
             for var, value in zip(free, loaded):
                 self.vars[var] = value
-            status_ptr = loaded[-1]
-            ty = llvm_type(s.loop_var.dtype)
+            status_ptr = loaded[len(free)]
             nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), INT32, s.loop_var.dtype)
-            tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), INT32, s.loop_var.dtype)
             extent = self.emit(s.extent)
             one = ir.Constant(ty, 1)
-            chunk = b.sdiv(b.sub(b.add(extent, nthreads), one), nthreads)
-            begin = b.mul(tid, chunk)
+            per_thread = b.mul(nthreads, ir.Constant(ty, claims)) if claims else nthreads
+            chunk = b.sdiv(b.sub(b.add(extent, per_thread), one), per_thread)
+            if claims:  # claim runs until the counter passes the extent
+                claim, work = self.new_block("claim"), self.new_block("claim_run")
+                b.branch(claim)
+                b.position_at_end(claim)
+                begin = b.atomic_rmw("add", loaded[-1], chunk, "monotonic")
+                b.cbranch(b.icmp_signed("<", begin, extent), work, done := self.new_block("chunk_done"))
+                b.position_at_end(work)
+            else:
+                tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), INT32, s.loop_var.dtype)
+                begin = b.mul(tid, chunk)
+                done = self.new_block("chunk_done")
             stop = b.add(begin, chunk)
             end = b.select(b.icmp_signed("<", stop, extent), stop, extent)
 
@@ -454,8 +471,8 @@ class CodeGenLLVM(ExprEmitter):
 
             code = self._call_outlined(self._unique("chunk"), free, [begin, end], chunk_loop)
             b = self.builder
-            failed, done = self.new_block("chunk_failed"), self.new_block("chunk_done")
-            b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), failed, done)
+            failed = self.new_block("chunk_failed")
+            b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), failed, claim if claims else done)
             b.position_at_end(failed)
             b.store(code, status_ptr)
             b.branch(done)
@@ -504,6 +521,13 @@ class CodeGenLLVM(ExprEmitter):
 
 
 INT32 = DataType("int32")
+# 0 (default): a parallel loop of n iterations on t threads is split statically, thread i
+# runs the i-th ceil(n / t) iterations.  k > 0: threads claim runs of ceil(n / (t * k))
+# consecutive iterations from one atomic counter, so a thread that another process delays
+# (or that got slower rows) leaves its runs to the others instead of the team waiting for
+# it.  Measured on ResNet-50 / SqueezeNet at 2 threads (benchmarks/RESULTS.md, issue 10
+# round 7): k = 8 neither faster nor slower than the static split, so it stays off.
+PARALLEL_CLAIMS_PER_THREAD = 0
 _MAX_HEAP_BYTES = 1 << 62  # larger requests fail without calling the allocator
 _FAILING_SIZE = ~(_HEAP_ALIGN - 1) & ((1 << 64) - 1)  # a size aligned_alloc always refuses
 

@@ -1,0 +1,90 @@
+"""Parallel loops whose iterations are claimed in runs from a shared counter
+(``codegen.PARALLEL_CLAIMS_PER_THREAD`` > 0) instead of one static chunk per thread: every
+iteration runs exactly once (odd extents, offset mins, fewer iterations than runs, nested
+loops), a failed check inside a run is reported, the build cache tells the two apart."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember.codegen.llvm import codegen
+from ember.ir import StringImm, Var, const
+from ember.tir import AssertStmt, BufferStore, For, ForKind, PrimFunc, decl_buffer
+
+I32 = "int32"
+
+
+@pytest.fixture(params=[1, 3, 8])
+def claims(request, monkeypatch):
+    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", request.param)
+    return request.param
+
+
+def _count_each_index(lo: int, hi: int, n: int, target: str = "llvm"):
+    """A kernel adding 1 at every index in [lo, hi) of an n-element array, in parallel."""
+    A = decl_buffer((n,), I32, "A")
+    a = Var("A", "handle")
+    i = Var("i", I32)
+    body = For(i, const(lo, I32), const(hi - lo, I32), ForKind.PARALLEL, BufferStore(A, A[i] + 1, (i,)))
+    return ember.build(PrimFunc((a,), body, buffer_map={a: A}), target=target)
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 1), (0, 7), (10, 40), (3, 1004)])
+@pytest.mark.parametrize("target", ["llvm", "llvm -num-cores=3"])
+def test_every_iteration_runs_once(claims, lo, hi, target):
+    mod = _count_each_index(lo, hi, hi + 5, target)
+    assert ("atomicrmw add" in mod.get_source("ll-unopt")) == (hi - lo > 1)  # one iteration: no loop
+    out = np.zeros(hi + 5, I32)
+    for _ in range(3):
+        mod(out)
+    expected = np.zeros(hi + 5, I32)
+    expected[lo:hi] = 3
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_empty_loop_runs_nothing(claims):
+    mod = _count_each_index(4, 4, 8)
+    out = np.zeros(8, I32)
+    mod(out)
+    np.testing.assert_array_equal(out, np.zeros(8, I32))
+
+
+def test_nested_parallel_claims_only_the_outer(claims):
+    rows, cols = 9, 13
+    A = decl_buffer((rows * cols,), I32, "A")
+    a = Var("A", "handle")
+    i, j = Var("i", I32), Var("j", I32)
+    inner = For(j, const(0, I32), const(cols, I32), ForKind.PARALLEL, BufferStore(A, i * 100 + j, (i * cols + j,)))
+    body = For(i, const(0, I32), const(rows, I32), ForKind.PARALLEL, inner)
+    mod = ember.build(PrimFunc((a,), body, buffer_map={a: A}), target="llvm")
+    assert mod.get_source("ll-unopt").count("atomicrmw add") == 1
+    out = np.zeros(rows * cols, I32)
+    mod(out)
+    np.testing.assert_array_equal(out.reshape(rows, cols), np.arange(rows)[:, None] * 100 + np.arange(cols))
+
+
+def test_failed_check_in_a_claimed_run_is_reported(claims):
+    n = Var("n", I32)
+    A = decl_buffer((n,), "float32", "A")
+    a = Var("A", "handle")
+    i = Var("i", I32)
+    check = AssertStmt(A[i] >= const(0.0, "float32"), StringImm("A must be non-negative"),
+                       BufferStore(A, A[i] + 1.0, (i,)))
+    mod = ember.build(PrimFunc((a,), For(i, const(0, I32), n, ForKind.PARALLEL, check), buffer_map={a: A}),
+                      target="llvm")
+    ok = np.zeros(100, "float32")
+    mod(ok)
+    np.testing.assert_array_equal(ok, np.ones(100))
+    bad = np.zeros(100, "float32")
+    bad[57] = -1
+    with pytest.raises(ember.runtime.ArgumentError, match="A must be non-negative"):
+        mod(bad)
+
+
+def test_static_split_is_the_default_and_the_build_cache_keeps_them_apart(monkeypatch):
+    assert codegen.PARALLEL_CLAIMS_PER_THREAD == 0
+    static = _count_each_index(0, 64, 64)
+    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", 4)
+    claimed = _count_each_index(0, 64, 64)
+    assert "atomicrmw" not in static.get_source("ll-unopt")
+    assert "atomicrmw add" in claimed.get_source("ll-unopt")
