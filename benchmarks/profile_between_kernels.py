@@ -70,13 +70,14 @@ def _time_native_calls(kernels: dict) -> list:
     return log
 
 
-def _kernel_alone(kernel, const_params: set, rng) -> tuple[float, float]:
-    """(hot, cold-weights) CPU seconds per call of ``kernel`` on random arrays of its shapes."""
+def _kernel_alone(kernel, const_params: set, rng):
+    """(hot, cold-weights): callables that time one round of ``kernel`` alone on random arrays
+    of its shapes (seconds per call), or None for a kernel with symbolic or scalar parameters."""
     import ember as tvm
 
     params = kernel.info.params
     if any(p.kind != "buffer" or not all(isinstance(d, int) for d in p.shape) for p in params):
-        return float("nan"), float("nan")
+        return None
 
     def arrays():
         return [tvm.nd.array(rng.standard_normal(p.shape).astype(p.dtype) if "float" in p.dtype
@@ -87,10 +88,9 @@ def _kernel_alone(kernel, const_params: set, rng) -> tuple[float, float]:
     copies = max(2, min(16, -(-8 * L2_BYTES // const_bytes)))
     sets = [base] + [[a if i not in const_params else tvm.nd.array(a.numpy() + 0) for i, a in enumerate(base)]
                      for _ in range(copies - 1)]
-    hot = STAT(_cpu_per_call(lambda: kernel(*base), 4, 5))
     turn = iter(range(1 << 40))
-    cold = STAT(_cpu_per_call(lambda: kernel(*sets[next(turn) % copies]), copies, 5))
-    return hot, cold
+    return (lambda: _cpu_per_call(lambda: kernel(*base), 4, 1)[0],
+            lambda: _cpu_per_call(lambda: kernel(*sets[next(turn) % copies]), copies, 1)[0])
 
 
 def main() -> None:
@@ -130,26 +130,32 @@ def main() -> None:
     timed_fn(*inputs)
     for k, native in originals.items():  # the other VM's fast path already bound the originals
         compiled[k]._fn = native
-    model, ort_s, calls = [], [], []
-    for _ in range(args.runs):  # interleaved: ORT, the model, the model call by call
-        ort_s += _cpu_per_call(ort, 3, 1)  # (first: ORT's threads spin on for a while after it)
-        model += _cpu_per_call(lambda: fn(*inputs), 3, 1)
-        log.clear()
-        timed_fn(*inputs)
-        calls.append(list(log))
-    ratio = statistics.median(a / b for a, b in zip(model, ort_s))
-
-    names = [c for c, _ in calls[0]]
-    in_model = [STAT(run[i][1] for run in calls) for i in range(len(names))]
     const_params: dict = collections.defaultdict(set)  # kernel → indices of constant arguments
     for instr in ex.functions["main"].instrs:
         if getattr(instr, "func", None) in kernels:
             const_params[instr.func] |= {i for i, a in enumerate(instr.args) if a.kind == "const"}
     rng = np.random.default_rng(0)
-    alone = {k: _kernel_alone(kernels[k], const_params[k], rng) for k in set(names) if k in kernels}
+    log.clear()
+    timed_fn(*inputs)
+    names = [c for c, _ in log]
+    timers = {k: _kernel_alone(kernels[k], const_params[k], rng) for k in set(names) if k in kernels}
+    timers = {k: t for k, t in timers.items() if t is not None}
+    model, ort_s, calls, rounds_alone = [], [], [], []
+    for _ in range(args.runs):  # interleaved: ORT, the model, the model call by call, kernels alone
+        ort_s += _cpu_per_call(ort, 3, 1)  # (first: ORT's threads spin on for a while after it)
+        model += _cpu_per_call(lambda: fn(*inputs), 3, 1)
+        log.clear()
+        timed_fn(*inputs)
+        calls.append(list(log))
+        rounds_alone.append({k: (hot(), cold()) for k, (hot, cold) in timers.items()})
+    ratio = statistics.median(a / b for a, b in zip(model, ort_s))
 
+    in_model = [STAT(run[i][1] for run in calls) for i in range(len(names))]
+    alone = {k: (STAT(r[k][0] for r in rounds_alone), STAT(r[k][1] for r in rounds_alone)) for k in timers}
     m = STAT(model)
-    kcalls = [(n, t) for n, t in zip(names, in_model) if n in kernels]
+    kcalls = [(n, t) for n, t in zip(names, in_model) if n in alone]
+    per_round = [sum(t for n, t in run if n in alone) / sum(r[n][1] for n, _ in run if n in alone)
+                 for run, r in zip(calls, rounds_alone)]
     in_sum = sum(t for _, t in kcalls)
     hot_sum = sum(alone[n][0] for n, _ in kcalls)
     cold_sum = sum(alone[n][1] for n, _ in kcalls)
@@ -159,7 +165,8 @@ def main() -> None:
           f"ember/ORT {ratio:.3f} (median of per-round ratios)")
     print(f"{len(kcalls)} kernel calls: inside the model {in_sum * 1e3:.2f}, alone hot {hot_sum * 1e3:.2f}, "
           f"alone with cold weights {cold_sum * 1e3:.2f}; outside kernel calls {(m - in_sum) * 1e3:.2f} "
-          f"(the VM and the timers)\n")
+          f"(the VM and the timers)\ninside the model / alone with cold weights, per round: median {statistics.median(per_round):.3f} "
+          f"[{min(per_round):.3f}–{max(per_round):.3f}]\n")
     if args.calls:
         print("| # | kernel | in model ms | alone hot ms | alone cold weights ms | model / cold |")
         print("|---|---|---|---|---|---|")
