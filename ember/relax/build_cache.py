@@ -5,7 +5,8 @@ into one kernel Module.  The LLVM code generator already caches machine code, bu
 is the lowered, packed PrimFuncs, so a second build of the same model still schedules and
 lowers every kernel.  This cache sits in front of all three steps: its key is the target,
 whether default schedules apply, the thread count they plan for, the PassContext config
-(``tir.disable_vectorize`` and the like change the code) and every PrimFunc's name with its structural hash as ``relax.build``
+(``tir.disable_vectorize`` and the like change the code), the LLVM code generator's
+settings (``codegen.settings_key``) and every PrimFunc's name with its structural hash as ``relax.build``
 hands it to the scheduler.  A hit is confirmed with structural equality, and the kernel
 Module compiled the first time is reused as it is (kernels are read-only machine code; the
 LLVM cache shares them the same way).
@@ -60,9 +61,10 @@ def make_key(mod: IRModule, target, scheduled: bool) -> tuple | None:
     prims = sorted((gv.name_hint, f) for gv, f in mod.functions.items() if isinstance(f, PrimFunc))
     if not prims:
         return None
+    from ember.codegen.llvm.codegen import settings_key  # code generator settings change the kernels
     from ember.runtime.threading import get_num_threads  # default schedules plan for the thread count
 
-    return (str(target), bool(scheduled), get_num_threads(), config,
+    return (str(target), bool(scheduled), get_num_threads(), config, settings_key(),
             tuple((name, structural_hash(f)) for name, f in prims))
 
 

@@ -88,3 +88,21 @@ def test_static_split_is_the_default_and_the_build_cache_keeps_them_apart(monkey
     claimed = _count_each_index(0, 64, 64)
     assert "atomicrmw" not in static.get_source("ll-unopt")
     assert "atomicrmw add" in claimed.get_source("ll-unopt")
+
+
+def test_relax_build_cache_keeps_the_settings_apart(monkeypatch):
+    from ember import relax
+    from ember.relax import build_cache
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((64, 32), "float32"))
+    with bb.function("main", [x]):
+        gv = bb.emit_te(lambda a: ember.te.compute(a.shape, lambda i, j: a[i, j] + 1.0, name="add1"), x)
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    prims = ember.IRModule({g: f for g, f in mod.functions.items() if isinstance(f, PrimFunc)})
+    key_static = build_cache.make_key(prims, ember.target.Target("llvm"), True)
+    if key_static is None:
+        pytest.skip("the Relax build cache is off (EMBER_BUILD_CACHE=0)")
+    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", 4)
+    assert build_cache.make_key(prims, ember.target.Target("llvm"), True) != key_static

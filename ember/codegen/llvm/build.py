@@ -125,8 +125,7 @@ def _build_llvm(mod: IRModule, target) -> LLVMModule:
                             "can be built for llvm (use relax.build for Relax functions)")
         name = function_name(gv, func)
         packed.append((name, make_packed_api(func, name, device_type=1)))
-    # (codegen's settings that change the machine code for the same IR are part of the key)
-    key = (str(target), _codegen.PARALLEL_CLAIMS_PER_THREAD, tuple((name, structural_hash(f)) for name, f in packed))
+    key = (str(target), _codegen.settings_key(), tuple((name, structural_hash(f)) for name, f in packed))
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:

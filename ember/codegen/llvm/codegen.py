@@ -528,6 +528,12 @@ INT32 = DataType("int32")
 # it.  Measured on ResNet-50 / SqueezeNet at 2 threads (benchmarks/RESULTS.md, issue 10
 # round 7): k = 8 neither faster nor slower than the static split, so it stays off.
 PARALLEL_CLAIMS_PER_THREAD = 0
+
+
+def settings_key() -> tuple:
+    """The module settings above that change the machine code of the same IR (build caches
+    put this in their keys)."""
+    return (PARALLEL_CLAIMS_PER_THREAD,)
 _MAX_HEAP_BYTES = 1 << 62  # larger requests fail without calling the allocator
 _FAILING_SIZE = ~(_HEAP_ALIGN - 1) & ((1 << 64) - 1)  # a size aligned_alloc always refuses
 
