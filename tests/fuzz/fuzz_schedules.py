@@ -46,22 +46,24 @@ class SeededData:
         raise TypeError(f"SeededData cannot draw from {kind}")
 
 
-def random_program(rng: random.Random):
-    """A small random TE program as a PrimFunc."""
+def random_program(rng: random.Random, index_dtype: str = "int32"):
+    """A small random TE program as a PrimFunc; ``index_dtype`` "int64" gives its inputs
+    int64 shapes (the stages it computes on them keep int32 iterators: mixed index types)."""
     dim = lambda: rng.randint(1, 9)  # noqa: E731
+    wide = (lambda shape: tuple(tir.IntImm("int64", d) for d in shape)) if index_dtype == "int64" else tuple
     kind = rng.choice(["chain", "reduce", "matmul", "broadcast", "reduce_then_ew"])
     dtype = rng.choice(["float32", "float32", "float64"])
     if kind == "matmul":
         n, m, k = dim(), dim(), dim()
-        A = te.placeholder((n, k), dtype, name="A")
-        B = te.placeholder((k, m), dtype, name="B")
+        A = te.placeholder(wide((n, k)), dtype, name="A")
+        B = te.placeholder(wide((k, m)), dtype, name="B")
         r = te.reduce_axis((0, k), "k")
         C = te.compute((n, m), lambda i, j: te.sum(A[i, r] * B[r, j], axis=r), name="C")
         if rng.random() < 0.5:
             C = te.compute((n, m), lambda i, j: te.max(C[i, j], te.const(0, dtype)), name="D")
         return te.create_prim_func([A, B, C])
     shape = tuple(dim() for _ in range(rng.randint(1, 3)))
-    A = te.placeholder(shape, dtype, name="A")
+    A = te.placeholder(wide(shape), dtype, name="A")
     if kind == "chain":
         out = A
         for s in range(rng.randint(1, 3)):
@@ -70,7 +72,7 @@ def random_program(rng: random.Random):
             out = te.compute(shape, lambda *i, src=out, op=op: op(src(*i)), name=f"S{s}")
         return te.create_prim_func([A, out])
     if kind == "broadcast":
-        Bv = te.placeholder(shape[-1:], dtype, name="B")
+        Bv = te.placeholder(wide(shape[-1:]), dtype, name="B")
         C = te.compute(shape, lambda *i: A(*i) + Bv[i[-1]], name="C")
         return te.create_prim_func([A, Bv, C])
     axis = rng.randrange(len(shape))
@@ -102,7 +104,7 @@ def _interpret(func, seed):
 
 def run_case(seed: int) -> str | None:
     rng = random.Random(seed)
-    original = random_program(rng)
+    original = random_program(rng, "int64" if seed % 3 == 2 else "int32")
     sch = tir.Schedule(original, seed=seed)
     data = SeededData(rng)
     for _ in range(rng.randint(1, 6)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ember.arith import Analyzer
 from ember.ir import (
-    Add, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Range, Sub, Var, const,
+    Add, Cast, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimExpr, Range, Sub, Var, const,
 )
 
 __all__ = ["simplify", "const_bound", "relax_bound", "as_int", "is_const", "expr_key", "linear",
@@ -259,7 +259,12 @@ def _relax_atom(atom, relax, bounds):
         if is_const(simplify(hi // atom.b - lo // atom.b, bounds), 0):
             return simplify(lo % atom.b, bounds), simplify(hi % atom.b, bounds)
         return const(0, atom.dtype), const(as_int(atom.b) - 1, atom.dtype)
-    full = {**bounds}
+    if isinstance(atom, Cast) and _is_int(atom.dtype) and _is_int(atom.value.dtype):
+        # an index cast between integer types (an int64 loop indexing an int32 buffer): the
+        # bounds of the value, cast (indices fit both types, so the cast keeps their order)
+        lo, hi = relax_bound(atom.value, relax, bounds)
+        return simplify(Cast(atom.dtype, lo), bounds), simplify(Cast(atom.dtype, hi), bounds)
+    full = dict(bounds or {})
     for v, (lo_e, hi_e) in relax.items():
         lo_c, hi_c = as_int(simplify(lo_e, bounds)), as_int(simplify(hi_e, bounds))
         if lo_c is None or hi_c is None:
@@ -269,6 +274,10 @@ def _relax_atom(atom, relax, bounds):
     if lo_c is None or hi_c is None:
         raise BoundError(f"cannot bound the index expression {atom!r}")
     return const(lo_c, atom.dtype), const(hi_c, atom.dtype)
+
+
+def _is_int(dtype) -> bool:
+    return str(dtype).startswith(("int", "uint"))
 
 
 def _difference_bound(a: PrimExpr, b: PrimExpr, bounds: Bounds | None) -> tuple[int | None, int | None]:

@@ -224,3 +224,36 @@ def test_tensorize_checks_indices():
     sch.reorder(i, j0, k, j1)
     with pytest.raises(ScheduleError, match=r"the access B\[.*\] does not correspond to B\[vj\]"):
         sch.tensorize(j1, "ember_f32_axpy_16")
+
+
+@T.prim_func
+def add_int64_inputs(A: T.Buffer((T.int64(2), T.int64(2), T.int64(6)), "float32"),
+                     B: T.Buffer((T.int64(6),), "float32"), C: T.Buffer((2, 2, 6), "float32")):
+    for i0, i1, i2 in T.grid(2, 2, 6):
+        with T.block("C"):
+            v0, v1, v2 = T.axis.remap("SSS", [i0, i1, i2])
+            C[v0, v1, v2] = A[v0, v1, v2] + B[v2]
+
+
+def test_blockize_a_loop_whose_block_indexes_through_a_cast():
+    # the cache stage of an int64-shaped input has int64 loops; the int32 output inlined into
+    # it indexes C (and B) by casts of them, which blockize's region relaxation goes through
+    # (it crashed on bounds=None; a symbolic cast range raised BoundError)
+    sch = Schedule(add_int64_inputs)
+    sch.cache_read(sch.get_block("C"), 0, "local")
+    sch.reverse_compute_inline(sch.get_block("C"))
+    _, _, inner = sch.get_loops(sch.get_block("A_local"))
+    outer = sch.blockize(inner)
+    assert sch.get(outer).name_hint == "A_local_o"
+    check(sch, add_int64_inputs)
+
+
+def test_region_relaxation_through_an_index_cast_stays_symbolic():
+    from ember.ir import Cast, Var, const
+    from ember.tir.schedule._arith import as_int, relax_bound, simplify
+    from ember.tir.functor import substitute
+
+    x, i = Var("x", "int64"), Var("i", "int64")
+    lo, hi = relax_bound(Cast("int32", x) * 2, {x: (i * 4, i * 4 + 3)})
+    at_2 = {i: const(2, "int64")}
+    assert [as_int(simplify(substitute(e, at_2))) for e in (lo, hi)] == [16, 22]
