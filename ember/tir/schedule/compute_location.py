@@ -68,6 +68,10 @@ def _region_under(func, loop: For, realizes, buffer, access: str, bounds: dict):
                     lows, highs = [None] * len(region.region), [None] * len(region.region)
                 lows[d] = lo if lows[d] is None else _arith.min_expr(lows[d], lo, bounds)
                 highs[d] = hi if highs[d] is None else _arith.max_expr(highs[d], hi, bounds)
+    if lows is None:  # no region of the buffer has a dimension: a 0-d (scalar) buffer
+        if len(buffer.shape):
+            raise ScheduleError(f"no block under loop {loop.loop_var.name!r} accesses {buffer.name!r}", func)
+        return []
     return [(lo, _arith.simplify(hi - lo + 1, bounds)) for lo, hi in zip(lows, highs)]
 
 

@@ -394,3 +394,28 @@ def test_transform_block_layout_keeps_int64_iterators():
     assert str(sch.get(loop).loop_var.dtype) == "int64"
     assert str(sch.get(sch.get_block("B")).iter_vars[0].var.dtype) == "int64"
     check(sch, flat_int64)
+
+
+@T.prim_func
+def min_then_scale_in_one_loop(A: T.Buffer((3,), "float32"), E: T.Buffer((1,), "float32")):
+    R = T.alloc_buffer((1,))
+    for i0 in range(1):
+        for ax0 in range(3):
+            with T.block("R"):
+                v_i0 = T.axis.spatial(1, 0)
+                v_r = T.axis.reduce(3, ax0)
+                with T.init():
+                    R[v_i0] = T.float32("inf")
+                R[v_i0] = T.min(R[v_i0], A[v_r])
+        with T.block("E"):
+            v_i0 = T.axis.spatial(1, i0)
+            E[v_i0] = R[0] * T.float32(3.0)
+
+
+def test_reindex_a_constant_read_in_the_producers_loop_makes_a_scalar_stage():
+    # R[0] uses no iterator of E: the reindex buffer is 0-d, and moving its stage into the loop
+    # that also produces R bounds a region with no dimension (it crashed); found by the fuzzer
+    sch = Schedule(min_then_scale_in_one_loop)
+    stage = sch.reindex(sch.get_block("E"), ("read", 0))
+    assert sch.get(stage).writes[0].buffer.shape == ()
+    check(sch, min_then_scale_in_one_loop)
