@@ -1,5 +1,5 @@
 """Parallel loops whose iterations are claimed in runs from a shared counter
-(``codegen.PARALLEL_CLAIMS_PER_THREAD`` > 0) instead of one static chunk per thread: every
+(``codegen.PARALLEL_CLAIMS_PER_THREAD`` > 0, the default) or split statically (0): every
 iteration runs exactly once (odd extents, offset mins, fewer iterations than runs, nested
 loops), a failed check inside a run is reported, the build cache tells the two apart."""
 
@@ -14,7 +14,7 @@ from ember.tir import AssertStmt, BufferStore, For, ForKind, PrimFunc, decl_buff
 I32 = "int32"
 
 
-@pytest.fixture(params=[1, 3, 8])
+@pytest.fixture(params=[0, 1, 3, 8])
 def claims(request, monkeypatch):
     monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", request.param)
     return request.param
@@ -33,7 +33,7 @@ def _count_each_index(lo: int, hi: int, n: int, target: str = "llvm"):
 @pytest.mark.parametrize("target", ["llvm", "llvm -num-cores=3"])
 def test_every_iteration_runs_once(claims, lo, hi, target):
     mod = _count_each_index(lo, hi, hi + 5, target)
-    assert ("atomicrmw add" in mod.get_source("ll-unopt")) == (hi - lo > 1)  # one iteration: no loop
+    assert ("atomicrmw add" in mod.get_source("ll-unopt")) == (hi - lo > 1 and claims > 0)  # one iteration: no loop
     out = np.zeros(hi + 5, I32)
     for _ in range(3):
         mod(out)
@@ -57,7 +57,7 @@ def test_nested_parallel_claims_only_the_outer(claims):
     inner = For(j, const(0, I32), const(cols, I32), ForKind.PARALLEL, BufferStore(A, i * 100 + j, (i * cols + j,)))
     body = For(i, const(0, I32), const(rows, I32), ForKind.PARALLEL, inner)
     mod = ember.build(PrimFunc((a,), body, buffer_map={a: A}), target="llvm")
-    assert mod.get_source("ll-unopt").count("atomicrmw add") == 1
+    assert mod.get_source("ll-unopt").count("atomicrmw add") == (claims > 0)
     out = np.zeros(rows * cols, I32)
     mod(out)
     np.testing.assert_array_equal(out.reshape(rows, cols), np.arange(rows)[:, None] * 100 + np.arange(cols))
@@ -81,11 +81,11 @@ def test_failed_check_in_a_claimed_run_is_reported(claims):
         mod(bad)
 
 
-def test_static_split_is_the_default_and_the_build_cache_keeps_them_apart(monkeypatch):
-    assert codegen.PARALLEL_CLAIMS_PER_THREAD == 0
-    static = _count_each_index(0, 64, 64)
-    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", 4)
+def test_claimed_runs_are_the_default_and_the_build_cache_keeps_them_apart(monkeypatch):
+    assert codegen.PARALLEL_CLAIMS_PER_THREAD > 0
     claimed = _count_each_index(0, 64, 64)
+    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", 0)
+    static = _count_each_index(0, 64, 64)
     assert "atomicrmw" not in static.get_source("ll-unopt")
     assert "atomicrmw add" in claimed.get_source("ll-unopt")
 
@@ -104,5 +104,20 @@ def test_relax_build_cache_keeps_the_settings_apart(monkeypatch):
     key_static = build_cache.make_key(prims, ember.target.Target("llvm"), True)
     if key_static is None:
         pytest.skip("the Relax build cache is off (EMBER_BUILD_CACHE=0)")
-    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", 4)
+    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", codegen.PARALLEL_CLAIMS_PER_THREAD + 1)
     assert build_cache.make_key(prims, ember.target.Target("llvm"), True) != key_static
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_every_iteration_runs_once_at_other_team_sizes(claims, threads):
+    from ember.runtime import get_num_threads, set_num_threads
+
+    mod = _count_each_index(0, 101, 101)
+    before = get_num_threads()
+    set_num_threads(threads)
+    try:
+        out = np.zeros(101, I32)
+        mod(out)
+    finally:
+        set_num_threads(before)
+    np.testing.assert_array_equal(out, np.ones(101, I32))

@@ -3,9 +3,9 @@
 Functions follow the packed ABI of ``make_packed_api`` (``i32 fn(i64* args, i32 n)``).
 ``AttrStmt("compute_scope")`` bodies are outlined into an internal function whose
 buffer pointers are ``noalias``; PARALLEL loops are outlined and launched with
-libgomp's ``GOMP_parallel``; each thread runs its static chunk (by ``omp_get_thread_num``;
-or, with ``PARALLEL_CLAIMS_PER_THREAD``, runs of iterations claimed from a shared counter)
-in an internal ``noalias`` function.  An AssertStmt returns
+libgomp's ``GOMP_parallel``; each thread runs the runs of iterations it claims from a shared
+counter (``PARALLEL_CLAIMS_PER_THREAD``; 0: one static chunk by ``omp_get_thread_num``) in an
+internal ``noalias`` function.  An AssertStmt returns
 its check index + 1 (from a parallel chunk: through a status slot the launcher reads).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.py``.
 """
 
@@ -449,7 +449,10 @@ class CodeGenLLVM(ExprEmitter):
             nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), INT32, s.loop_var.dtype)
             extent = self.emit(s.extent)
             one = ir.Constant(ty, 1)
-            per_thread = b.mul(nthreads, ir.Constant(ty, claims)) if claims else nthreads
+            per_thread = nthreads
+            if claims:  # (one thread: one run, the whole loop)
+                alone = b.icmp_signed("==", nthreads, one)
+                per_thread = b.select(alone, one, b.mul(nthreads, ir.Constant(ty, claims)))
             chunk = b.sdiv(b.sub(b.add(extent, per_thread), one), per_thread)
             if claims:  # claim runs until the counter passes the extent
                 claim, work = self.new_block("claim"), self.new_block("claim_run")
@@ -521,13 +524,14 @@ class CodeGenLLVM(ExprEmitter):
 
 
 INT32 = DataType("int32")
-# 0 (default): a parallel loop of n iterations on t threads is split statically, thread i
-# runs the i-th ceil(n / t) iterations.  k > 0: threads claim runs of ceil(n / (t * k))
-# consecutive iterations from one atomic counter, so a thread that another process delays
-# (or that got slower rows) leaves its runs to the others instead of the team waiting for
-# it.  Measured on ResNet-50 / SqueezeNet at 2 threads (benchmarks/RESULTS.md, issue 10
-# round 7): k = 8 neither faster nor slower than the static split, so it stays off.
-PARALLEL_CLAIMS_PER_THREAD = 0
+# k > 0: the threads of a parallel loop of n iterations on t > 1 threads claim runs of
+# ceil(n / (t * k)) consecutive iterations from one atomic counter, so a thread that another
+# process delays (or that got slower rows) leaves its runs to the others instead of the team
+# waiting for it at the end; a run's outer (output channel) blocks are still read by one
+# thread.  0: a static split, thread i runs the i-th ceil(n / t) iterations.  Measured at 2
+# threads on a loaded machine (benchmarks/RESULTS.md, issue 10 round 7): k = 8 takes the same
+# CPU time as the static split and 0.91x (ResNet-50) / 0.95x (MobileNetV2) its wall time.
+PARALLEL_CLAIMS_PER_THREAD = 8
 
 
 def settings_key() -> tuple:
