@@ -419,3 +419,33 @@ def test_reindex_a_constant_read_in_the_producers_loop_makes_a_scalar_stage():
     stage = sch.reindex(sch.get_block("E"), ("read", 0))
     assert sch.get(stage).writes[0].buffer.shape == ()
     check(sch, min_then_scale_in_one_loop)
+
+
+@T.prim_func
+def int64_stage_read_by_int32_loops(A: T.Buffer((T.int64(8), T.int64(4)), "float32"),
+                                    C: T.Buffer((8, 4), "float32")):
+    B = T.alloc_buffer((T.int64(8), T.int64(4)))
+    for i, j in T.grid(T.int64(8), T.int64(4)):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(8, 4):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+def test_transform_layout_casts_int32_indices_of_an_int64_buffer_to_the_maps_type():
+    # C's int32 iterators index the int64-shaped B: mapped as they were, v // T.int64(2) mixed
+    # i32 and i64 (the printed script parsed back with a cast); found by the schedule fuzzer
+    from ember.ir import FloorDiv, FloorMod
+    from ember.script import from_source
+    from ember.tir.functor import collect
+
+    sch = Schedule(int64_stage_read_by_int32_loops)
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda a, b: (b, a // 2, a % 2))
+    func = sch.mod["main"]
+    ops = collect(func.body, lambda n: isinstance(n, FloorDiv | FloorMod))
+    assert ops and all(str(op.a.dtype) == str(op.b.dtype) == "int64" for op in ops)
+    assert_structural_equal(from_source(func.script()), func)
+    check(sch, int64_stage_read_by_int32_loops)
