@@ -530,7 +530,8 @@ INT32 = DataType("int32")
 # waiting for it at the end; a run's outer (output channel) blocks are still read by one
 # thread.  0: a static split, thread i runs the i-th ceil(n / t) iterations.  Measured at 2
 # threads on a loaded machine (benchmarks/RESULTS.md, issue 10 round 7): k = 8 takes the same
-# CPU time as the static split and 0.91x (ResNet-50) / 0.95x (MobileNetV2) its wall time.
+# CPU time as the static split and 0.91-1.0x (ResNet-50) / 0.95x (MobileNetV2) its wall time;
+# not yet measured on a quiet machine.
 PARALLEL_CLAIMS_PER_THREAD = 8
 
 
