@@ -28,6 +28,15 @@ from .normalize import normalize_for_rules
 __all__ = ["WinogradTransform"]
 
 
+def _has_winograd_block(func: PrimFunc) -> bool:
+    from ember.tir import Block
+    from ember.tir.stmt_functor import post_order_visit
+
+    found = []
+    post_order_visit(func.body, lambda n: found.append(1) if isinstance(n, Block) and "winograd" in n.annotations else None)
+    return bool(found)
+
+
 def _kind(sch: Schedule, info) -> str | None:
     return sch.get(info.rv).annotations.get("winograd")
 
@@ -36,6 +45,8 @@ class WinogradTransform(ScheduleRule):
     """Unrolled, vectorised, parallel loops for the Winograd input and output transforms."""
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
+        if not _has_winograd_block(func):  # cheap test first: this rule is tried on every kernel
+            return None
         name = func_name(func)
         sch = Schedule(normalize_for_rules(func))
         blocks = root_blocks(sch)
