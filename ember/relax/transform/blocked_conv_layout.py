@@ -28,14 +28,15 @@ from .convert_layout import convert_layout
 __all__ = ["BlockedConvLayout", "choose_blocks"]
 
 
-def _static(expr) -> list | None:
+def static_float32_dims(expr) -> tuple | None:
+    """``expr``'s shape as ints when it is a float32 tensor of static shape, else None."""
     sinfo = expr.struct_info_or_none()
     if not isinstance(sinfo, TensorStructInfo) or str(sinfo.dtype) != "float32":
         return None
     dims = shape_values(sinfo)
     if dims is None or not all(hasattr(d, "value") for d in dims):
         return None
-    return [int(d.value) for d in dims]
+    return tuple(int(d.value) for d in dims)
 
 
 _FEW_CHANNELS = 8
@@ -54,8 +55,8 @@ def choose_blocks(lanes: int):
         a = call.attrs
         if (a.data_layout, a.kernel_layout, a.out_layout) != ("NCHW", "OIHW", "NCHW"):
             return None
-        dims, wdims = _static(call.args[0]), _static(call.args[1])
-        if dims is None or wdims is None or _static(call) is None:
+        dims, wdims = static_float32_dims(call.args[0]), static_float32_dims(call.args[1])
+        if dims is None or wdims is None or static_float32_dims(call) is None:
             return None
         c, (o, i) = dims[1], wdims[:2]
         ob = block(o)

@@ -36,7 +36,8 @@ from ember.transform import Pass, module_pass
 
 from ..expr import Call, Constant, VarBinding, const
 from ..expr_functor import ExprMutator
-from ..struct_info import TensorStructInfo, shape_values
+from .blocked_conv_layout import static_float32_dims
+from .pack_conv_weights import _padding
 from .pass_wrappers import rewrite_functions
 
 __all__ = ["WinogradConv2D", "default_choose_tile", "winograd_enabled"]
@@ -73,30 +74,11 @@ def winograd_enabled() -> bool:
     return bool(PassContext.current().config.get("relax.transform.winograd_conv2d", default))
 
 
-def _static(expr) -> tuple | None:
-    sinfo = expr.struct_info_or_none()
-    if not isinstance(sinfo, TensorStructInfo) or str(sinfo.dtype) != "float32":
-        return None
-    dims = shape_values(sinfo)
-    if dims is None or not all(hasattr(d, "value") for d in dims):
-        return None
-    return tuple(int(d.value) for d in dims)
-
-
 def _block_of(layout: str, prefix: str, suffix: str) -> int | None:
     if not (layout.startswith(prefix) and layout.endswith(suffix)):
         return None
     digits = layout[len(prefix):-len(suffix)]
     return int(digits) if digits.isdigit() else None
-
-
-def _padding(a) -> tuple:
-    p = [int(v) for v in a.padding]
-    if len(p) == 1:
-        p = p * 4
-    elif len(p) == 2:
-        p = [p[0], p[1], p[0], p[1]]
-    return tuple(p)
 
 
 def _why_not(call: Call) -> str | None:
@@ -109,7 +91,7 @@ def _why_not(call: Call) -> str | None:
     data, weight = call.args
     if not isinstance(weight, Constant):
         return "the weight is not a constant"
-    dshape, wshape, oshape = _static(data), _static(weight), _static(call)
+    dshape, wshape, oshape = static_float32_dims(data), static_float32_dims(weight), static_float32_dims(call)
     if dshape is None or wshape is None or oshape is None:
         return "not float32 with static shapes"
     if wshape[2:4] != (3, 3):
@@ -134,8 +116,8 @@ class _Rewriter(ExprMutator):
         if not (isinstance(value, Call) and isinstance(value.op, Op) and value.op.name == "relax.nn.conv2d"):
             return super().visit_var_binding_(binding)
         why = _why_not(value)
-        oshape = _static(value) if why is None else None
-        m = 0 if why else self.choose(oshape[2], oshape[3], _static(value.args[0])[1] * _static(value.args[0])[4],
+        oshape = static_float32_dims(value) if why is None else None
+        m = 0 if why else self.choose(oshape[2], oshape[3], static_float32_dims(value.args[0])[1] * static_float32_dims(value.args[0])[4],
                                       oshape[1] * oshape[4])
         if why or not m:
             _log.debug("WinogradConv2D: %s kept: %s", binding.var.name_hint, why or "direct by choice")
@@ -154,7 +136,7 @@ class _Rewriter(ExprMutator):
         w5 = call.args[1].numpy()  # (K/o, C, 3, 3, o)
         kb, c, _, _, ob = w5.shape
         weight = w5.transpose(0, 4, 1, 2, 3).reshape(kb * ob, c, 3, 3)
-        padding, oshape = _padding(call.attrs), _static(call)
+        padding, oshape = _padding(call.attrs), static_float32_dims(call)
         data = self.visit_expr(call.args[0])
         v = bb.emit(bb.call_te(lambda d: winograd_input_transform(d, m, padding), data,
                                primfunc_name_hint="winograd_input", primfunc_attrs={"op_pattern": OPAQUE}))
