@@ -6,7 +6,8 @@ is the lowered, packed PrimFuncs, so a second build of the same model still sche
 lowers every kernel.  This cache sits in front of all three steps: its key is the target,
 whether default schedules apply, the thread count they plan for, the PassContext config
 (``tir.disable_vectorize`` and the like change the code), the LLVM code generator's
-settings (``codegen.settings_key``) and every PrimFunc's name with its structural hash as ``relax.build``
+settings (``codegen.settings_key``), the default CPU rules' settings
+(``dlight.cpu.settings_key``) and every PrimFunc's name with its structural hash as ``relax.build``
 hands it to the scheduler.  A hit is confirmed with structural equality, and the kernel
 Module compiled the first time is reused as it is (kernels are read-only machine code; the
 LLVM cache shares them the same way).
@@ -62,9 +63,11 @@ def make_key(mod: IRModule, target, scheduled: bool) -> tuple | None:
     if not prims:
         return None
     from ember.codegen.llvm.codegen import settings_key  # code generator settings change the kernels
+    from ember.dlight.cpu import settings_key as rule_settings  # rule settings change the schedules
     from ember.runtime.threading import get_num_threads  # default schedules plan for the thread count
 
     return (str(target), bool(scheduled), get_num_threads(), config, settings_key(),
+            rule_settings() if scheduled else (),
             tuple((name, structural_hash(f)) for name, f in prims))
 
 

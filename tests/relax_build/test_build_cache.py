@@ -79,3 +79,16 @@ def test_thread_count_is_part_of_the_key():
     finally:
         ember.runtime.set_num_threads(before)
     assert one is not None and one != two
+
+
+def test_default_rule_settings_are_part_of_the_key(monkeypatch):
+    """A default rule's class-level setting changed in the process changes the schedules: a
+    build after the change must not get the kernels scheduled before it."""
+    from ember.dlight.cpu import Conv2DNCHWc
+
+    mod = mlp_module(batch=4)
+    before = build_cache.make_key(mod, "llvm", True)
+    monkeypatch.setattr(Conv2DNCHWc, "window_tile_pixels", Conv2DNCHWc.window_tile_pixels + 7)
+    after = build_cache.make_key(mod, "llvm", True)
+    assert before is not None and before != after
+    assert build_cache.make_key(mod, "llvm", False)[-2] == ()  # unscheduled builds: no rules

@@ -12,10 +12,21 @@ from .reduction import Reduction
 from .winograd import WinogradTransform
 
 __all__ = ["Matmul", "Conv2D", "Conv2DPacked", "DepthwiseConv2DPacked", "Conv2DNCHWc", "DepthwiseConv2DNCHWc",
-           "PoolNCHWc", "WinogradTransform", "Reduction", "Elementwise", "Injective", "Fallback", "default_rules"]
+           "PoolNCHWc", "WinogradTransform", "Reduction", "Elementwise", "Injective", "Fallback", "default_rules",
+           "settings_key"]
 
 
 def default_rules() -> tuple:
     """The rule list ``relax.build`` applies to unscheduled kernels for CPU targets."""
     return (WinogradTransform(), Matmul(), Conv2DPacked(), DepthwiseConv2DPacked(), Conv2DNCHWc(), DepthwiseConv2DNCHWc(), PoolNCHWc(),
             Conv2D(), Reduction(), Elementwise(), Fallback())
+
+
+def settings_key() -> tuple:
+    """Every rule's class-level settings (flags, numbers, strings, tuples), which change the
+    schedules of the same kernels: build caches keyed by unscheduled kernels put this in their
+    keys, so a setting changed in the process is not answered with kernels of the old one."""
+    return tuple((cls.__name__, name, value)
+                 for cls in dict.fromkeys(c for rule in default_rules() for c in type(rule).__mro__)
+                 for name, value in sorted(vars(cls).items())
+                 if not name.startswith("_") and isinstance(value, bool | int | float | str | tuple))
