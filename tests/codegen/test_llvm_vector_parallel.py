@@ -5,8 +5,7 @@ import pytest
 
 import ember
 from ember.ir import Broadcast, IntImm, Ramp, Var, const
-from ember.tir import AssertStmt, BufferStore, For, ForKind, PrimFunc, decl_buffer, seq
-from ember.ir import StringImm
+from ember.tir import BufferStore, For, ForKind, PrimFunc, decl_buffer, seq
 
 from codegen_helpers import elementwise
 
@@ -115,24 +114,6 @@ def test_nested_parallel_runs_only_the_outer_in_parallel():
     out = np.zeros(rows * cols, "int32")
     mod(out)
     np.testing.assert_array_equal(out.reshape(rows, cols), np.arange(rows)[:, None] * 100 + np.arange(cols))
-
-
-def test_assert_inside_parallel_body_reports_its_check():
-    n = Var("n", I32)
-    A = decl_buffer((n,), "float32", "A")
-    a = Var("A", "handle")
-    i = Var("i", I32)
-    check = AssertStmt(A[i] >= const(0.0, "float32"), StringImm("A must be non-negative"),
-                       BufferStore(A, A[i] + 1.0, (i,)))
-    body = For(i, const(0, I32), n, ForKind.PARALLEL, check)
-    mod = ember.build(PrimFunc((a,), body, buffer_map={a: A}), target="llvm")
-    ok = np.zeros(100, "float32")
-    mod(ok)
-    np.testing.assert_array_equal(ok, np.ones(100))
-    bad = np.zeros(100, "float32")
-    bad[57] = -1
-    with pytest.raises(ember.runtime.ArgumentError, match="A must be non-negative"):
-        mod(bad)
 
 
 def test_vector_lanes_in_seq():
