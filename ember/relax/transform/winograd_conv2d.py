@@ -116,9 +116,10 @@ class _Rewriter(ExprMutator):
         if not (isinstance(value, Call) and isinstance(value.op, Op) and value.op.name == "relax.nn.conv2d"):
             return super().visit_var_binding_(binding)
         why = _why_not(value)
-        oshape = static_float32_dims(value) if why is None else None
-        m = 0 if why else self.choose(oshape[2], oshape[3], static_float32_dims(value.args[0])[1] * static_float32_dims(value.args[0])[4],
-                                      oshape[1] * oshape[4])
+        m = 0
+        if why is None:
+            dshape, oshape = static_float32_dims(value.args[0]), static_float32_dims(value)
+            m = self.choose(oshape[2], oshape[3], dshape[1] * dshape[4], oshape[1] * oshape[4])
         if why or not m:
             _log.debug("WinogradConv2D: %s kept: %s", binding.var.name_hint, why or "direct by choice")
             return super().visit_var_binding_(binding)
