@@ -11,9 +11,10 @@ block iterators.
 from __future__ import annotations
 
 from ember.arith import Analyzer
-from ember.ir import And, Cast, Var, replace
+from ember.ir import And, Var, replace
 from ember.tir.buffer import BufferLoad
 from ember.tir.functor import IRMutator, collect, substitute
+from ember.tir.op import cast
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, IterVarType
 
 from . import _arith
@@ -109,7 +110,7 @@ def _distinct_iter_vars(func, block: Block, indices, what: str, role: str) -> li
 def bind_with_casts(params, values) -> dict:
     """``params`` bound to ``values``, each cast to its parameter's dtype where they differ
     (an int32 producer read with int64 consumer indices keeps int32 arithmetic)."""
-    return {p: v if v.dtype == p.dtype else Cast(p.dtype, v) for p, v in zip(params, values)}
+    return {p: cast(v, p.dtype) for p, v in zip(params, values)}
 
 
 class _InlineLoads(IRMutator):

@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 
-from ember.ir import Cast, Range, Var, as_expr, const, replace
+from ember.ir import Range, Var, as_expr, const, replace
 from ember.tir.buffer import BufferLoad
 from ember.tir.functor import IRMutator, substitute
+from ember.tir.op import cast
 from ember.tir.stmt import Block, BlockRealize, BufferStore, For, ForKind, IterVar, IterVarType, seq
 
 from . import _arith
@@ -62,8 +63,7 @@ class _Relayout(IRMutator):
         """The new indices, simplified within the loops' and iterators' ranges (as TVM).  An
         index of another integer type than the map's input (an int32 iterator indexing an
         int64-shaped buffer) is cast to it first, so the map's arithmetic has one type."""
-        indices = tuple(i if str(i.dtype) == str(v.dtype) else Cast(str(v.dtype), i)
-                        for i, v in zip(indices, self.map.initial_indices))
+        indices = tuple(cast(i, v.dtype) for i, v in zip(indices, self.map.initial_indices))
         return tuple(_arith.simplify(substitute(e, self.fixed), self.bounds) for e in self.map.map_indices(indices))
 
     def visit_Buffer(self, buf):
