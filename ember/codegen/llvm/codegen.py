@@ -531,7 +531,7 @@ INT32 = DataType("int32")
 # thread.  0: a static split, thread i runs the i-th ceil(n / t) iterations.  Measured at 2
 # threads on a loaded machine (benchmarks/RESULTS.md, issue 10 round 7): k = 8 takes the same
 # CPU time as the static split and 0.91-1.0x (ResNet-50) / 0.95x (MobileNetV2) its wall time;
-# not yet measured on a quiet machine.
+# on an idle machine 0.97x (ResNet-50), 1.04x (MobileNetV2), 1.0x (GPT-2 step).
 PARALLEL_CLAIMS_PER_THREAD = 8
 
 
@@ -539,6 +539,8 @@ def settings_key() -> tuple:
     """The module settings above that change the machine code of the same IR (build caches
     put this in their keys)."""
     return (PARALLEL_CLAIMS_PER_THREAD,)
+
+
 _MAX_HEAP_BYTES = 1 << 62  # larger requests fail without calling the allocator
 _FAILING_SIZE = ~(_HEAP_ALIGN - 1) & ((1 << 64) - 1)  # a size aligned_alloc always refuses
 
