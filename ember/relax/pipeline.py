@@ -125,7 +125,8 @@ def default_build_pipeline() -> Pass:
             ToNonDataflowIfNeeded(),  # the lowering emits impure calls
             RemovePurityChecking(),  # ... inside functions that stay pure from outside
             CallTIRRewrite(),  # call_tir → alloc_tensor + destination-passing call
-            StaticPlanBlockMemory(record_plans=True, concat_in_place=True),  # storages shared by lifetime
+            # storages shared by lifetime; symbolic sizes too, a storage sized by their max
+            StaticPlanBlockMemory(record_plans=True, concat_in_place=True, grow_symbolic=True),
             VMShapeLower(),  # symbolic dims → shape-heap checks and computations (last: needs final shapes)
         ],
         name="default_build",

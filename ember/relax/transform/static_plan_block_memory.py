@@ -19,7 +19,11 @@ become views at byte offsets of the output's storage, which is taken at the firs
 allocation, and the concat call is dropped.
 A symbolic size is planned with its upper bound when the function attribute
 ``tir_var_upper_bound = {"n": 128}`` bounds every variable in it; otherwise the
-storage is sized at run time and shared only by tensors provably no larger.
+storage is sized at run time and shared only by tensors provably no larger (TVM's rule).
+With ``grow_symbolic=True`` (ember's build pipeline) a tensor that no free storage provably
+holds takes one anyway and the storage's run-time size becomes the ``max`` of the sizes it
+holds (``T.max(b*s*4608, b*s*s*48)``), as a static storage grows: a symbolic plan then has
+as many storages as the static plan of the same graph, not one per distinct size.
 With ``record_plans=True`` (as the build pipeline runs it) the plan of each function is
 kept in the module attribute ``relax.memory_plan`` (``{name: MemoryPlan}``); ``str(plan)``
 prints it.
@@ -30,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from ember.ir import IRModule, Op, PrimExpr, Var as TirVar
+from ember.ir import IRModule, Max, Op, PrimExpr, Var as TirVar
 from ember.tir.functor import post_order_visit, substitute as tir_substitute
 
 from .._arith import as_int, int64, prove_equal, simplify
@@ -145,13 +149,38 @@ def _planned_size(shape: tuple, dtype: str, bounds: dict) -> int | PrimExpr:
 
 
 def _fits(storage: _Storage, tok: _Token) -> bool:
-    """Does ``tok`` fit in ``storage``: static sizes compare; symbolic ones must be provably >=."""
-    a, b = storage.nbytes, tok.nbytes
+    """Does ``tok`` fit in ``storage``: static sizes compare; symbolic ones must be provably >=
+    (for a grown storage, ``max(t1, t2, ...)``: one of its terms)."""
+    return any(_term_holds(t, tok.nbytes) for t in _terms(storage.nbytes))
+
+
+def _term_holds(a: int | PrimExpr, b: int | PrimExpr) -> bool:
     if isinstance(a, int) and isinstance(b, int):
         return a >= b
     if isinstance(a, int) or isinstance(b, int):
         return False
     return prove_equal(a, b) or _prove_ge(a, b)
+
+
+def _terms(size: int | PrimExpr) -> list:
+    """The sizes a storage grown by ``_grown`` holds: the operands of its nested ``Max``."""
+    if isinstance(size, Max):
+        return _terms(size.a) + _terms(size.b)
+    value = size if isinstance(size, int) else as_int(size)
+    return [size if value is None else value]
+
+
+def _grown(size: int | PrimExpr, extra: int | PrimExpr) -> int | PrimExpr:
+    """A storage size that holds both: ``max`` of the terms not provably covered by another."""
+    if any(_term_holds(t, extra) for t in _terms(size)):
+        return size
+    terms = [t for t in _terms(size) if not _term_holds(extra, t)] + [extra]
+    static = [t for t in terms if isinstance(t, int)]
+    terms = [t for t in terms if not isinstance(t, int)] + ([max(static)] if static else [])
+    out = terms[0]
+    for t in terms[1:]:
+        out = Max(out, int64(t) if isinstance(t, int) else t)
+    return out
 
 
 def _prove_ge(a: PrimExpr, b: PrimExpr) -> bool:
@@ -230,8 +259,18 @@ def _analyse(func: Function, bindings: list, bounds: dict) -> tuple[list, list]:
     return tokens, nested
 
 
-def _assign(tokens: list) -> list:
-    """Give each plannable token a storage (best fit among free ones of its dtype)."""
+def _smallest_freed_last(fits: list) -> _Storage:
+    """Among storages (in the order they were freed), one no other is provably smaller than,
+    the last freed of those (the likeliest to be in cache)."""
+    def smaller(a: _Storage, b: _Storage) -> bool:  # a provably < b
+        return _term_holds(b.nbytes, a.nbytes) and not _term_holds(a.nbytes, b.nbytes)
+
+    return [s for s in fits if not any(smaller(o, s) for o in fits)][-1]
+
+
+def _assign(tokens: list, grow_symbolic: bool = False) -> list:
+    """Give each plannable token a storage (best fit among free ones of its dtype; with
+    ``grow_symbolic``, else the free one freed last, grown to a symbolic ``max``)."""
     storages: list[_Storage] = []
     free: list[_Storage] = []
     live: list[_Token] = []
@@ -245,11 +284,16 @@ def _assign(tokens: list) -> list:
         fits = [s for s in same if _fits(s, tok)]
         static = isinstance(tok.nbytes, int)
         growable = [s for s in same if static and isinstance(s.nbytes, int)]
-        if fits:
+        if fits and grow_symbolic:
+            storage = _smallest_freed_last(fits)
+        elif fits:
             storage = min(fits, key=lambda s: s.nbytes if isinstance(s.nbytes, int) else 0)
         elif growable:
             storage = max(growable, key=lambda s: s.nbytes)
             storage.nbytes = tok.nbytes
+        elif grow_symbolic and same:
+            storage = same[-1]  # freed last: the likeliest to be in cache
+            storage.nbytes = _grown(storage.nbytes, tok.nbytes)
         else:
             storage = _Storage(f"storage{len(storages)}", tok.dtype, tok.nbytes, [])
             storages.append(storage)
@@ -319,14 +363,15 @@ def _text(size: PrimExpr) -> str:
         return "symbolic"
 
 
-def plan_function(name: str, func: Function, mod: IRModule | None = None) -> tuple[Function, MemoryPlan]:
+def plan_function(name: str, func: Function, mod: IRModule | None = None,
+                  grow_symbolic: bool = False) -> tuple[Function, MemoryPlan]:
     """``func`` with its intermediates planned, and the plan (see module docstring); ``mod``
     (the kernels ``func`` calls) lets concats be done in place."""
     seq = seq_of(func.body)
     bindings = [b for block in seq.blocks for b in block.bindings]
     tokens, nested = _analyse(func, bindings, _upper_bounds(func))
     dropped = _concats_in_place(mod, bindings, tokens)
-    storages = _assign(tokens)
+    storages = _assign(tokens, grow_symbolic)
     for tok in tokens:
         if tok.view_of is not None:
             tok.storage = tok.view_of[0].storage
@@ -345,13 +390,15 @@ def plan_function(name: str, func: Function, mod: IRModule | None = None) -> tup
     return Function(func.params, body, func.ret_struct_info, func.is_pure, func.attrs), plan
 
 
-def static_plan_block_memory(mod: IRModule, record_plans: bool = True, concat_in_place: bool = False) -> IRModule:
+def static_plan_block_memory(mod: IRModule, record_plans: bool = True, concat_in_place: bool = False,
+                             grow_symbolic: bool = False) -> IRModule:
     """Plan every Relax function of ``mod``; with ``record_plans`` the plans go to
-    ``mod.attrs['relax.memory_plan']``; ``concat_in_place``: see the module docstring."""
+    ``mod.attrs['relax.memory_plan']``; ``concat_in_place``, ``grow_symbolic``: see the module docstring."""
     funcs, plans = {}, dict(mod.attrs.get(PLAN_ATTR) or {})
     for gv, func in mod.functions.items():
         if isinstance(func, Function):
-            func, plans[gv.name_hint] = plan_function(gv.name_hint, func, mod if concat_in_place else None)
+            func, plans[gv.name_hint] = plan_function(gv.name_hint, func, mod if concat_in_place else None,
+                                                       grow_symbolic)
         funcs[gv] = func
     out = mod.with_functions(funcs)
     if record_plans:
@@ -359,12 +406,15 @@ def static_plan_block_memory(mod: IRModule, record_plans: bool = True, concat_in
     return out
 
 
-def StaticPlanBlockMemory(record_plans: bool = False, concat_in_place: bool = False):  # noqa: N802 - TVM's pass name
+def StaticPlanBlockMemory(record_plans: bool = False, concat_in_place: bool = False,  # noqa: N802 - TVM's name
+                          grow_symbolic: bool = False):
     """TVM's pass; ``record_plans`` (ember's build pipeline sets it) also keeps the plans in the
-    module attribute ``relax.memory_plan`` (``ex.memory_plans``), and ``concat_in_place`` (set
-    there too) removes the concats whose inputs can be written in place.  Both off by default,
-    so the module is exactly TVM's."""
+    module attribute ``relax.memory_plan`` (``ex.memory_plans``), ``concat_in_place`` (set
+    there too) removes the concats whose inputs can be written in place, and ``grow_symbolic``
+    (set there too) lets tensors of different symbolic sizes share a storage sized by their
+    ``max``.  All off by default, so the module is exactly TVM's."""
     from ember.transform import module_pass
 
-    return module_pass(lambda mod, ctx: static_plan_block_memory(mod, record_plans, concat_in_place), opt_level=0,
+    return module_pass(lambda mod, ctx: static_plan_block_memory(mod, record_plans, concat_in_place, grow_symbolic),
+                       opt_level=0,
                        name="StaticPlanBlockMemory")
