@@ -142,6 +142,10 @@ def test_switch_off(monkeypatch):
     assert not wc.winograd_enabled()
     monkeypatch.setenv("EMBER_WINOGRAD", "1")
     assert wc.winograd_enabled()
+    monkeypatch.delenv("EMBER_WINOGRAD")
+    assert wc.winograd_enabled()  # on by default
+    with tvm.transform.PassContext(config={"relax.transform.winograd_conv2d": False}):
+        assert not wc.winograd_enabled()
 
 
 def test_choice_zero_keeps_direct():

@@ -19,11 +19,9 @@ The default rule is stated (and measured) in ``default_choose_tile``.  F(4,3) in
 larger rounding error than direct convolution (about 1e-5 relative on 64-512 channels against
 1e-6; tests use 1e-4).
 
-In the CPU default pipeline after ``BlockedConvLayout``, off by default for now: ResNet-50 runs
-0.91x the time (2 threads) but compiles in minutes, as LLVM-bound lowering of the F(4,3) input
-transform's 36 unrolled positions takes ~30 s per kernel (RESULTS.md, round 7 H1).  On with
-PassContext config ``relax.transform.winograd_conv2d=True`` or ``EMBER_WINOGRAD=1``; off with
-``False`` / ``EMBER_WINOGRAD=0``.
+In the CPU default pipeline after ``BlockedConvLayout``, on by default (ResNet-50 runs ~0.93x
+the time of the direct convolutions at 2 threads; RESULTS.md, round 8).  Off with PassContext
+config ``relax.transform.winograd_conv2d=False`` or ``EMBER_WINOGRAD=0``.
 """
 
 from __future__ import annotations
@@ -46,7 +44,7 @@ _log = logging.getLogger("ember.relax.winograd_conv2d")
 
 OUT_EWISE_FUSABLE = 4  # OpPatternKind.kOutEWiseFusable
 OPAQUE = 8  # OpPatternKind.kOpaque
-_DEFAULT_ON = "0"  # off: ResNet-50 runs 0.91x the time but compiles in 171 s (RESULTS.md, round 7 H1)
+_DEFAULT_ON = "1"
 
 
 MIN_TILES = 49  # GEMM rows (tiles per image) below which the transforms do not pay

@@ -16,12 +16,14 @@ The compute pieces for ``NCHW{b}c`` data:
 * ``winograd_output_transform``: ``Y[n, k/b, y, x, k%b] = Σ_ξν Aᵀ[y%m, ξ] Aᵀ[x%m, ν]
   M[ξ, ν, t(y, x), k]``.
 
-Both transforms are written, for each position of the tile, as the two matrix products
-with the matrices' constants folded (zero terms dropped, ±1 as add/subtract), one Select chain
-on the position choosing between them: once a schedule unrolls the position loops
-(``ember.dlight.cpu.WinogradTransform``) the chain folds to one arm per position, and the
-row sums shared by positions are common subexpressions the compiler computes once.  Their blocks carry the annotation ``winograd`` ("input" or
-"output") that the schedule rule matches.
+Each transform is two matrix products, written as separate stages so that every value is
+computed once: the input transform loads the (padded) tile, takes the row combinations
+``R = d Bᵀ`` and then the column ones ``V = Bᵀ R``; the output transform takes ``P = M Aᵀ``
+and then ``Aᵀ P``.  A stage's element is the combination for its position along one axis,
+constants folded (zero terms dropped, ±1 as add/subtract), picked by a short Select chain on
+that position; once a schedule unrolls the position loops (``ember.dlight.cpu.WinogradTransform``)
+each chain folds to its one arm.  The blocks carry the annotation ``winograd`` ("input_tile",
+"input_rows", "input"; "output_rows", "output") that the schedule rule matches.
 """
 
 from __future__ import annotations
@@ -114,14 +116,12 @@ def _combine(coefs, terms, dtype):
     return total if total is not None else tir_const(0.0, dtype)
 
 
-def _by_position(row, col, size, make):
-    """``make(r, c)`` for the constant pair ``(r, c)`` equal to ``(row, col)``: a chain of
-    Selects that folds to one arm once both are constants (an unrolled loop)."""
-    expr = make(size - 1, size - 1)
-    for r in range(size - 1, -1, -1):
-        for c in range(size - 1, -1, -1):
-            if (r, c) != (size - 1, size - 1):
-                expr = tir_op.Select(tir_op.all(row == r, col == c), make(r, c), expr)
+def _by_position(pos, size, make):
+    """``make(p)`` for the constant ``p`` equal to ``pos``: a Select chain that folds to one
+    arm once ``pos`` is a constant (an unrolled loop)."""
+    expr = make(size - 1)
+    for p in range(size - 2, -1, -1):
+        expr = tir_op.Select(pos == p, make(p), expr)
     return expr
 
 
@@ -137,30 +137,23 @@ def winograd_input_transform(data: te.Tensor, m: int, padding) -> te.Tensor:
     th, tw = -(-(h + top + bottom - 2) // m), -(-(w + left + right - 2) // m)
     _, bt, _ = winograd_matrices(m)
     dtype = str(data.dtype)
-
-    def f(xi, nu, t, c):
-        nn_ = tir_op.floordiv(t, _i64(th * tw))
-        ty = tir_op.floormod(tir_op.floordiv(t, _i64(tw)), _i64(th))
-        tx = tir_op.floormod(t, _i64(tw))
-        cbi, ci = tir_op.floordiv(c, _i64(cb)), tir_op.floormod(c, _i64(cb))
-        loads = []
-        for i in range(alpha):
-            row = []
-            for j in range(alpha):
-                y = ty * _i64(m) + _i64(i - top)
-                x = tx * _i64(m) + _i64(j - left)
-                inside = tir_op.all(y >= _i64(0), y < _i64(h), x >= _i64(0), x < _i64(w))
-                row.append(tir_op.if_then_else(inside, data(nn_, cbi, y, x, ci), tir_const(0.0, dtype)))
-            loads.append(row)
-
-        def arm(a, b):  # Bt[a] · d · Bt[b]ᵀ, rows first (the row sums are shared between arms)
-            rows = [_combine(bt[b], loads[i], dtype) for i in range(alpha)]
-            return _combine(bt[a], rows, dtype)
-
-        return _by_position(xi, nu, alpha, arm)
-
     shape = (_i64(alpha), _i64(alpha), _i64(n * th * tw), _i64(cblocks * cb))
-    return te.compute(shape, f, name="winograd_input", attrs={"winograd": "input"})
+
+    def load(i, j, t, c):  # d_t[i, j], zero in the padding and past the last row / column
+        y = tir_op.floormod(tir_op.floordiv(t, _i64(tw)), _i64(th)) * _i64(m) + i - _i64(top)
+        x = tir_op.floormod(t, _i64(tw)) * _i64(m) + j - _i64(left)
+        inside = tir_op.all(y >= _i64(0), y < _i64(h), x >= _i64(0), x < _i64(w))
+        value = data(tir_op.floordiv(t, _i64(th * tw)), tir_op.floordiv(c, _i64(cb)), y, x,
+                     tir_op.floormod(c, _i64(cb)))
+        return tir_op.if_then_else(inside, value, tir_const(0.0, dtype))
+
+    tile = te.compute(shape, load, name="winograd_tile", attrs={"winograd": "input_tile"})
+    rows = te.compute(shape, lambda i, nu, t, c: _by_position(
+        nu, alpha, lambda b: _combine(bt[b], [tile(i, _i64(j), t, c) for j in range(alpha)], dtype)),
+        name="winograd_rows", attrs={"winograd": "input_rows"})
+    return te.compute(shape, lambda xi, nu, t, c: _by_position(
+        xi, alpha, lambda a: _combine(bt[a], [rows(_i64(i), nu, t, c) for i in range(alpha)], dtype)),
+        name="winograd_input", attrs={"winograd": "input"})
 
 
 def winograd_output_transform(prod: te.Tensor, m: int, out_shape, block: int) -> te.Tensor:
@@ -170,18 +163,17 @@ def winograd_output_transform(prod: te.Tensor, m: int, out_shape, block: int) ->
     th, tw = -(-oh // m), -(-ow // m)
     at, _, _ = winograd_matrices(m)
     dtype = str(prod.dtype)
+    rows = te.compute(
+        (_i64(alpha), _i64(m), _i64(int(prod.shape[2])), _i64(int(prod.shape[3]))),
+        lambda a, c, t, k: _by_position(c, m, lambda cc: _combine(at[cc], [prod(a, _i64(b), t, k) for b in range(alpha)], dtype)),
+        name="winograd_out_rows", attrs={"winograd": "output_rows"})
 
     def f(nn_, kb, y, x, ki):
         t = (nn_ * _i64(th) + tir_op.floordiv(y, _i64(m))) * _i64(tw) + tir_op.floordiv(x, _i64(m))
-        yi, xi = tir_op.floormod(y, _i64(m)), tir_op.floormod(x, _i64(m))
+        xi = tir_op.floormod(x, _i64(m))
         k = kb * _i64(block) + ki
-        vals = [[prod(_i64(a), _i64(b), t, k) for b in range(alpha)] for a in range(alpha)]
-
-        def arm(r, c):  # At[r] · M · At[c]ᵀ
-            rows = [_combine(at[c], vals[a], dtype) for a in range(alpha)]
-            return _combine(at[r], rows, dtype)
-
-        return _by_position(yi, xi, m, arm)
+        return _by_position(tir_op.floormod(y, _i64(m)), m,
+                            lambda r: _combine(at[r], [rows(_i64(a), xi, t, k) for a in range(alpha)], dtype))
 
     shape = tuple(_i64(v) for v in (n, kblocks, oh, ow, block))
     return te.compute(shape, f, name="winograd_output", attrs={"winograd": "output", "winograd_m": m})
