@@ -111,3 +111,24 @@ def test_upper_bound_exceeded_is_refused():
     vm = relax.VirtualMachine(relax.build(mod), ember.cpu())
     with pytest.raises(ValueError, match="does not fit in a storage of 1024 bytes"):
         vm["main"](np.ones((17, 8), "float32"))
+
+
+def test_storage_grows_only_by_sizes_known_when_it_is_taken():
+    """A size over a variable that a later match_cast defines cannot enlarge a storage taken
+    before it (the storage's size would read an undefined variable): it gets its own."""
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    bb = BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo([n], "float32"))
+    y = relax.Var("y", relax.TensorStructInfo(ndim=1, dtype="float32"))
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            a = bb.emit_te(topi.exp, x)  # n*4 bytes, dead after s
+            s = bb.emit_te(topi.sum, a)
+            ym = bb.match_cast(y, relax.TensorStructInfo([m], "float32"))
+            b = bb.emit_te(topi.exp, ym)  # m*4 bytes: defined after a's storage is taken
+            out = bb.emit_output(bb.emit_te(lambda u, v: topi.add(topi.sum(u), v), b, s))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get()), ember.cpu())
+    xs, ys = np.linspace(0, 1, 5, dtype="float32"), np.linspace(-1, 0, 9, dtype="float32")
+    got = vm["main"](ember.nd.array(xs), ember.nd.array(ys)).numpy()
+    np.testing.assert_allclose(got, np.exp(ys).sum() + np.exp(xs).sum(), rtol=1e-5)

@@ -268,9 +268,11 @@ def _smallest_freed_last(fits: list) -> _Storage:
     return [s for s in fits if not any(smaller(o, s) for o in fits)][-1]
 
 
-def _assign(tokens: list, grow_symbolic: bool = False) -> list:
+def _assign(tokens: list, grow_symbolic: bool = False, entry_vars: frozenset = frozenset()) -> list:
     """Give each plannable token a storage (best fit among free ones of its dtype; with
-    ``grow_symbolic``, else the free one freed last, grown to a symbolic ``max``)."""
+    ``grow_symbolic``, else the free one freed last, grown to a symbolic ``max``).  A storage
+    is taken before later bindings define their variables, so it grows only by sizes over
+    ``entry_vars`` (the variables the parameters define)."""
     storages: list[_Storage] = []
     free: list[_Storage] = []
     live: list[_Token] = []
@@ -291,7 +293,7 @@ def _assign(tokens: list, grow_symbolic: bool = False) -> list:
         elif growable:
             storage = max(growable, key=lambda s: s.nbytes)
             storage.nbytes = tok.nbytes
-        elif grow_symbolic and same:
+        elif grow_symbolic and same and _defined_at_entry(tok.nbytes, entry_vars):
             storage = same[-1]  # freed last: the likeliest to be in cache
             storage.nbytes = _grown(storage.nbytes, tok.nbytes)
         else:
@@ -303,6 +305,14 @@ def _assign(tokens: list, grow_symbolic: bool = False) -> list:
         tok.storage = storage
         live.append(tok)
     return storages
+
+
+def _defined_at_entry(size: int | PrimExpr, entry_vars: frozenset) -> bool:
+    if isinstance(size, int):
+        return True
+    found = []
+    post_order_visit(size, lambda n: found.append(n) if isinstance(n, TirVar) else None)
+    return all(v in entry_vars for v in found)
 
 
 def _rewrite(bindings: list, tokens: list, storages: list, dropped: set) -> list:
@@ -371,7 +381,10 @@ def plan_function(name: str, func: Function, mod: IRModule | None = None,
     bindings = [b for block in seq.blocks for b in block.bindings]
     tokens, nested = _analyse(func, bindings, _upper_bounds(func))
     dropped = _concats_in_place(mod, bindings, tokens)
-    storages = _assign(tokens, grow_symbolic)
+    from ..analysis import definable_tir_vars_in_struct_info
+
+    entry_vars = frozenset(v for p in func.params for v in definable_tir_vars_in_struct_info(p.struct_info))
+    storages = _assign(tokens, grow_symbolic, entry_vars)
     for tok in tokens:
         if tok.view_of is not None:
             tok.storage = tok.view_of[0].storage
