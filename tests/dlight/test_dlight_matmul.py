@@ -185,3 +185,32 @@ def test_arithmetic_prologue_runs_once_per_element():
     out = np.zeros((2, 40), "float32")
     mod(av, sv, wv, out)
     np.testing.assert_allclose(out, (av / np.sqrt(sv + 1.0)[:, None]) @ wv, rtol=1e-4, atol=1e-4)
+
+
+def test_padded_tile_write_back_is_one_register_per_vector():
+    """M symbolic: the epilogue reads the accumulator tile per row under a predicate, in whole
+    vectors of the target's lanes (unrolled), not one tile-wide vector per row."""
+    from ember import tir
+
+    i64 = lambda v: tir.const(v, "int64")  # noqa: E731
+    m = te.var("m", "int64")
+    a = te.placeholder((m, i64(32)), name="A")
+    w = te.placeholder((i64(32), i64(96)), name="W")
+    bias = te.placeholder((i64(96),), name="bias")
+    r = te.reduce_axis((i64(0), i64(32)), name="k")
+    c = te.compute((m, i64(96)), lambda i, j: te.sum(a[i, r] * w[r, j], axis=r), name="C")
+    d = te.compute((m, i64(96)), lambda i, j: te.max(c[i, j] + bias[j], 0.0), name="D")
+    sch = cpu.Matmul().apply(te.create_prim_func([a, w, bias, d]), TARGET, False)
+    lanes = max(1, TARGET.vector_width_bits // 32)
+    loops = [sch.get(rv) for rv in sch.get_loops(sch.get_block("D"))]
+    nr = 48 if lanes == 16 else 64
+    assert int(loops[-1].extent) == lanes and loops[-1].kind == tir.ForKind.VECTORIZED
+    assert int(loops[-2].extent) == nr // lanes and loops[-2].kind == tir.ForKind.UNROLLED
+    mod = ember.build(sch.mod, target="llvm")
+    rng = np.random.default_rng(7)
+    wv, bv = rng.standard_normal((32, 96)).astype("float32"), rng.standard_normal(96).astype("float32")
+    for rows in (1, 8, 13, 40):
+        av = rng.standard_normal((rows, 32)).astype("float32")
+        got = np.zeros((rows, 96), "float32")
+        mod(av, wv, bv, got)
+        np.testing.assert_allclose(got, np.maximum(av @ wv + bv, 0), rtol=1e-4, atol=1e-4)
