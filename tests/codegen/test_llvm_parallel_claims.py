@@ -1,23 +1,28 @@
-"""Parallel loops whose iterations are claimed in runs from a shared counter
-(``codegen.PARALLEL_CLAIMS_PER_THREAD`` > 0, the default) or split statically (0): every
-iteration runs exactly once (odd extents, offset mins, fewer iterations than runs, nested
-loops), a failed check inside a run is reported, the build cache tells the two apart."""
+"""Parallel loops whose iterations are claimed in runs (``codegen.PARALLEL_CLAIMS_PER_THREAD``
+> 0, the default), each thread from its own segment first (``PARALLEL_OWN_SEGMENTS``, the
+default) or all from one shared counter, or split statically (0): every iteration runs exactly
+once (odd extents, offset mins, fewer iterations than runs, nested loops, teams of 1, 3 and more
+threads than segment counters), a failed check inside a run is reported, the build cache
+tells the settings apart."""
 
 import numpy as np
 import pytest
 
 import ember
-from ember.codegen.llvm import codegen
+from ember.codegen.llvm import codegen, parallel
 from ember.ir import StringImm, Var, const
 from ember.tir import AssertStmt, BufferStore, For, ForKind, PrimFunc, decl_buffer
 
 I32 = "int32"
 
 
-@pytest.fixture(params=[0, 1, 3, 8])
+@pytest.fixture(params=[(0, True), (1, True), (3, True), (8, True), (1, False), (8, False)],
+                ids=["static", "own1", "own3", "own8", "shared1", "shared8"])
 def claims(request, monkeypatch):
-    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", request.param)
-    return request.param
+    claims, own_segments = request.param
+    monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", claims)
+    monkeypatch.setattr(codegen, "PARALLEL_OWN_SEGMENTS", own_segments)
+    return claims
 
 
 def _count_each_index(lo: int, hi: int, n: int, target: str = "llvm"):
@@ -82,8 +87,13 @@ def test_failed_check_in_a_claimed_run_is_reported(claims):
 
 
 def test_claimed_runs_are_the_default_and_the_build_cache_keeps_them_apart(monkeypatch):
-    assert codegen.PARALLEL_CLAIMS_PER_THREAD > 0
+    assert codegen.PARALLEL_CLAIMS_PER_THREAD > 0 and codegen.PARALLEL_OWN_SEGMENTS
     claimed = _count_each_index(0, 64, 64)
+    monkeypatch.setattr(codegen, "PARALLEL_OWN_SEGMENTS", False)
+    shared = _count_each_index(0, 64, 64)
+    assert "omp_get_thread_num" in claimed.get_source("ll-unopt")  # which segment is its own
+    assert "omp_get_thread_num" not in shared.get_source("ll-unopt")
+    monkeypatch.setattr(codegen, "PARALLEL_OWN_SEGMENTS", True)
     monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", 0)
     static = _count_each_index(0, 64, 64)
     assert "atomicrmw" not in static.get_source("ll-unopt")
@@ -105,10 +115,13 @@ def test_relax_build_cache_keeps_the_settings_apart(monkeypatch):
     if key_static is None:
         pytest.skip("the Relax build cache is off (EMBER_BUILD_CACHE=0)")
     monkeypatch.setattr(codegen, "PARALLEL_CLAIMS_PER_THREAD", codegen.PARALLEL_CLAIMS_PER_THREAD + 1)
-    assert build_cache.make_key(prims, ember.target.Target("llvm"), True) != key_static
+    key_claims = build_cache.make_key(prims, ember.target.Target("llvm"), True)
+    assert key_claims != key_static
+    monkeypatch.setattr(codegen, "PARALLEL_OWN_SEGMENTS", not codegen.PARALLEL_OWN_SEGMENTS)
+    assert build_cache.make_key(prims, ember.target.Target("llvm"), True) not in (key_static, key_claims)
 
 
-@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("threads", [1, 3, parallel.MAX_SEGMENTS + 3])
 def test_every_iteration_runs_once_at_other_team_sizes(claims, threads):
     from ember.runtime import get_num_threads, set_num_threads
 

@@ -3,8 +3,8 @@
 Functions follow the packed ABI of ``make_packed_api`` (``i32 fn(i64* args, i32 n)``).
 ``AttrStmt("compute_scope")`` bodies are outlined into an internal function whose
 buffer pointers are ``noalias``; PARALLEL loops are outlined and launched with
-libgomp's ``GOMP_parallel``; each thread runs the runs of iterations it claims from a shared
-counter (``PARALLEL_CLAIMS_PER_THREAD``; 0: one static chunk by ``omp_get_thread_num``) in an
+libgomp's ``GOMP_parallel`` (``parallel.py``: how the threads claim runs of iterations,
+``PARALLEL_CLAIMS_PER_THREAD`` and ``PARALLEL_OWN_SEGMENTS`` below), each run in an
 internal ``noalias`` function.  An AssertStmt returns
 its check index + 1 (from a parallel chunk: through a status slot the launcher reads).  Expressions are in ``expr.py``, intrinsic calls in ``intrinsics.py``.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from llvmlite import ir
 
-from ember.ir import Cast, DataType, IntImm, Mul, StringImm, Var
+from ember.ir import Cast, IntImm, Mul, StringImm, Var
 from ember.runtime.library import kernel_symbol
 from ember.tir import (
     Allocate, AssertStmt, AttrStmt, Block, BlockRealize, BufferStore, DeclBuffer, Evaluate, For,
@@ -24,6 +24,7 @@ from ember.tir import (
 )
 
 from .expr import NONTEMPORAL_STORE, CodegenError, ExprEmitter
+from .parallel import emit_parallel_for
 from .types import I1, I32, I64, PTR, VOID, llvm_type, memory_type
 
 __all__ = ["CodeGenLLVM", "CodegenError", "STACK_ALLOCA_LIMIT"]
@@ -414,76 +415,7 @@ class CodeGenLLVM(ExprEmitter):
         return [v for v in collect(stmt, lambda x: isinstance(x, Var)) if v in bound]
 
     def _parallel_for(self, s: For) -> None:
-        free = self.free_vars(s)
-        outer = self.builder
-        status = self._entry_alloca(I32, "status")
-        outer.store(ir.Constant(I32, 0), status)
-        ty = llvm_type(s.loop_var.dtype)
-        claims = PARALLEL_CLAIMS_PER_THREAD
-        shared = [status]
-        if claims:  # the next unclaimed iteration (relative to s.min)
-            counter = self._entry_alloca(ty, "parallel_next")
-            outer.store(ir.Constant(ty, 0), counter)
-            shared.append(counter)
-        fields = [self.vars[v].type for v in free] + [x.type for x in shared]
-        struct_ty = ir.LiteralStructType(fields)
-        data = self._entry_alloca(struct_ty, "parallel_args")
-        for k, value in enumerate([self.vars[v] for v in free] + shared):
-            outer.store(value, outer.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True))
-        fn = ir.Function(self.module, ir.FunctionType(VOID, [PTR]), self._unique("parallel"))
-        fn.linkage = "internal"
-        gomp = self._libc("GOMP_parallel", VOID, [fn.type, PTR, I32, I32])
-        outer.call(gomp, [fn, outer.bitcast(data, PTR), ir.Constant(I32, self.num_threads), ir.Constant(I32, 0)])
-        code = outer.load(status)
-        self._return_if_nonzero(code)
-
-        previous = self._enter(fn, {})
-        was_parallel, self.in_parallel = self.in_parallel, True
-        try:
-            b = self.builder
-            ptr = b.bitcast(fn.args[0], struct_ty.as_pointer())
-            loaded = [b.load(b.gep(ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True)) for k in range(len(fields))]
-            for var, value in zip(free, loaded):
-                self.vars[var] = value
-            status_ptr = loaded[len(free)]
-            nthreads = self.cast(b.call(self._libc("omp_get_num_threads", I32, []), []), INT32, s.loop_var.dtype)
-            extent = self.emit(s.extent)
-            one = ir.Constant(ty, 1)
-            per_thread = nthreads
-            if claims:  # (one thread: one run, the whole loop)
-                alone = b.icmp_signed("==", nthreads, one)
-                per_thread = b.select(alone, one, b.mul(nthreads, ir.Constant(ty, claims)))
-            chunk = b.sdiv(b.sub(b.add(extent, per_thread), one), per_thread)
-            if claims:  # claim runs until the counter passes the extent
-                claim, work = self.new_block("claim"), self.new_block("claim_run")
-                b.branch(claim)
-                b.position_at_end(claim)
-                begin = b.atomic_rmw("add", loaded[-1], chunk, "monotonic")
-                b.cbranch(b.icmp_signed("<", begin, extent), work, done := self.new_block("chunk_done"))
-                b.position_at_end(work)
-            else:
-                tid = self.cast(b.call(self._libc("omp_get_thread_num", I32, []), []), INT32, s.loop_var.dtype)
-                begin = b.mul(tid, chunk)
-                done = self.new_block("chunk_done")
-            stop = b.add(begin, chunk)
-            end = b.select(b.icmp_signed("<", stop, extent), stop, extent)
-
-            def chunk_loop(bounds):  # in a noalias function, so LLVM keeps buffer values in registers
-                offset = None if _is_zero(s.min) else self.emit(s.min)
-                self.serial_loop(s.loop_var, bounds[0], bounds[1], lambda: self.emit_stmt(s.body), offset)
-
-            code = self._call_outlined(self._unique("chunk"), free, [begin, end], chunk_loop)
-            b = self.builder
-            failed = self.new_block("chunk_failed")
-            b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), failed, claim if claims else done)
-            b.position_at_end(failed)
-            b.store(code, status_ptr)
-            b.branch(done)
-            b.position_at_end(done)
-            b.ret_void()
-        finally:
-            self.in_parallel = was_parallel
-            self._leave(previous)
+        emit_parallel_for(self, s, PARALLEL_CLAIMS_PER_THREAD, PARALLEL_OWN_SEGMENTS)
 
     def _compute_scope(self, s: AttrStmt) -> None:
         free = self.free_vars(s.body)
@@ -523,22 +455,26 @@ class CodeGenLLVM(ExprEmitter):
         return self._frame.entry.alloca(ty, name=name)
 
 
-INT32 = DataType("int32")
 # k > 0: the threads of a parallel loop of n iterations on t > 1 threads claim runs of
-# ceil(n / (t * k)) consecutive iterations from one atomic counter, so a thread that another
-# process delays (or that got slower rows) leaves its runs to the others instead of the team
-# waiting for it at the end; a run's outer (output channel) blocks are still read by one
-# thread.  0: a static split, thread i runs the i-th ceil(n / t) iterations.  Measured at 2
-# threads on a loaded machine (benchmarks/RESULTS.md, issue 10 round 7): k = 8 takes the same
-# CPU time as the static split and 0.91-1.0x (ResNet-50) / 0.95x (MobileNetV2) its wall time;
-# on an idle machine 0.97x (ResNet-50), 1.04x (MobileNetV2), 1.0x (GPT-2 step).
+# consecutive iterations, so a thread that another process delays (or that got slower rows)
+# leaves its runs to the others instead of the team waiting for it at the end; a run's outer
+# (output channel) blocks are still read by one thread.  0: a static split, thread i runs the
+# i-th ceil(n / t) iterations.  Measured at 2 threads (benchmarks/RESULTS.md, issue 10 rounds 7
+# and 8): claims from one shared counter took the static split's CPU time and 0.91-1.0x
+# (ResNet-50) / 0.95x (MobileNetV2) its wall time on a loaded machine, 0.97x / 1.04x idle.
 PARALLEL_CLAIMS_PER_THREAD = 8
+# with k > 0: True, each thread claims runs of ceil(n / (t * k)) from its own segment of the
+# static split first, then from the others' (when the threads keep pace, each runs the rows
+# the static split gives it, and the next kernel finds them in its cache); False, runs of
+# ceil(n / (t * k)) from one shared counter.  Own segments first, 2 threads, loaded machine:
+# MobileNetV2 0.93-0.95x the shared counter's wall time, ResNet-50 1.0x (round 8).
+PARALLEL_OWN_SEGMENTS = True
 
 
 def settings_key() -> tuple:
     """The module settings above that change the machine code of the same IR (build caches
     put this in their keys)."""
-    return (PARALLEL_CLAIMS_PER_THREAD,)
+    return (PARALLEL_CLAIMS_PER_THREAD, PARALLEL_OWN_SEGMENTS)
 
 
 _MAX_HEAP_BYTES = 1 << 62  # larger requests fail without calling the allocator
