@@ -13,6 +13,9 @@ divides by a non-constant and depends on nothing bound inside the loop around it
 bound by a ``LetStmt`` just inside the innermost loop or let it depends on (or at the top
 of the function), once per distinct expression there, and read through that variable.
 
+First, a sum that spells a fused index out digit by digit is put back together
+(``merge_index_digits``: the offset above is ``f * seq + j``), so no divide is left to hoist.
+
 Runs on lowered flat TIR after VectorizeLoop (vector lanes are Ramps by then); CPU targets
 only, since it relies on the LLVM code generator's total division.
 """
@@ -26,6 +29,7 @@ from ember.transform import Pass
 from ..function import PrimFunc
 from ..functor import IRMutator, collect
 from ..stmt import AttrStmt, For, LetStmt, While
+from .merge_index_digits import merge_index_digits
 
 __all__ = ["HoistInvariantDivision", "hoist_invariant_division"]
 
@@ -83,6 +87,10 @@ class _Hoister(IRMutator):
     def visit(self, x):
         if isinstance(x, PrimExpr) and not isinstance(x, Var | IntImm):
             target = self._target(x)
+            if target is not None and isinstance(x, Add):
+                merged = merge_index_digits(x)  # f // (s*12) * (s*12) + f % (s*12) → f
+                if merged is not x:
+                    return self.visit(merged)
             # (i // n * K) + j: the division part can rise above j's loop, so split there
             if target is not None and not any(
                     (t := self._target(c)) is not None and t < target for c in _operands(x)):

@@ -25,6 +25,18 @@ def _row_scaled():
     return sch.mod
 
 
+def _row_transposed():
+    """B[i, j, k] = A[j, i, k] over rows i, j fused: A's row offset is not ``f * m`` (its digits
+    swap places), so its divisions stay and are hoisted."""
+    n = te.var("n", "int64")
+    A = te.placeholder((n, n, n), name="A")
+    B = te.compute((n, n, n), lambda i, j, k: A[j, i, k] * 2.0, name="B")
+    sch = tir.Schedule(te.create_prim_func([A, B]))
+    i, j, k = sch.get_loops(sch.get_block("B"))
+    sch.fuse(i, j)
+    return sch.mod
+
+
 def _divisions_under(stmt):
     from ember.ir import FloorDiv, FloorMod, IntImm
 
@@ -32,7 +44,7 @@ def _divisions_under(stmt):
 
 
 def test_row_index_bound_once_per_row():
-    func = lower_for_codegen(_row_scaled(), tvm.target.Target("llvm"))["main"]
+    func = lower_for_codegen(_row_transposed(), tvm.target.Target("llvm"))["main"]
     (row,) = [f for f in collect(func.body, lambda x: isinstance(x, For)) if "fused" in f.loop_var.name]
     lets = [s for s in collect(row.body, lambda x: isinstance(x, LetStmt)) if s.var.name.startswith("hoisted")]
     assert lets, "the row's base index should be bound under the row loop"
