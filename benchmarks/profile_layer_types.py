@@ -98,6 +98,15 @@ def ember_types(w, threads: int, hot: bool = False) -> dict:
     return totals
 
 
+def _winograd_product(name: str, blocks: list) -> bool:
+    """The batched GEMM of a Winograd convolution: a matmul whose operands are ``α² = (m+2)²``
+    stacked matrices (m = 2, 4, 6), the GEMM ``WinogradConv2D`` emits."""
+    if "matmul" not in name:
+        return False
+    shapes = [[int(d) for d in r.buffer.shape] for b in blocks for r in b.reads]
+    return bool(shapes) and all(len(s) == 3 and s[0] in (16, 36, 64) for s in shapes)
+
+
 def _ember_type(name: str, func) -> str:
     from ember.tir import Block, IterVarType, post_order_visit
 
@@ -117,6 +126,8 @@ def _ember_type(name: str, func) -> str:
         data_w, out_w = int(data[0].shape[3]), int(out.shape[3])
         stride = max(1, round((data_w - kw) / (out_w - 1))) if out_w > 1 else 1
         return _conv_type(kh, kw, stride, int(weight.shape[1]) == 1)
+    if "winograd" in name or _winograd_product(name, blocks):
+        return "conv 3x3"  # Winograd: the transforms and the α² GEMMs between them
     if "conv" in name:
         return "conv (unclassified)"
     if "pool" in name:
