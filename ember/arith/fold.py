@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ember.ir import Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, PrimExpr, Select
+from ember.ir import Broadcast, Call, Cast, Div, FloatImm, FloorDiv, FloorMod, IntImm, PrimExpr, Select
 from ember.runtime.dtype import DataType
 
 from .evaluate import ARITH, COMPARE, INT_DIVISION, wrap_int
@@ -98,10 +98,18 @@ def fold_cast(s, e: Cast) -> PrimExpr | None:
     return make_const(value, e.dtype)
 
 
+def _constant_condition(c: PrimExpr) -> IntImm | None:
+    """A condition known at compile time: a constant, or a constant broadcast to every lane
+    (a vectorised loop's condition that unrolling made constant)."""
+    if type(c) is Broadcast:
+        c = c.value
+    return c if type(c) is IntImm else None
+
+
 def fold_select(s, e: Select) -> PrimExpr | None:
     """Select with a constant condition, or with equal branches."""
-    c = e.condition
-    if type(c) is IntImm:
+    c = _constant_condition(e.condition)
+    if c is not None:
         return e.true_value if c.value else e.false_value
     if s.same(e.true_value, e.false_value):
         return e.true_value
@@ -112,7 +120,8 @@ def fold_if_then_else(s, e: Call) -> PrimExpr | None:
     if getattr(e.op, "name", None) != "tir.if_then_else":
         return None
     c, t, f = e.args
-    if type(c) is IntImm:
+    c = _constant_condition(c)
+    if c is not None:
         return t if c.value else f
     if s.same(t, f):
         return t

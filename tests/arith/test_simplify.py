@@ -267,6 +267,14 @@ def test_select():
     check(tir.if_then_else(i < 16, x, y), x, _ana(i=(0, 16)))
 
 
+def test_select_on_a_constant_broadcast_condition():
+    """A vectorised select whose condition unrolling made constant picks its arm."""
+    xv, yv = tir.Broadcast(x, 4), tir.Ramp(y, 1, 4)
+    check(tir.Select(tir.Broadcast(T, 4), xv, yv), xv)
+    check(tir.Select(tir.Broadcast(F, 4), xv, yv), yv)
+    check(tir.if_then_else(tir.Broadcast(F, 4), xv, yv), yv)
+
+
 def test_results_keep_int64_dtype():
     a, c = tir.Var("a", "int64"), tir.Var("c", "int64")
     r = Analyzer().simplify((a + c) - a)
