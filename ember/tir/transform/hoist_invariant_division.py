@@ -14,7 +14,9 @@ bound by a ``LetStmt`` just inside the innermost loop or let it depends on (or a
 of the function), once per distinct expression there, and read through that variable.
 
 First, a sum that spells a fused index out digit by digit is put back together
-(``merge_index_digits``: the offset above is ``f * seq + j``), so no divide is left to hoist.
+(``merge_index_digits``: the offset above is ``f * seq + j``), so no divide is left to hoist;
+and a sum whose divisions vary in an outer loop than some of its terms is regrouped so that
+they are bound there (``f % (12*b) // 12 * K + r * L`` in a row loop ``r``: once per ``f``).
 
 Runs on lowered flat TIR after VectorizeLoop (vector lanes are Ramps by then); CPU targets
 only, since it relies on the LLVM code generator's total division.
@@ -91,6 +93,9 @@ class _Hoister(IRMutator):
                 merged = merge_index_digits(x)  # f // (s*12) * (s*12) + f % (s*12) → f
                 if merged is not x:
                     return self.visit(merged)
+                split = self._split_by_level(x, target)
+                if split is not None:
+                    return self.visit(split)
             # (i // n * K) + j: the division part can rise above j's loop, so split there
             if target is not None and not any(
                     (t := self._target(c)) is not None and t < target for c in _operands(x)):
@@ -114,6 +119,34 @@ class _Hoister(IRMutator):
                 return None
         return level if any(site.is_loop for site in self.sites[level + 1:]) else None
 
+    def _split_by_level(self, e: Add, target: int) -> Add | None:
+        """``e``'s summands regrouped as (those bound outside ``target``'s loop) + (the rest),
+        when a division is among the outer ones: ``f % (12*b) // 12 * K + r * L + f % 12 * M``
+        in a row loop ``r`` then divides once per ``f``, not once per row.  None: no such split."""
+        terms = _summands(e)
+        if len(terms) < 3:
+            return None  # a + b: visit's operand check already splits it
+        levels = [self._level(t) for t in terms]
+        if any(lv is None for lv in levels):
+            return None
+        outer = [t for t, lv in zip(terms, levels) if lv < target]
+        inner = [t for t, lv in zip(terms, levels) if lv >= target]
+        if not inner or not any(self._target(t) is not None for t in outer):
+            return None
+        if len(_summands(e.a)) == len(outer) and all(a is b for a, b in zip(_summands(e.a), outer)):
+            return None  # already (outer) + (inner)
+        return Add(_sum(outer), _sum(inner))
+
+    def _level(self, e: PrimExpr) -> int | None:
+        """The innermost site binding a variable of ``e`` (0: none), None for one not tracked."""
+        level = 0
+        for v in collect(e, lambda n: isinstance(n, Var)):
+            if id(v) in self.depth:
+                level = max(level, self.depth[id(v)])
+            elif id(v) in self.scoped:
+                return None
+        return level
+
     def _bind(self, level: int, e: PrimExpr) -> Var:
         site = self.sites[level]
         for value, var in site.lets:
@@ -123,6 +156,17 @@ class _Hoister(IRMutator):
         self.count += 1
         site.lets.append((e, var))
         return var
+
+
+def _summands(e: PrimExpr) -> list:
+    return _summands(e.a) + _summands(e.b) if isinstance(e, Add) else [e]
+
+
+def _sum(terms: list) -> PrimExpr:
+    out = terms[0]
+    for t in terms[1:]:
+        out = Add(out, t)
+    return out
 
 
 def _operands(e: PrimExpr) -> tuple:

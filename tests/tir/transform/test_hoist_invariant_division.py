@@ -92,3 +92,33 @@ def test_division_of_let_expression_variables_stays_under_the_let():
     out = tvm.nd.array(np.zeros(20, "int32"))
     kernel(20, tvm.nd.array(a), tvm.nd.array(b), out)
     np.testing.assert_array_equal(out.numpy(), a // b)
+
+
+def _qkv_permute():
+    """(b, s, 3*4*32) → (3, b, 4, s, 32), as BERT's qkv reshape + transpose, default schedule:
+    rows of s serial under the fused parallel (3, b, 4); the source offset mixes a division
+    of the fused index with the row index."""
+    from ember import dlight, topi
+
+    b, s = te.var("b", "int64"), te.var("s", "int64")
+    i64 = lambda v: tir.const(v, "int64")  # noqa: E731
+    x = te.placeholder((b, s, i64(384)), name="x")
+    y = topi.transpose(topi.reshape(x, (b, s, i64(3), i64(4), i64(32))), (2, 0, 3, 1, 4))
+    mod = tvm.IRModule({"main": te.create_prim_func([x, y])})
+    with tvm.target.Target("llvm"):
+        return dlight.ApplyDefaultSchedule(dlight.cpu.Elementwise())(mod)
+
+
+def test_division_of_the_outer_index_is_split_from_the_row_index():
+    func = lower_for_codegen(_qkv_permute(), tvm.target.Target("llvm"))["main"]
+    loops = collect(func.body, lambda x: isinstance(x, For))
+    rows = [f for f in loops if f.kind != tir.ForKind.PARALLEL and "ax3" in f.loop_var.name]
+    assert rows, [f.loop_var.name for f in loops]
+    assert all(not _divisions_under(f) for f in rows)
+    kernel = tvm.build(_qkv_permute(), target="llvm")
+    rng = np.random.default_rng(11)
+    for b, s in [(1, 5), (2, 3)]:
+        a = rng.standard_normal((b, s, 384)).astype("float32")
+        out = tvm.nd.array(np.zeros((3, b, 4, s, 32), "float32"))
+        kernel(tvm.nd.array(a), out)
+        np.testing.assert_array_equal(out.numpy(), a.reshape(b, s, 3, 4, 32).transpose(2, 0, 3, 1, 4))
