@@ -31,6 +31,7 @@ from .lower_intrin import CODEGEN_INTRINSICS, STRUCTURAL_INTRINSICS, LowerIntrin
 from .lower_opaque_block import LowerOpaqueBlock
 from .remove_no_op import RemoveNoOp
 from .unswitch_guarded_loops import UnswitchGuardedLoops
+from .peel_guarded_tail import PeelGuardedTail
 from .simplify import Simplify
 from .storage_rewrite import StorageRewrite
 from .unroll_loop import UnrollLoop
@@ -65,6 +66,9 @@ def lowering_passes(target=None) -> list[Pass]:
         # needs flat buffers; turns VECTORIZED loops into Ramp/Broadcast or serial loops
         # (all serial under PassContext(config={"tir.disable_vectorize": True}), as in TVM)
         VectorizeLoop(not PassContext.current().config.get("tir.disable_vectorize", False)),
+        # needs vectorization done: a loop of guarded vectors (symbolic tail) runs the whole
+        # vectors, then the tail, each without a test per iteration
+        PeelGuardedTail(),
         # needs vectorization done; expands UNROLLED / auto-unroll loops
         UnrollLoop(),
         # cleans what unrolling and vectorizing left
