@@ -205,12 +205,16 @@ def test_channels_outside_window_matches_torch(outside, monkeypatch):
     _run(B, 2 * B, 9, 1, 1, False, False, seed=9)
 
 
-def test_rows_outside_channels_matches_torch(monkeypatch):
-    """Rows outermost in the parallel loop (and in the padding copy's): same results."""
-    monkeypatch.setattr(cpu.Conv2DNCHWc, "rows_outside_channels", 1000.0)
+@pytest.mark.parametrize("rows", [1000.0, 0.0])
+def test_rows_outside_channels_matches_torch(rows, monkeypatch):
+    """Rows outermost in the parallel loop (and in the padding copy's), or channels: same results."""
+    monkeypatch.setattr(cpu.Conv2DNCHWc, "rows_outside_channels", rows)
+    monkeypatch.setattr(cpu.DepthwiseConv2DNCHWc, "rows_outside_channels", rows)
     _run(2 * B, 4 * B, 14, 3, 1, True, False, seed=10)
     _run(2 * B, 2 * B, 11, 3, 2, False, False, seed=11, i64=True)
     _run(B, 2 * B, 9, 1, 1, False, False, seed=12)
+    _run(2 * B, 2 * B, 14, 3, 1, True, True, seed=13)
+    _run(3 * B, 3 * B, 9, 3, 2, False, True, seed=14, i64=True)
 
 
 def test_rows_outside_channels_order():
@@ -222,4 +226,29 @@ def test_rows_outside_channels_order():
     sch = rule.apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
     outer = str(sch.get(sch.get_loops(sch.get_block("conv2d_NCHWc_update"))[0]).loop_var)
     assert outer.index("yy") < outer.index("ff_0")
-    assert cpu.Conv2DNCHWc.rows_outside_channels == 0.0  # off by default: channels outermost
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+def test_rows_outside_channels_by_default_where_the_input_outweighs_the_weights(depthwise):
+    """By default (1.0) rows go outermost when the input's pixels are at least the weights per
+    input channel: a 14x14 input with 2 output blocks of 3x3 weights (2*16*9 > 196 for a
+    conv; 16*9 <= 196 for a depthwise conv) and a 28x28 one."""
+    assert cpu.Conv2DNCHWc.rows_outside_channels == cpu.DepthwiseConv2DNCHWc.rows_outside_channels == 1.0
+    for hw, rows_first in ((14, depthwise or B < 16), (28, True)):
+        x_t = te.placeholder((1, 2, hw, hw, B), name="X")
+        w_t = te.placeholder((2, 1 if depthwise else 2 * B, 3, 3, B), name="W")
+        y_t = topi.nn.conv2d_nchwc(x_t, w_t, (1, 1), (1, 1, 1, 1), (1, 1), "float32", depthwise)
+        rule = cpu.DepthwiseConv2DNCHWc() if depthwise else cpu.Conv2DNCHWc()
+        sch = rule.apply(te.create_prim_func([x_t, w_t, y_t]), TARGET, False)
+        block = next(b for b in ("conv2d_NCHWc_update", "depthwise_conv2d_NCHWc_update", "conv2d_NCHWc")
+                     if _has_block(sch, b))
+        outer = str(sch.get(sch.get_loops(sch.get_block(block))[0]).loop_var)
+        assert (outer.index("yy") < outer.index("ff")) == rows_first, (hw, outer)
+
+
+def _has_block(sch, name):
+    try:
+        sch.get_block(name)
+    except Exception:
+        return False
+    return True

@@ -132,8 +132,11 @@ class Conv2DNCHWc(_BlockedConvRule):
     # how the threads share the work: the parallel loop is fuse(n, y, f_0), rows outermost (each
     # thread reads the input rows it or the layer before wrote, and all the weights), when the
     # input's pixels times this are at least the weights per input channel (F*16o*KH*KW);
-    # otherwise fuse(n, f_0, y), each thread half the output channels (and half the weights)
-    rows_outside_channels = 0.0
+    # otherwise fuse(n, f_0, y), each thread half the output channels (and half the weights).
+    # 1 (with DepthwiseConv2DNCHWc's): MobileNetV2 at 2 threads 0.95-0.97x the CPU time of 0
+    # (rows the layer before wrote stay in the core's cache), ResNet-50 / SqueezeNet / Inception
+    # 0.94-1.01x (RESULTS.md, issue 10 round 8); 0: channels outermost everywhere
+    rows_outside_channels = 1.0
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
@@ -186,6 +189,11 @@ class DepthwiseConv2DNCHWc(_BlockedConvRule):
 
     depthwise = True
     pad_in_place = True
+    # how the threads share the work, as in Conv2DNCHWc: rows outermost, fuse(n, y, f), when the
+    # input's pixels times this are at least the weights per channel block (16c*KH*KW), so a
+    # thread reads the rows it (or the layer before, split the same way) wrote; otherwise
+    # fuse(n, f, y), each thread its channel blocks
+    rows_outside_channels = 1.0
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         name = func_name(func)
@@ -196,8 +204,10 @@ class DepthwiseConv2DNCHWc(_BlockedConvRule):
         _, xr = _tile(vec, extents[3], vec, registers)
         n, f, y, x, fi, ry, rx = info.loops
         x_0, x_1 = split_tile(sch, x, [None, xr], tunable, registers - 3)
-        sch.reorder(n, f, y, x_0, ry, rx, x_1, fi)
-        outer = sch.fuse(n, f, y)
+        rows = _input_pixels(info) * self.rows_outside_channels >= vec * extents[5] * extents[6]
+        parallel = (n, y, f) if rows else (n, f, y)
+        sch.reorder(*parallel, x_0, ry, rx, x_1, fi)
+        outer = sch.fuse(*parallel)
         acc = sch.cache_write(info.rv, 0, "local")
         sch.reverse_compute_at(acc, x_0)
         sch.unroll(ry)
