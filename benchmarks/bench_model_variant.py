@@ -8,6 +8,9 @@ At 2 threads on a loaded machine the wall clock measures the scheduler more than
 (a static split waits for a descheduled thread).  ``--clock process`` counts the CPU time of
 all the process's threads instead, with idle threads sleeping (``OMP_WAIT_POLICY=PASSIVE``,
 ORT's spinning off), so what is timed is the work both threads do, cache misses included.
+In wall time ORT's threads spin after its calls by default, on the cores the next variant
+(the first, each round) needs: ``--ort-spin off`` turns that off (round 8 found no slow first
+variant with it off).
 ``--separate``: at 2 threads two ember builds in one process have timed unlike (the second
 faster, ``bench_rule_variants.py``); give one variant per process and compare the lines.
 Run:
@@ -89,12 +92,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=5, help="calls per round and runtime")
     parser.add_argument("--clock", choices=("wall", "thread", "process"), default="wall")
+    parser.add_argument("--ort-spin", choices=("on", "off"), default="on", help="ORT's threads spin in wall time")
     args = parser.parse_args()
     set_threads(args.threads)
     import bench_models as bm
 
     w = zoo.workload(args.model, 1)
-    ort = _ort(w, args.threads, spin=args.clock == "wall")
+    ort = _ort(w, args.threads, spin=args.clock == "wall" and args.ort_spin == "on")
     ref = bm._first(ort())
     fns = {}
     for text in args.variant:
