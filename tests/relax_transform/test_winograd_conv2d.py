@@ -154,3 +154,26 @@ def test_choice_zero_keeps_direct():
     blocked = BlockedConvLayout("llvm")(relax.transform.Normalize()(mod))
     after = wc.WinogradConv2D(choose=lambda *s: 0, force=True)(blocked)
     assert "winograd_input" not in _kernels(after)
+
+
+@pytest.mark.parametrize("m", [2, 4])
+def test_batch_and_uneven_padding(m):
+    """Two images (tiles numbered across the batch) and padding (top, left, bottom, right)
+    = (1, 0, 2, 1)."""
+    rng = np.random.default_rng(m)
+    n, c, k, h, w = 2, 16, 16, 9, 7
+    wt = (rng.standard_normal((k, c, 3, 3)) * 0.2).astype("float32")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((n, c, h, w), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, relax.const(wt), padding=(1, 0, 2, 1))))
+        bb.emit_func_output(out)
+    lowered, vm = _compile(bb.get(), m)
+    assert "winograd_input" in _kernels(lowered)
+    data = rng.random((n, c, h, w)).astype("float32")
+    got = vm["main"](tvm.nd.array(data)).numpy()
+    padded = np.pad(data, ((0, 0), (0, 0), (1, 2), (0, 1))).astype(np.float64)
+    ref = _conv_ref(padded, wt.astype(np.float64), 0)
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
