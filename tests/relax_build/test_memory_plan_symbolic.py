@@ -132,3 +132,19 @@ def test_storage_grows_only_by_sizes_known_when_it_is_taken():
     xs, ys = np.linspace(0, 1, 5, dtype="float32"), np.linspace(-1, 0, 9, dtype="float32")
     got = vm["main"](ember.nd.array(xs), ember.nd.array(ys)).numpy()
     np.testing.assert_allclose(got, np.exp(ys).sum() + np.exp(xs).sum(), rtol=1e-5)
+
+
+def test_storage_to_grow_is_the_largest_by_how_sizes_grow():
+    """Two free storages, n*4 and n*n*4 bytes, and an n*n*n*4 tensor that neither provably
+    holds: as a static plan grows its largest free storage, the n*n one grows (to the max)."""
+    from ember.relax.transform.static_plan_block_memory import _assign, _rank, _Token
+
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo([n], "float32"))
+    small = _Token(x, 0, (n,), "float32", n * 4, last_use=1)
+    square = _Token(x, 1, (n, n), "float32", n * n * 4, last_use=2)
+    cube = _Token(x, 3, (n, n, n), "float32", n * n * n * 4, last_use=4)
+    storages = _assign([small, square, cube], grow_symbolic=True, entry_vars=frozenset({n}))
+    assert len(storages) == 2 and cube.storage is square.storage is not small.storage
+    assert isinstance(cube.storage.nbytes, ember.tir.Max)
+    assert _rank(n * 4) < _rank(n * n * 4) < _rank(n * n * n * 4) and _rank(100) == 100

@@ -23,7 +23,10 @@ storage is sized at run time and shared only by tensors provably no larger (TVM'
 With ``grow_symbolic=True`` (ember's build pipeline) a tensor that no free storage provably
 holds takes one anyway and the storage's run-time size becomes the ``max`` of the sizes it
 holds (``T.max(b*s*4608, b*s*s*48)``), as a static storage grows: a symbolic plan then has
-as many storages as the static plan of the same graph, not one per distinct size.
+as many storages as the static plan of the same graph, not one per distinct size.  Which free
+storage a tensor takes is chosen as in a static plan (the smallest that fits, else the
+largest), comparing symbolic sizes by how they grow (their value with every variable 2**20):
+at sequence 128 the symbolic BERT's storages then have its static plan's sizes.
 With ``record_plans=True`` (as the build pipeline runs it) the plan of each function is
 kept in the module attribute ``relax.memory_plan`` (``{name: MemoryPlan}``); ``str(plan)``
 prints it.
@@ -259,18 +262,10 @@ def _analyse(func: Function, bindings: list, bounds: dict) -> tuple[list, list]:
     return tokens, nested
 
 
-def _smallest_freed_last(fits: list) -> _Storage:
-    """Among storages (in the order they were freed), one no other is provably smaller than,
-    the last freed of those (the likeliest to be in cache)."""
-    def smaller(a: _Storage, b: _Storage) -> bool:  # a provably < b
-        return _term_holds(b.nbytes, a.nbytes) and not _term_holds(a.nbytes, b.nbytes)
-
-    return [s for s in fits if not any(smaller(o, s) for o in fits)][-1]
-
-
 def _assign(tokens: list, grow_symbolic: bool = False, entry_vars: frozenset = frozenset()) -> list:
     """Give each plannable token a storage (best fit among free ones of its dtype; with
-    ``grow_symbolic``, else the free one freed last, grown to a symbolic ``max``).  A storage
+    ``grow_symbolic``, else the largest free one, grown to a symbolic ``max``; symbolic sizes
+    are compared by ``_rank``).  A storage
     is taken before later bindings define their variables, so it grows only by sizes over
     ``entry_vars`` (the variables the parameters define)."""
     storages: list[_Storage] = []
@@ -287,14 +282,14 @@ def _assign(tokens: list, grow_symbolic: bool = False, entry_vars: frozenset = f
         static = isinstance(tok.nbytes, int)
         growable = [s for s in same if static and isinstance(s.nbytes, int)]
         if fits and grow_symbolic:
-            storage = _smallest_freed_last(fits)
+            storage = min(fits, key=lambda s: _rank(s.nbytes))
         elif fits:
             storage = min(fits, key=lambda s: s.nbytes if isinstance(s.nbytes, int) else 0)
         elif growable:
             storage = max(growable, key=lambda s: s.nbytes)
             storage.nbytes = tok.nbytes
         elif grow_symbolic and same and _defined_at_entry(tok.nbytes, entry_vars):
-            storage = same[-1]  # freed last: the likeliest to be in cache
+            storage = max(same, key=lambda s: _rank(s.nbytes))  # as a static plan grows the largest
             storage.nbytes = _grown(storage.nbytes, tok.nbytes)
         else:
             storage = _Storage(f"storage{len(storages)}", tok.dtype, tok.nbytes, [])
@@ -305,6 +300,17 @@ def _assign(tokens: list, grow_symbolic: bool = False, entry_vars: frozenset = f
         tok.storage = storage
         live.append(tok)
     return storages
+
+
+def _rank(size: int | PrimExpr) -> int:
+    """``size`` at every variable = 2**20: orders sizes by how they grow (degree, then
+    coefficient), to choose among storages as a static plan does."""
+    if isinstance(size, int):
+        return size
+    free: dict = {}
+    post_order_visit(size, lambda n: free.setdefault(n.name, n) if isinstance(n, TirVar) else None)
+    value = as_int(simplify(tir_substitute(size, {v: int64(1 << 20) for v in free.values()})))
+    return 0 if value is None else value
 
 
 def _defined_at_entry(size: int | PrimExpr, entry_vars: frozenset) -> bool:
