@@ -114,7 +114,8 @@ def test_concurrent_invocations_use_separate_frames():
 
 
 def test_register_operands_keep_the_builtins():
-    # a shape computed at run time: alloc_output and alloc_tensor stay builtin calls
+    # a shape computed at run time: alloc_output stays a builtin call, alloc_tensor of a frame
+    # storage a memo slot
     instrs = (
         Call(1, "vm.builtin.shape_of", (reg(0),)),
         Call(2, "vm.builtin.alloc_storage", (Arg("vm", None), imm(64))),
@@ -127,7 +128,38 @@ def test_register_operands_keep_the_builtins():
     vm = VirtualMachine(Executable({"main": VMFunction("main", ("x",), instrs, 5)}, constants=[]))
     np.testing.assert_array_equal(vm["main"](np.ones(3, "float32")).numpy(), [4, 4, 4])
     source = vm.source("main")
-    assert "r2 = FR[0]" in source and "r3 = FR" not in source and "r4 = FR" not in source
+    assert "r2 = FR[0]" in source and "r3 = MT" in source and "r4 = FR" not in source
+
+
+@rt.register_func("test.vm_fast.nbytes", override=True)
+def _nbytes(shape):
+    return (4 * shape[0],)
+
+
+def test_run_time_sizes_use_memo_slots_of_the_frame():
+    """A storage and a view of run-time size are kept in the frame and taken again while the
+    size stays the same (a symbolic model called at one size allocates nothing new)."""
+    instrs = (
+        Call(1, "vm.builtin.shape_of", (reg(0),)),
+        Call(5, "test.vm_fast.nbytes", (reg(1),)),
+        Call(2, "vm.builtin.alloc_storage", (Arg("vm", None), reg(5), imm(0), imm("float32"))),
+        Call(3, "vm.builtin.alloc_tensor", (reg(2), imm(0), reg(1), imm("float32"))),
+        Call(None, "test.vm_fast.scale", (reg(0), reg(3))),
+        Call(4, "vm.builtin.alloc_output", (Arg("vm", None), reg(1), imm("float32"))),
+        Call(None, "test.vm_fast.add", (reg(3), reg(0), reg(4))),
+        Ret(4),
+    )
+    pool = PooledAllocator()
+    vm = VirtualMachine(Executable({"main": VMFunction("main", ("x",), instrs, 6)}, constants=[]), rt.cpu(),
+                        allocator=pool)
+    source = vm.source("main")
+    assert "r2 = MS" in source and "r3 = MT" in source
+    for n in (3, 3, 5, 3):
+        x = np.arange(n, dtype="float32") + 1
+        np.testing.assert_array_equal(vm["main"](x).numpy(), 3 * x)
+    # 12 and 20 bytes allocated once each; the second call at 3 took the frame's storage, the
+    # last one the pooled block the call at 5 gave back
+    assert pool.stats.fresh_allocations == 2 and pool.stats.reused == 2
 
 
 def test_an_overridden_builtin_is_called_not_inlined():

@@ -11,6 +11,13 @@ ordinary call):
   concurrent and recursive calls get their own).  This is the static memory plan paid
   once instead of per call; the allocator's ``stats.reused`` still counts each storage
   taken again.
+- ``alloc_storage`` of a run-time size and ``alloc_tensor`` of a run-time shape (symbolic
+  dims) become memo slots of the frame: the storage (tensor view) of the last invocation
+  that used the frame, taken again when the size (storage and shape) is the same, else
+  allocated and kept.  A symbolic model called at one size repeatedly allocates nothing and
+  builds no views, as a static one (the allocator's ``stats.reused`` counts each storage
+  taken again).  Between two kernels there is then no more Python than in a static build,
+  which matters at 2 threads: OpenMP's workers stop spinning while the caller is slow.
 - ``alloc_output`` with a constant cpu shape allocates through the array layout cache.
 - ``check_tensor_info`` / ``match_shape`` become one inline comparison (symbolic dims
   stored to / compared with the shape heap inline); the builtin runs only when the
@@ -55,10 +62,12 @@ class StraightLineContext:
         self.storage_of: dict[int, int] = {}
         self.tensors: set[int] = set()  # registers known to hold an NDArray
         self.ints: set[int] = set()  # registers known to hold a Python int (heap values)
+        self.memo_storages: set[int] = set()  # registers holding a storage of a memo slot
 
     def written(self, reg: int | None) -> None:
         """``reg`` is about to be assigned: forget what it was known to hold."""
         self.storage_of.pop(reg, None)
+        self.memo_storages.discard(reg)
         self.tensors.discard(reg)
         self.ints.discard(reg)
 
@@ -79,6 +88,8 @@ class StraightLineContext:
                     frame.append(vm.allocator.alloc(spec[1], vm.devices[spec[2]]))
                 elif spec[0] == "args":
                     frame.append((ctypes.c_uint64 * spec[1])())
+                elif spec[0] == "memo":
+                    frame.append([None, None, None])
                 else:
                     _, storage, offset, shape, dtype = spec
                     frame.append(frame[storage].alloc_tensor(offset, shape, dtype))
@@ -100,10 +111,62 @@ def _imm(arg: Arg) -> bool:
     return arg.kind == "imm"
 
 
+def _memo_storage(vm, slot: list, nbytes, device: int):
+    """The storage of ``slot`` when it has ``nbytes``, else a new one kept there."""
+    if type(nbytes) is not int:
+        (nbytes,) = nbytes
+    if slot[0] == nbytes:
+        vm.allocator.stats.reused += 1
+        return slot[1]
+    storage = vm.allocator.alloc(nbytes, vm.devices[device])
+    slot[0], slot[1] = nbytes, storage
+    return storage
+
+
+def _memo_tensor(slot: list, storage, offset: int, shape, dtype: str):
+    """The view of ``slot`` when it is of ``storage`` with ``shape``, else a new one kept there."""
+    if slot[0] is storage and slot[1] == shape:
+        return slot[2]
+    tensor = storage.alloc_tensor(offset, shape, dtype)
+    slot[0], slot[1], slot[2] = storage, shape, tensor
+    return tensor
+
+
+def _run_time_storage(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    if args[1].kind != "reg" or not all(_imm(a) for a in args[2:]):
+        return None
+    device = args[2].value if len(args) > 2 else 0
+    if type(device) is not int or device >= len(ctx.vm.devices):
+        return None
+    slot = ctx.slot(("memo",))
+    ctx.memo_storages.add(instr.dst)
+    memo = ctx.bind("MS", "memo_storage", functools.partial(_memo_storage, ctx.vm))
+    return f"r{instr.dst} = {memo}(FR[{slot}], r{args[1].value}, {device})"
+
+
+def _run_time_tensor(ctx: StraightLineContext, instr: Call) -> str | None:
+    args = instr.args
+    offset, shape, dtype = args[1], args[2], args[3]
+    if args[0].value not in ctx.memo_storages and args[0].value not in ctx.storage_of:
+        return None
+    if not (_imm(offset) and type(offset.value) is int and _imm(dtype) and isinstance(dtype.value, str)):
+        return None
+    if shape.kind != "reg" and not (_imm(shape) and _int_tuple(shape.value)):
+        return None
+    slot = ctx.slot(("memo",))
+    ctx.tensors.add(instr.dst)
+    memo = ctx.bind("MT", "memo_tensor", _memo_tensor)
+    shape_text = f"r{shape.value}" if shape.kind == "reg" else repr(shape.value)
+    return f"r{instr.dst} = {memo}(FR[{slot}], r{args[0].value}, {offset.value}, {shape_text}, {dtype.value!r})"
+
+
 def _storage(ctx: StraightLineContext, instr: Call) -> str | None:
     args = instr.args
-    if instr.dst is None or len(args) < 2 or not all(_imm(a) for a in args[1:]):
+    if instr.dst is None or len(args) < 2:
         return None
+    if not all(_imm(a) for a in args[1:]):
+        return _run_time_storage(ctx, instr)
     nbytes = args[1].value
     if isinstance(nbytes, tuple):
         if len(nbytes) != 1:
@@ -119,8 +182,10 @@ def _storage(ctx: StraightLineContext, instr: Call) -> str | None:
 
 def _tensor(ctx: StraightLineContext, instr: Call) -> str | None:
     args = instr.args
-    if instr.dst is None or len(args) != 4 or args[0].kind != "reg" or not all(_imm(a) for a in args[1:]):
+    if instr.dst is None or len(args) != 4 or args[0].kind != "reg":
         return None
+    if not all(_imm(a) for a in args[1:]) or args[0].value in ctx.memo_storages:
+        return _run_time_tensor(ctx, instr)
     storage = ctx.storage_of.get(args[0].value)
     offset, shape, dtype = args[1].value, args[2].value, args[3].value
     if storage is None or not isinstance(offset, int) or not _int_tuple(shape) or not isinstance(dtype, str):
