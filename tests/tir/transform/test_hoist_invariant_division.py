@@ -14,23 +14,14 @@ from ember.tir.transform.hoist_invariant_division import hoist_invariant_divisio
 pytest.importorskip("ember.arith")
 
 
-def _row_scaled():
-    """B[i, j, k] = A[i, j, k] * 2 over rows i, j fused into one loop of symbolic extent."""
+def _rows_fused(transposed: bool):
+    """B[i, j, k] = A[i, j, k] * 2 (or A[j, i, k] * 2) over rows i, j fused into one loop of
+    symbolic extent.  Transposed, A's row offset is not ``f * m`` (its digits swap places), so
+    its divisions stay and are hoisted."""
     n, m = te.var("n", "int64"), te.var("m", "int64")
-    A = te.placeholder((n, m, m), name="A")
-    B = te.compute((n, m, m), lambda i, j, k: A[i, j, k] * 2.0, name="B")
-    sch = tir.Schedule(te.create_prim_func([A, B]))
-    i, j, k = sch.get_loops(sch.get_block("B"))
-    sch.fuse(i, j)
-    return sch.mod
-
-
-def _row_transposed():
-    """B[i, j, k] = A[j, i, k] over rows i, j fused: A's row offset is not ``f * m`` (its digits
-    swap places), so its divisions stay and are hoisted."""
-    n = te.var("n", "int64")
-    A = te.placeholder((n, n, n), name="A")
-    B = te.compute((n, n, n), lambda i, j, k: A[j, i, k] * 2.0, name="B")
+    A = te.placeholder((n, n, n) if transposed else (n, m, m), name="A")
+    shape = (n, n, n) if transposed else (n, m, m)
+    B = te.compute(shape, lambda i, j, k: (A[j, i, k] if transposed else A[i, j, k]) * 2.0, name="B")
     sch = tir.Schedule(te.create_prim_func([A, B]))
     i, j, k = sch.get_loops(sch.get_block("B"))
     sch.fuse(i, j)
@@ -44,7 +35,7 @@ def _divisions_under(stmt):
 
 
 def test_row_index_bound_once_per_row():
-    func = lower_for_codegen(_row_transposed(), tvm.target.Target("llvm"))["main"]
+    func = lower_for_codegen(_rows_fused(transposed=True), tvm.target.Target("llvm"))["main"]
     (row,) = [f for f in collect(func.body, lambda x: isinstance(x, For)) if "fused" in f.loop_var.name]
     lets = [s for s in collect(row.body, lambda x: isinstance(x, LetStmt)) if s.var.name.startswith("hoisted")]
     assert lets, "the row's base index should be bound under the row loop"
@@ -64,7 +55,7 @@ def test_division_by_a_constant_or_by_the_inner_loop_stays():
 
 
 def test_results_unchanged():
-    mod = _row_scaled()
+    mod = _rows_fused(transposed=False)
     kernel = tvm.build(mod, target="llvm")
     for n, m in [(1, 1), (2, 3), (3, 17), (2, 40)]:
         a = np.random.default_rng(n * m).standard_normal((n, m, m)).astype("float32")
