@@ -466,8 +466,9 @@ PARALLEL_CLAIMS_PER_THREAD = 8
 # with k > 0: True, each thread claims runs of ceil(n / (t * k)) from its own segment of the
 # static split first, then from the others' (when the threads keep pace, each runs the rows
 # the static split gives it, and the next kernel finds them in its cache); False, runs of
-# ceil(n / (t * k)) from one shared counter.  Own segments first, 2 threads, loaded machine:
-# MobileNetV2 0.93-0.95x the shared counter's wall time, ResNet-50 1.0x (round 8).
+# ceil(n / (t * k)) from one shared counter.  Own segments first, 2 threads (round 8): loaded,
+# MobileNetV2 0.93-0.95x the shared counter's wall time, ResNet-50 1.0x; quiet, with the conv
+# rules' rows outermost, the shared counter takes 1.22x and the static split 1.01x its time.
 PARALLEL_OWN_SEGMENTS = True
 
 

@@ -135,7 +135,8 @@ class Conv2DNCHWc(_BlockedConvRule):
     # otherwise fuse(n, f_0, y), each thread half the output channels (and half the weights).
     # 1 (with DepthwiseConv2DNCHWc's): MobileNetV2 at 2 threads 0.95-0.97x the CPU time of 0
     # (rows the layer before wrote stay in the core's cache), ResNet-50 / SqueezeNet / Inception
-    # 0.94-1.01x (RESULTS.md, issue 10 round 8); 0: channels outermost everywhere
+    # 0.94-1.01x; with the codegen's own-segment claims, quiet wall time MobileNetV2 0.87x,
+    # ResNet-50 0.96-0.98x (RESULTS.md, issue 10 round 8); 0: channels outermost everywhere
     rows_outside_channels = 1.0
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
