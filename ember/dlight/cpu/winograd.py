@@ -10,7 +10,7 @@ loop, the earlier stages into small local buffers.  All position loops are unrol
 coefficient drop out); the innermost loop is the channel block, vectorised::
 
     input:  t (parallel) · c_0   [tile: i · j | rows: i · ν | V: ξ · ν] (unrolled)  c_1 (vectorised)
-    output: n·K_0·y_0 (parallel) · x_0   [rows: a · c | Y: y_1 · x_1] (unrolled)  k (vectorised)
+    output: n·y_0·K_0 (parallel) · x_0   [rows: a · c | Y: y_1 · x_1] (unrolled)  k (vectorised)
 
 The output transform's epilogue blocks (bias, ReLU, residual add that FuseOps fused after it)
 take it inlined, so the tile is read once and the output written once.
@@ -45,6 +45,10 @@ def _kind(sch: Schedule, info) -> str | None:
 
 class WinogradTransform(ScheduleRule):
     """Unrolled, vectorised, parallel loops for the Winograd input and output transforms."""
+
+    # the output transform's parallel loop takes tile rows outside the channel blocks, so each
+    # thread writes the rows the next layer's thread reads (convolutions put rows outermost too)
+    rows_outside_channels = 1.0
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool) -> Schedule | None:
         if not _has_winograd_block(func):  # cheap test first: this rule is tried on every kernel
@@ -110,10 +114,11 @@ class WinogradTransform(ScheduleRule):
         n, kb, y, x, k = sch.get_loops(block)
         y0, y1 = sch.split(y, factors=[None, m])
         x0, x1 = sch.split(x, factors=[None, m])
-        sch.reorder(n, kb, y0, x0, y1, x1, k)
+        outer = (n, y0, kb) if self.rows_outside_channels else (n, kb, y0)
+        sch.reorder(*outer, x0, y1, x1, k)
         self._local_stage(sch, rows, x0, 4)
         if target.num_cores > 1:
-            sch.parallel(sch.fuse(n, kb, y0))
+            sch.parallel(sch.fuse(*outer))
         sch.unroll(y1)
         sch.unroll(x1)
         try:
