@@ -58,7 +58,9 @@ def test_input_transform(m, h, w, pad):
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5, atol=1e-5)
 
 
-def test_output_transform_with_relu_epilogue():
+@pytest.mark.parametrize("rows_outside", [1.0, 0.0])
+def test_output_transform_with_relu_epilogue(rows_outside, monkeypatch):
+    monkeypatch.setattr(WinogradTransform, "rows_outside_channels", rows_outside)
     m, oh, ow, kb, block = 4, 7, 6, 2, 16
     alpha = m + 2
     th, tw = -(-oh // m), -(-ow // m)
