@@ -99,12 +99,12 @@ def ember_types(w, threads: int, hot: bool = False) -> dict:
 
 
 def _winograd_product(name: str, blocks: list) -> bool:
-    """The batched GEMM of a Winograd convolution: a matmul whose operands are ``α² = (m+2)²``
-    stacked matrices (m = 2, 4, 6), the GEMM ``WinogradConv2D`` emits."""
+    """The batched GEMM of a Winograd convolution: a matmul of ``(α, α, tiles, C)`` by
+    ``(α, α, C, K)`` (α = m + 2 for m = 2, 4, 6), the GEMM ``WinogradConv2D`` emits."""
     if "matmul" not in name:
         return False
     shapes = [[int(d) for d in r.buffer.shape] for b in blocks for r in b.reads]
-    return bool(shapes) and all(len(s) == 3 and s[0] in (16, 36, 64) for s in shapes)
+    return bool(shapes) and all(len(s) == 4 and s[0] == s[1] and s[0] in (4, 6, 8) for s in shapes)
 
 
 def _ember_type(name: str, func) -> str:
