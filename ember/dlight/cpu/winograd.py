@@ -32,11 +32,9 @@ __all__ = ["WinogradTransform"]
 
 def _has_winograd_block(func: PrimFunc) -> bool:
     from ember.tir import Block
-    from ember.tir.stmt_functor import post_order_visit
+    from ember.tir.functor import collect
 
-    found = []
-    post_order_visit(func.body, lambda n: found.append(1) if isinstance(n, Block) and "winograd" in n.annotations else None)
-    return bool(found)
+    return bool(collect(func.body, lambda n: isinstance(n, Block) and "winograd" in n.annotations))
 
 
 def _kind(sch: Schedule, info) -> str | None:

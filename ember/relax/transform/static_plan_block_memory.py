@@ -38,7 +38,7 @@ import dataclasses
 import logging
 
 from ember.ir import IRModule, Max, Op, PrimExpr, Var as TirVar
-from ember.tir.functor import post_order_visit, substitute as tir_substitute
+from ember.tir.functor import collect, post_order_visit, substitute as tir_substitute
 
 from .._arith import as_int, int64, prove_equal, simplify
 from ..backend import memory_ops
@@ -265,9 +265,9 @@ def _analyse(func: Function, bindings: list, bounds: dict) -> tuple[list, list]:
 def _assign(tokens: list, grow_symbolic: bool = False, entry_vars: frozenset = frozenset()) -> list:
     """Give each plannable token a storage (best fit among free ones of its dtype; with
     ``grow_symbolic``, else the largest free one, grown to a symbolic ``max``; symbolic sizes
-    are compared by ``_rank``).  A storage
-    is taken before later bindings define their variables, so it grows only by sizes over
-    ``entry_vars`` (the variables the parameters define)."""
+    are compared by ``_rank``).  A storage is taken before later bindings define their
+    variables, so it grows only by sizes over ``entry_vars`` (the variables the parameters
+    define)."""
     storages: list[_Storage] = []
     free: list[_Storage] = []
     live: list[_Token] = []
@@ -307,18 +307,13 @@ def _rank(size: int | PrimExpr) -> int:
     coefficient), to choose among storages as a static plan does."""
     if isinstance(size, int):
         return size
-    free: dict = {}
-    post_order_visit(size, lambda n: free.setdefault(n.name, n) if isinstance(n, TirVar) else None)
+    free = {v.name: v for v in collect(size, lambda n: isinstance(n, TirVar))}
     value = as_int(simplify(tir_substitute(size, {v: int64(1 << 20) for v in free.values()})))
     return 0 if value is None else value
 
 
 def _defined_at_entry(size: int | PrimExpr, entry_vars: frozenset) -> bool:
-    if isinstance(size, int):
-        return True
-    found = []
-    post_order_visit(size, lambda n: found.append(n) if isinstance(n, TirVar) else None)
-    return all(v in entry_vars for v in found)
+    return isinstance(size, int) or all(v in entry_vars for v in collect(size, lambda n: isinstance(n, TirVar)))
 
 
 def _rewrite(bindings: list, tokens: list, storages: list, dropped: set) -> list:

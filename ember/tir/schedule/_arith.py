@@ -259,7 +259,7 @@ def _relax_atom(atom, relax, bounds):
         if is_const(simplify(hi // atom.b - lo // atom.b, bounds), 0):
             return simplify(lo % atom.b, bounds), simplify(hi % atom.b, bounds)
         return const(0, atom.dtype), const(as_int(atom.b) - 1, atom.dtype)
-    if isinstance(atom, Cast) and _is_int(atom.dtype) and _is_int(atom.value.dtype):
+    if isinstance(atom, Cast) and atom.dtype.is_integer and atom.value.dtype.is_integer:
         # an index cast between integer types (an int64 loop indexing an int32 buffer): the
         # bounds of the value, cast (indices fit both types, so the cast keeps their order)
         lo, hi = relax_bound(atom.value, relax, bounds)
@@ -274,10 +274,6 @@ def _relax_atom(atom, relax, bounds):
     if lo_c is None or hi_c is None:
         raise BoundError(f"cannot bound the index expression {atom!r}")
     return const(lo_c, atom.dtype), const(hi_c, atom.dtype)
-
-
-def _is_int(dtype) -> bool:
-    return str(dtype).startswith(("int", "uint"))
 
 
 def _difference_bound(a: PrimExpr, b: PrimExpr, bounds: Bounds | None) -> tuple[int | None, int | None]:

@@ -31,7 +31,7 @@ from ember.transform import Pass
 from ..function import PrimFunc
 from ..functor import IRMutator, collect
 from ..stmt import AttrStmt, For, LetStmt, While
-from .merge_index_digits import merge_index_digits
+from .merge_index_digits import merge_index_digits, sum_of, summands
 
 __all__ = ["HoistInvariantDivision", "hoist_invariant_division"]
 
@@ -123,7 +123,7 @@ class _Hoister(IRMutator):
         """``e``'s summands regrouped as (those bound outside ``target``'s loop) + (the rest),
         when a division is among the outer ones: ``f % (12*b) // 12 * K + r * L + f % 12 * M``
         in a row loop ``r`` then divides once per ``f``, not once per row.  None: no such split."""
-        terms = _summands(e)
+        terms = summands(e)
         if len(terms) < 3:
             return None  # a + b: visit's operand check already splits it
         levels = [self._level(t) for t in terms]
@@ -133,9 +133,9 @@ class _Hoister(IRMutator):
         inner = [t for t, lv in zip(terms, levels) if lv >= target]
         if not inner or not any(self._target(t) is not None for t in outer):
             return None
-        if len(_summands(e.a)) == len(outer) and all(a is b for a, b in zip(_summands(e.a), outer)):
+        if len(summands(e.a)) == len(outer) and all(a is b for a, b in zip(summands(e.a), outer)):
             return None  # already (outer) + (inner)
-        return Add(_sum(outer), _sum(inner))
+        return Add(sum_of(outer), sum_of(inner))
 
     def _level(self, e: PrimExpr) -> int | None:
         """The innermost site binding a variable of ``e`` (0: none), None for one not tracked."""
@@ -156,17 +156,6 @@ class _Hoister(IRMutator):
         self.count += 1
         site.lets.append((e, var))
         return var
-
-
-def _summands(e: PrimExpr) -> list:
-    return _summands(e.a) + _summands(e.b) if isinstance(e, Add) else [e]
-
-
-def _sum(terms: list) -> PrimExpr:
-    out = terms[0]
-    for t in terms[1:]:
-        out = Add(out, t)
-    return out
 
 
 def _operands(e: PrimExpr) -> tuple:

@@ -21,11 +21,20 @@ from __future__ import annotations
 
 from ember.ir import Add, FloorDiv, FloorMod, IntImm, Mul, PrimExpr, const, structural_equal
 
-__all__ = ["merge_index_digits"]
+__all__ = ["merge_index_digits", "summands", "sum_of"]
 
 
-def _summands(e: PrimExpr) -> list:
-    return _summands(e.a) + _summands(e.b) if isinstance(e, Add) else [e]
+def summands(e: PrimExpr) -> list:
+    """The terms of a (nested) sum, left to right."""
+    return summands(e.a) + summands(e.b) if isinstance(e, Add) else [e]
+
+
+def sum_of(terms: list) -> PrimExpr:
+    """The terms added left to right (one term: itself)."""
+    out = terms[0]
+    for t in terms[1:]:
+        out = Add(out, t)
+    return out
 
 
 def _factors(e: PrimExpr) -> list:
@@ -108,7 +117,7 @@ def _merge_pair(high: PrimExpr, low: PrimExpr) -> PrimExpr | None:
 
 
 def merge_index_digits(expr: PrimExpr) -> PrimExpr:
-    terms = _summands(expr)
+    terms = summands(expr)
     if len(terms) < 2:
         return expr
     merged = False
@@ -126,9 +135,4 @@ def merge_index_digits(expr: PrimExpr) -> PrimExpr:
                     break
             if changed:
                 break
-    if not merged:
-        return expr
-    out = terms[0]
-    for t in terms[1:]:
-        out = Add(out, t)
-    return out
+    return sum_of(terms) if merged else expr
