@@ -23,7 +23,7 @@ from ember.tir import (
     ForKind, IfThenElse, LetStmt, PrimFunc, SeqStmt, While, collect,
 )
 
-from .expr import NONTEMPORAL_STORE, CodegenError, ExprEmitter
+from .expr import NONTEMPORAL_STORE, CodegenError, ExprEmitter, is_zero
 from .parallel import emit_parallel_for
 from .types import I1, I32, I64, PTR, VOID, llvm_type, memory_type
 
@@ -389,7 +389,7 @@ class CodeGenLLVM(ExprEmitter):
         if s.kind == ForKind.PARALLEL:
             log.debug("%s: parallel loop %s runs serially: it is nested in a parallel loop", self._name, s.loop_var.name)
         begin = self.emit(s.min)
-        end = self.builder.add(begin, self.emit(s.extent)) if not _is_zero(s.min) else self.emit(s.extent)
+        end = self.builder.add(begin, self.emit(s.extent)) if not is_zero(s.min) else self.emit(s.extent)
         self.serial_loop(s.loop_var, begin, end, lambda: self.emit_stmt(s.body))
 
     def serial_loop(self, var: Var, begin: ir.Value, end: ir.Value, body, offset: ir.Value | None = None) -> None:
@@ -505,8 +505,6 @@ def _expr_text(expr) -> str:
         return type(expr).__name__
 
 
-def _is_zero(x) -> bool:
-    return isinstance(x, IntImm) and x.value == 0
 
 
 _STMT = {

@@ -25,7 +25,13 @@ from ember.tir import BufferLoad
 
 from .types import F32, I8, I16, I32, I64, PTR, constant, llvm_type, memory_type
 
-__all__ = ["ExprEmitter", "CodegenError", "NONTEMPORAL_STORE"]
+__all__ = ["ExprEmitter", "CodegenError", "NONTEMPORAL_STORE", "is_zero"]
+
+
+def is_zero(x) -> bool:
+    """``x`` is the integer constant 0 (a loop starting at 0, a buffer without offset)."""
+    return isinstance(x, IntImm) and x.value == 0
+
 
 # For-loop annotation: stores in the loop body bypass the caches (streaming writes)
 NONTEMPORAL_STORE = "ember.nontemporal_store"
@@ -329,7 +335,7 @@ class ExprEmitter:
                 stride = buffer.strides[0]
                 index = index * (stride if index.dtype.lanes == 1 else Broadcast(stride, index.dtype.lanes))
             off = buffer.elem_offset
-            if off is not None and not (isinstance(off, IntImm) and off.value == 0):
+            if off is not None and not is_zero(off):
                 index = index + off
             return index
         if any(i.dtype.lanes > 1 for i in indices):

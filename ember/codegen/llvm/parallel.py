@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ember.ir import DataType, IntImm
+from ember.ir import DataType
 from ember.tir import For
 
+from .expr import is_zero
 from .types import I32, I8, PTR, VOID, llvm_type
 
 __all__ = ["emit_parallel_for", "MAX_SEGMENTS"]
@@ -129,7 +130,7 @@ class _ThreadBody:
         cg, s = self.cg, self.s
 
         def chunk_loop(bounds):  # in a noalias function, so LLVM keeps buffer values in registers
-            offset = None if _is_zero(s.min) else cg.emit(s.min)
+            offset = None if is_zero(s.min) else cg.emit(s.min)
             cg.serial_loop(s.loop_var, bounds[0], bounds[1], lambda: cg.emit_stmt(s.body), offset)
 
         code = cg._call_outlined(cg._unique("chunk"), cg.free_vars(s), [begin, end], chunk_loop)
@@ -199,7 +200,3 @@ class _ThreadBody:
         k.add_incoming(b.add(k, self.one), next_segment)
         b.branch(head)
         self._finish()
-
-
-def _is_zero(x) -> bool:
-    return isinstance(x, IntImm) and x.value == 0
