@@ -279,3 +279,82 @@ def test_a_reassigned_register_is_no_longer_a_known_tensor():
     with pytest.raises(rt.ArgumentTypeError, match=r"add_one: argument 'A' \(#1\): expected an array .*got tuple"):
         vm["main"](np.zeros(3, "float32"))
     assert "r1._dltensor_addr" not in vm.source("main")
+
+
+def add_one_chain(steps: int, between: str | None = None, bad_const_at: int | None = None):
+    """main(x: (4,) float32) = x + steps through ``steps`` add_one calls on planned tensors;
+    ``between`` (a packed function name) is called on the running value after the second
+    call; ``bad_const_at``: that call reads an int32 constant instead (its native check fails)."""
+    what = "main: argument 'x' (#1)"
+    instrs = [
+        Call(None, "vm.builtin.check_tensor_info", (reg(0), imm(1), imm("float32"), imm(what))),
+        Call(None, "vm.builtin.match_shape", (reg(0), imm(0), imm(what), imm(0), imm(4), imm(""))),
+    ]
+    value = 0
+    for step in range(steps):
+        storage, tensor = 2 * step + 1, 2 * step + 2
+        instrs.append(Call(storage, "vm.builtin.alloc_storage", (Arg("vm", None), imm(16))))
+        instrs.append(Call(tensor, "vm.builtin.alloc_tensor", (reg(storage), imm(0), imm((4,)), imm("float32"))))
+        source = Arg("const", 0) if step == bad_const_at else reg(value)
+        instrs.append(Call(None, "add_one", (source, reg(tensor))))
+        value = tensor
+        if step == 1 and between is not None:
+            instrs.append(Call(None, between, (reg(value),)))
+    out = 2 * steps + 1
+    instrs += [Call(out, "vm.builtin.alloc_output", (Arg("vm", None), imm((4,)), imm("float32"))),
+               Call(None, "add_one", (reg(value), reg(out))), Ret(out)]
+    kernels = rt.Module({"add_one": _native_kernels().add_one()})
+    constants = [rt.array(np.zeros(4, "int32"))] if bad_const_at is not None else []
+    return Executable({"main": VMFunction("main", ("x",), tuple(instrs), out + 1)}, constants=constants,
+                      kernels=kernels)
+
+
+def test_consecutive_kernels_run_in_one_native_call():
+    vm = VirtualMachine(add_one_chain(4))
+    x = np.arange(4, dtype="float32")
+    for _ in range(2):  # the second invocation reuses the frame and its packed args arrays
+        np.testing.assert_array_equal(vm["main"](x).numpy(), x + 5)
+    source = vm.source("main")
+    assert source.count("RUN") == 1 and "(FR[" in source
+    # only the calls touching the input or the fresh output pack their args per invocation
+    assert source.count("._dltensor_addr") == 4
+
+
+def test_a_call_between_kernels_sees_their_results_and_splits_the_run():
+    seen = []
+    rt.register_func("test.vm_fast.record", lambda a: seen.append(a.numpy().copy()), override=True)
+    vm = VirtualMachine(add_one_chain(4, between="test.vm_fast.record"))
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_array_equal(vm["main"](x).numpy(), x + 5)
+    np.testing.assert_array_equal(seen[0], x + 2)  # both kernels before it had run
+    assert vm.source("main").count("RUN") == 2
+
+
+def test_a_failure_inside_a_run_is_explained_by_the_compiled_function():
+    vm = VirtualMachine(add_one_chain(4, bad_const_at=2))
+    assert "RUN" in vm.source("main")
+    with pytest.raises(rt.ArgumentError, match=r"add_one: argument 'A' \(#1\): expected dtype float32, got int32"):
+        vm["main"](np.zeros(4, "float32"))
+
+
+def test_a_wrapped_entry_point_is_called_one_by_one():
+    exe = add_one_chain(3)
+    kernel = exe.kernels["add_one"]
+    native, calls = kernel._fn, []
+
+    def timed(args, n):  # as the profiling benchmarks wrap kernels
+        calls.append(n)
+        return native(args, n)
+
+    kernel._fn = timed
+    vm = VirtualMachine(exe)
+    np.testing.assert_array_equal(vm["main"](np.zeros(4, "float32")).numpy(), np.full(4, 4, "float32"))
+    assert calls == [2] * 4 and "RUN" not in vm.source("main")
+
+
+def test_run_calls_of_nothing_succeeds():
+    from ember.runtime.vm import native_runs
+
+    run = native_runs.runner()
+    assert run is not None  # llvmlite is a core dependency
+    assert run(native_runs.entries_array([]), 0) == 0

@@ -28,26 +28,33 @@ ordinary call):
   checked inputs, constants) is called natively with an args array of the frame:
   ``PACK(FR[k], 0, r2._dltensor_addr, …)``, then ``if RAW(FR[k], n): F(r2, …)`` — a
   failed native check re-runs the call through the CompiledFunction, which explains it.
+  An args array of frame tensors, constants and immediates only is packed once, when the
+  frame is built.
+- Consecutive native kernel calls (with only the data-independent lines above between them)
+  become one ``run_calls`` over an entries array of the frame (``KernelRun``,
+  ``native_runs.py``): the calls run in order, natively, with no Python between them.
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import struct
 from collections.abc import Callable
 from typing import Any
 
-from ..compiled_function import CompiledFunction
+from ..compiled_function import NATIVE_SIGNATURE, CompiledFunction
 from ..container import make_shape_tuple
 from ..device import DeviceType
 from ..array_fields import layout as _layout
 from ..ndarray import NDArray, _check_shape, _empty_cpu
 from ..dtype import DataType
 from . import builtins as _builtins
+from . import native_runs
 from .executable import Arg, Call
 
-__all__ = ["StraightLineContext", "RULES", "TENSOR_RESULTS", "kernel_call"]
+__all__ = ["StraightLineContext", "RULES", "TENSOR_RESULTS", "kernel_call", "KernelCall", "KernelRun"]
 
 
 class StraightLineContext:
@@ -61,6 +68,7 @@ class StraightLineContext:
         self.specs: list[tuple] = []
         self.storage_of: dict[int, int] = {}
         self.tensors: set[int] = set()  # registers known to hold an NDArray
+        self.frame_tensors: dict[int, int] = {}  # register → frame slot of the tensor view it holds
         self.ints: set[int] = set()  # registers known to hold a Python int (heap values)
         self.memo_storages: set[int] = set()  # registers holding a storage of a memo slot
 
@@ -69,6 +77,7 @@ class StraightLineContext:
         self.storage_of.pop(reg, None)
         self.memo_storages.discard(reg)
         self.tensors.discard(reg)
+        self.frame_tensors.pop(reg, None)
         self.ints.discard(reg)
 
     def slot(self, spec: tuple) -> int:
@@ -87,7 +96,13 @@ class StraightLineContext:
                 if spec[0] == "storage":
                     frame.append(vm.allocator.alloc(spec[1], vm.devices[spec[2]]))
                 elif spec[0] == "args":
-                    frame.append((ctypes.c_uint64 * spec[1])())
+                    _, n, pack, sources = spec
+                    frame.append((ctypes.c_uint64 * n)())
+                    if pack is not None:  # all known now: packed once for every invocation
+                        pack(frame[-1], 0, *(frame[v]._dltensor_addr if kind == "frame" else v
+                                             for kind, v in sources))
+                elif spec[0] == "calls":
+                    frame.append(native_runs.entries_array([(a, frame[slot], n) for a, slot, n in spec[1]]))
                 elif spec[0] == "memo":
                     frame.append([None, None, None])
                 else:
@@ -192,6 +207,7 @@ def _tensor(ctx: StraightLineContext, instr: Call) -> str | None:
         return None
     slot = ctx.slot(("tensor", storage, offset, shape, dtype))
     ctx.tensors.add(instr.dst)
+    ctx.frame_tensors[instr.dst] = slot
     return f"r{instr.dst} = FR[{slot}]"
 
 
@@ -317,32 +333,96 @@ def _operand(ctx: StraightLineContext, arg: Arg) -> str:
     return ctx.bind("I", (type(arg.value), repr(arg.value)), arg.value)
 
 
-def kernel_call(ctx: StraightLineContext, instr: Call, kernel: CompiledFunction, callee: str) -> str | None:
+@dataclasses.dataclass(frozen=True)
+class KernelCall:
+    """One native kernel call as written out: its args array (frame slot ``slot``, ``n``
+    words) filled per invocation by ``pack`` (None: packed when the frame is built), the
+    native entry point ``raw`` (its address when ``run_calls`` may call it), and the checked
+    call ``callee(args)`` that explains a failure."""
+
+    slot: int
+    n: int
+    pack: str | None
+    raw: str
+    address: int | None
+    callee: str
+    args: tuple[str, ...]
+    regs: frozenset
+
+    def lines(self) -> list[str]:
+        return [self.pack] * (self.pack is not None) + [
+            f"if {self.raw}(FR[{self.slot}], {self.n}): {self.callee}({', '.join(self.args)})"]
+
+
+def kernel_call(ctx: StraightLineContext, instr: Call, kernel: CompiledFunction, callee: str) -> KernelCall | None:
     """A native call of ``kernel`` with a frame args array, when every argument is a known
     NDArray (buffer parameters) or a heap value (int parameters)."""
     params = kernel.info.params
     if instr.dst is not None or len(instr.args) != len(params) or not params:
         return None
-    values, names = [], []
+    values, sources, names = [], [], []
     for param, arg in zip(params, instr.args):
         if param.kind == "buffer" and arg.kind == "reg" and arg.value in ctx.tensors:
             values.append(f"r{arg.value}._dltensor_addr")
+            slot = ctx.frame_tensors.get(arg.value)
+            sources.append(("frame", slot) if slot is not None else None)
         elif param.kind == "buffer" and arg.kind == "const" and type(ctx.vm.constants[arg.value]) is NDArray:
             values.append(str(ctx.vm.constants[arg.value]._dltensor_addr))
+            sources.append(("int", ctx.vm.constants[arg.value]._dltensor_addr))
         elif param.kind == "int" and arg.kind == "reg" and arg.value in ctx.ints:
             values.append(f"r{arg.value}")
+            sources.append(None)
         elif param.kind == "int" and arg.kind == "imm" and type(arg.value) is int and -(1 << 63) <= arg.value < 1 << 63:
             values.append(str(arg.value))
+            sources.append(("int", arg.value))
         else:
             return None
         names.append(_operand(ctx, arg) if arg.kind != "const" else ctx.bind("C", arg.value, ctx.vm.constants[arg.value]))
     n = len(params)
     codes = "".join("Q" if p.kind == "buffer" else "q" for p in params)
-    slot = ctx.slot(("args", n))
-    pack = ctx.bind("P", codes, struct.Struct(f"<{codes}").pack_into)
-    raw = ctx.bind("N", instr.func, kernel._fn)
-    return (f"{pack}(FR[{slot}], 0, {', '.join(values)})\n"
-            f"if {raw}(FR[{slot}], {n}): {callee}({', '.join(names)})")
+    pack_into = struct.Struct(f"<{codes}").pack_into
+    if all(sources):  # nothing that changes between invocations
+        slot, pack = ctx.slot(("args", n, pack_into, tuple(sources))), None
+    else:
+        slot = ctx.slot(("args", n, None, ()))
+        pack = f"{ctx.bind('P', codes, pack_into)}(FR[{slot}], 0, {', '.join(values)})"
+    # a timer or other wrapper put in place of the native entry is called as it is, one by one
+    address = kernel.address if isinstance(kernel._fn, NATIVE_SIGNATURE) else None
+    regs = frozenset(a.value for a in instr.args if a.kind == "reg")
+    return KernelCall(slot, n, pack, ctx.bind("N", instr.func, kernel._fn), address, callee, tuple(names), regs)
+
+
+class KernelRun:
+    """Consecutive native kernel calls collected while a function is written out, emitted as
+    one ``run_calls`` (see ``native_runs.py``).  The lines between them that the VM writes
+    (``RULES``: allocations from the frame, shape checks, shape heap) never read tensor data,
+    so they may run before the kernels of the run; any other line ends the run
+    (``flush``), as does writing a register a pending call reads."""
+
+    def __init__(self, ctx: StraightLineContext):
+        self.ctx = ctx
+        self.calls: list[KernelCall] = []
+        self.regs: set[int] = set()
+
+    def add(self, call: KernelCall) -> list[str]:
+        """Lines to emit now for ``call`` (its per-invocation pack; the call itself waits)."""
+        if call.address is None:
+            return self.flush() + call.lines()
+        self.calls.append(call)
+        self.regs |= call.regs
+        return [call.pack] if call.pack is not None else []
+
+    def flush(self) -> list[str]:
+        """The lines that run the pending calls (none pending: none)."""
+        calls, self.calls, self.regs = self.calls, [], set()
+        run = native_runs.runner() if len(calls) > 1 else None
+        if run is None:
+            return [c.lines()[-1] for c in calls]
+        ctx = self.ctx
+        slot = ctx.slot(("calls", tuple((c.address, c.slot, c.n) for c in calls)))
+        checked = ", ".join(f"({c.callee}, ({', '.join(c.args)}{',' * (len(c.args) == 1)}))" for c in calls)
+        return [f"st = {ctx.bind('RUN', 'run_calls', run)}(FR[{slot}], {len(calls)})",
+                f"if st: {ctx.bind('FINISH', 'finish', native_runs.finish)}(FR[{slot}], st, ({checked},))"]
 
 
 def _int_tuple(value) -> bool:

@@ -24,7 +24,7 @@ from . import builtins as _builtins  # noqa: F401 - registers vm.builtin.*
 from .allocator import PooledAllocator, default_allocator
 from .devices import check_devices, device_constants, moving_inputs, to_device
 from .executable import Call, Executable, Goto, If, Ret, VMFunction
-from .fastpath import RULES, TENSOR_RESULTS, StraightLineContext, kernel_call
+from .fastpath import RULES, TENSOR_RESULTS, KernelRun, StraightLineContext, kernel_call
 
 __all__ = ["VirtualMachine"]
 
@@ -195,22 +195,31 @@ class VirtualMachine:
             return label
 
         ctx = StraightLineContext(self, bind)
+        run = KernelRun(ctx)  # consecutive kernel calls, made in one native call
         body = []
         for instr in func.instrs:
             if isinstance(instr, Call):
                 callee_fn = self._resolve(instr.func)
+                if instr.dst in run.regs:
+                    body += run.flush()
                 ctx.written(instr.dst)  # whatever the register held before is gone
                 rule = RULES.get(instr.func)
                 line = rule[1](ctx, instr) if rule is not None and callee_fn is rule[0] else None
                 if line is None and isinstance(callee_fn, CompiledFunction):
-                    line = kernel_call(ctx, instr, callee_fn, bind("F", instr.func, callee_fn))
+                    call = kernel_call(ctx, instr, callee_fn, bind("F", instr.func, callee_fn))
+                    if call is not None:
+                        body += run.add(call)
+                        continue
                 if line is None:
+                    body += run.flush()  # any other call may read what the pending kernels write
                     line = self._call_line(instr, bind("F", instr.func, callee_fn), bind)
                     if instr.dst is not None and any(callee_fn is f for f in TENSOR_RESULTS):
                         ctx.tensors.add(instr.dst)
                 body.extend(line.split("\n"))
             elif isinstance(instr, Ret):
+                body += run.flush()
                 body.append(f"return r{instr.reg}")
+        body += run.flush()
         params = [f"r{i}" for i in range(len(func.params))]
         lines = [f"def {_py_name(func.name)}({', '.join(params)}):"]
         if ctx.specs:  # planned storages: one frame per invocation, see fastpath.py
