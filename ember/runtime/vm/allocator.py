@@ -1,9 +1,8 @@
 """A pooled memory allocator for the VM, with counters.
 
-CPU storage blocks are numpy byte arrays, aligned to 64 bytes; blocks on another device
-(a GPU) are ``DeviceBlock``s allocated through that device's ``DeviceAPI``, pooled per
-device.  When a ``Storage`` dies
-its block returns to a pool keyed by size, and the next request of that size takes it
+CPU storage blocks are numpy byte arrays, aligned to 64 bytes (from 1 MiB on, on 2 MiB
+pages: ``huge_pages.py``); blocks on another device (a GPU) are ``DeviceBlock``s allocated
+through that device's ``DeviceAPI``, pooled per device.  When a ``Storage`` dies its block returns to a pool keyed by size, and the next request of that size takes it
 back instead of allocating: with statically planned memory, a second run of the same
 function allocates nothing new.  ``stats`` counts fresh allocations and reuses, which
 tests use to check that.
@@ -15,6 +14,7 @@ import dataclasses
 
 import numpy as np
 
+from .. import huge_pages
 from ..device import Device, DeviceType, cpu
 from ..ndarray import NDArray
 
@@ -120,9 +120,7 @@ class PooledAllocator:
             block = blocks.pop()
             self.stats.reused += 1
         else:
-            raw = np.empty(size + _ALIGN, dtype=np.uint8)
-            start = (-raw.ctypes.data) % _ALIGN
-            block = raw[start: start + size]
+            block = huge_pages.empty(size)  # 64-byte aligned; on huge pages from 1 MiB
             self.stats.fresh_allocations += 1
             self.stats.fresh_bytes += size
         return Storage(block, size, device, self)

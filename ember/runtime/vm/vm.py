@@ -24,6 +24,7 @@ from . import builtins as _builtins  # noqa: F401 - registers vm.builtin.*
 from .allocator import PooledAllocator, default_allocator
 from .devices import check_devices, device_constants, moving_inputs, to_device
 from .executable import Call, Executable, Goto, If, Ret, VMFunction
+from .constant_arena import pack_constants
 from .fastpath import RULES, TENSOR_RESULTS, KernelRun, StraightLineContext, kernel_call
 
 __all__ = ["VirtualMachine"]
@@ -46,6 +47,8 @@ class VirtualMachine:
         check_devices(exe, list(devices))
         self.exe = exe
         self.devices = list(devices)
+        if self.devices[0].device_type == DeviceType.CPU:
+            pack_constants(exe)  # the weights on huge pages, in program order (once per executable)
         self.constants = device_constants(exe.constants, self.devices[0])  # on the VM's device
         self.allocator = allocator or default_allocator
         self._compiled: dict[str, Callable] = {}
