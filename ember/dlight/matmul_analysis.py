@@ -54,13 +54,22 @@ def match_matmul(info: BlockInfo) -> MatmulRoles | str:
         only_a = (a.iters() - b.iters()) & s_out
         if len(only_b) != 1:
             continue
-        # several A-only iterators (x[b, s, k] @ w[k, n]): the innermost is the row
-        i = max(only_a, key=out_order.index) if only_a else None
+        # several A-only iterators (x[b, s, k] @ w[k, n]): the innermost is the row, unless it
+        # is a unit one (a decode step's (batch, 1, k)): then the innermost other, so that B is
+        # read once for all the rows rather than once per batch
+        i = _row_iterator(only_a, out_order, info)
         batch = tuple(sorted((a.iters() & b.iters() & s_out) | (only_a - {i})))
         if set(batch) | only_a | only_b != s_out:
             continue
         return MatmulRoles(batch, i, next(iter(only_b)), k, a, b)
     return "no operand pair with one row and one column iterator"
+
+
+def _row_iterator(only_a: set, out_order: list, info: BlockInfo) -> int | None:
+    if not only_a:
+        return None
+    inner_first = sorted(only_a, key=out_order.index, reverse=True)
+    return next((p for p in inner_first if const_int(info.loop_extents[p]) != 1), inner_first[0])
 
 
 def find_matmul(sch: Schedule) -> tuple[int, MatmulRoles] | str:

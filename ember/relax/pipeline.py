@@ -44,12 +44,14 @@ def zero_pipeline(target=None, blocked_layout: bool = False) -> Pass:
         AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR, FuseTransposeMatmul, LegalizeOps,
         DeduplicatePrimFuncs, Normalize, PackConvWeights,
     )
+    from .transform.pack_matmul_weights import PackMatmulWeights
     from .transform.blocked_conv_layout import BlockedConvLayout
     from .transform.winograd_conv2d import WinogradConv2D
 
     return Sequential(
         [
             Normalize(),  # A-normal form with struct info: nested calls become bindings
+            *([PackMatmulWeights(target)] if blocked_layout else []),  # few-row matmuls: weights in panels
             FuseTransposeMatmul(),  # matmul(x, permute_dims(w)) → one NT_matmul (no weight copy)
             *([BlockedConvLayout(target)] if blocked_layout else []),  # NCHW{b}c across layers
             *([WinogradConv2D()] if blocked_layout else []),  # 3x3 stride-1 blocked convs: Winograd

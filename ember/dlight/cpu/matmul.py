@@ -13,7 +13,8 @@ Loop nest (the schedule of benchmarks/bench_gemm.py, generalised)::
         k
           i_1 (unrolled mr) · j_1_0 (unrolled nr/lanes) · j_1_1 (vectorised lanes)
 
-Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M and no packing
+A B packed at compile time into column panels (``B[j // nr, k, j % nr]``) sets nr and is
+read as it is.  Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M and no packing
 (parallel over column panels, vectorised over N with ``x[k]`` broadcast); with B contiguous
 along K (a dense layer's (N, K) weight), ``rfactor`` splits k into a vector accumulator per
 output element (parallel over outputs, vectorised over k, lanes summed at the end).
@@ -56,6 +57,25 @@ def _pick_nr(n: int | None, lanes: int) -> int:
     if n is None or n >= NR:
         return NR
     return max(lanes, -(-n // lanes) * lanes)
+
+
+def _wide(m: int | None, n: int | None, lanes: int) -> bool:
+    return _tile_rows(n, lanes) == WIDE_MR and (m is None or m % WIDE_MR == 0)
+
+
+def panel_width(m: int | None, n: int | None, lanes: int) -> int:
+    """The column panel width (nr) of the tile this rule gives an m × n output; a weight packed
+    at compile time into (N/nr, K, nr) panels (``relax.transform.PackMatmulWeights``) is read
+    one contiguous panel per column tile."""
+    return WIDE_NR_VECTORS * lanes if _wide(m, n, lanes) else _pick_nr(n, lanes)
+
+
+def _packed_panel(roles: MatmulRoles) -> int | None:
+    """nr of a B already in panels, ``B[j // nr, k, j % nr]``, else None."""
+    dims = roles.b.dims
+    if len(dims) != 3 or dims[0] != {roles.j} or dims[1] != {roles.k} or dims[2] != {roles.j}:
+        return None
+    return const_int(roles.b.buffer.shape[-1])
 
 
 class Matmul(ScheduleRule):
@@ -188,9 +208,9 @@ class Matmul(ScheduleRule):
         m = const_int(info.loop_extents[roles.i]) if roles.i is not None else 1
         n = const_int(info.loop_extents[roles.j])
         # small M: all rows in one tile; symbolic M: MR-row tiles (rows padded to whole tiles)
-        wide = _tile_rows(n, lanes) == WIDE_MR and (m is None or m % WIDE_MR == 0)
+        nr = _packed_panel(roles) or panel_width(m, n, lanes)
+        wide = _wide(m, n, lanes) and nr == WIDE_NR_VECTORS * lanes
         mr = (WIDE_MR if wide else MR) if m is None else min(m, WIDE_MR if wide else MR)
-        nr = WIDE_NR_VECTORS * lanes if wide else _pick_nr(n, lanes)
         # a padded extent is a whole number of tiles: no predicate on the split
         j_0, j_1 = sch.split(loops[roles.j], factors=[None, nr], disable_predication="j" in padded)
         if roles.i is not None:
@@ -247,7 +267,7 @@ class Matmul(ScheduleRule):
         """Pack B into panels when it is shared by all batches and worth the copy: many rows
         of A reuse each panel, or B is read across its contiguous dimension."""
         b = roles.b
-        if any(p in b.iters() for p in roles.batch):
+        if any(p in b.iters() for p in roles.batch) or _packed_panel(roles):
             return False
         transposed = roles.j not in b.dims[-1]
         big = m is not None and m >= 64 and (n or 0) >= 256
