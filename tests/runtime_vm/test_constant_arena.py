@@ -74,3 +74,13 @@ def test_pooled_storages_of_any_size_are_reused(nbytes):
     again = pool.alloc(nbytes)
     assert again.alloc_tensor(0, (nbytes // 4,), "float32").data_ptr == address
     assert (pool.stats.fresh_allocations, pool.stats.reused) == (1, 1)
+
+
+def test_weights_larger_than_a_quarter_of_free_memory_stay_where_they_are(monkeypatch):
+    from ember.runtime.vm import constant_arena
+
+    monkeypatch.setattr(constant_arena, "_available_bytes", lambda: 4 * N * 4)  # one constant's worth
+    c0 = rt.array(np.zeros(N, "float32"))
+    exe = _two_adds([c0, rt.array(np.zeros(N, "float32")), rt.array(np.ones(4, "float32"))])
+    VirtualMachine(exe, rt.cpu())
+    assert exe.constants[0] is c0

@@ -6,11 +6,15 @@ aligned, in the order the program first uses them: a layer's weights then sit on
 pages, next to the following layer's.  ResNet-50 at 2 threads ran in 0.98 of the time with
 its weights (and large activations) there.  The executable's constant list is updated in
 place, so later VMs (and ``export_library``) see the same arrays; the old arrays are freed
-unless something else holds them.  Constants are never written, so moving them is safe
-before any VM function has been written out (which bakes in their addresses).
+unless something else holds them (the Relax module they were built from may: then they take
+twice the memory, so an executable whose weights exceed a quarter of the memory available is
+left as it is).  Constants are never written, so moving them is safe before any VM function
+has been written out (which bakes in their addresses).
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -30,6 +34,13 @@ _PLAIN = {"float16", "float32", "float64", "int8", "int16", "int32", "int64",
 def _movable(value) -> bool:
     return (type(value) is NDArray and value.device.device_type == DeviceType.CPU and value.dtype in _PLAIN
             and value.is_contiguous and value.nbytes >= MIN_BYTES)
+
+
+def _available_bytes() -> int:
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # not a POSIX sysconf: assume plenty
+        return 1 << 62
 
 
 def _first_use_order(exe: Executable) -> list[int]:
@@ -53,6 +64,8 @@ def pack_constants(exe: Executable) -> None:
     for i in picks:
         offsets.append(total)
         total += -(-constants[i].nbytes // _ALIGN) * _ALIGN
+    if total > _available_bytes() // 4:
+        picks = []  # a copy this large could run the machine out of memory
     exe._constant_arena = arena = huge_pages.empty(total) if picks else None
     for i, offset in zip(picks, offsets):
         value = constants[i].numpy()

@@ -169,6 +169,8 @@ def _wrap(site: _Site, body):
 
 
 def hoist_invariant_division(func: PrimFunc) -> PrimFunc:
+    if not collect(func.body, lambda n: isinstance(n, _DIVISIONS) and not isinstance(n.b, IntImm)):
+        return func  # only constant divisors (static shapes): nothing to hoist, and one walk instead of many
     scoped = {id(n.loop_var) for n in collect(func.body, lambda n: isinstance(n, For))}
     scoped |= {id(n.var) for n in collect(func.body, lambda n: isinstance(n, LetStmt | Let))}
     hoister = _Hoister(scoped)
