@@ -127,3 +127,13 @@ def test_property_packed_matmul_computes_x_at_w(rows, k, n):
     x = RNG.standard_normal((rows, k)).astype("float32")
     mod = relax.get_pipeline("zero", target="llvm", blocked_layout=True)(matmul_module((rows, k), w))
     np.testing.assert_allclose(_run(mod, x), x @ w, rtol=1e-4, atol=1e-4)
+
+
+def test_a_tied_weight_is_not_copied(caplog):
+    w = relax.const(RNG.standard_normal((16, 24)).astype("float32"))  # (N, K), also gathered from
+    x = relax.Var("x", TensorStructInfo([2, 24], "float32"))
+    mod = dataflow_function([x], lambda bb, x: bb.emit(relax.Tuple([
+        bb.emit(R.matmul(x, bb.emit(R.permute_dims(w)))), bb.emit(R.take(w, relax.const(np.array([1], "int64")), axis=0))])))
+    with caplog.at_level(logging.DEBUG, logger="ember.relax.pack_matmul_weights"):
+        out = PackMatmulWeights("llvm")(mod)
+    assert "relax.matmul" in _ops(out) and "used elsewhere too" in caplog.text

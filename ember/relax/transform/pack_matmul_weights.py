@@ -16,7 +16,8 @@ layout and reads it as it is.  The kernel carries ``op_pattern`` kOutEWiseFusabl
 or activation still fuses into it.
 
 Matches ``matmul(x, W)`` with W a 2-D float32 constant (K, N), and ``matmul(x, permute_dims(W))``
-with W a 2-D float32 constant (N, K) whose transpose has no other use (it then disappears); x
+with W a 2-D float32 constant (N, K) whose transpose has no other use (it then disappears), W
+not used elsewhere (a tied embedding would be kept twice); x
 float32 with static shape and fewer than ``MAX_ROWS`` rows (the product of its leading dims).
 With more rows the rule packs panels per call itself, which many rows amortise.  Runs before
 ``FuseTransposeMatmul`` in the CPU pipeline; each decision not taken is logged on
@@ -32,6 +33,7 @@ from collections import Counter
 import numpy as np
 
 from ember import te
+from ember.dlight.cpu.matmul import panel_width
 from ember.ir import IRModule
 from ember.tir import const as tir_const
 from ember.tir import op as tir_op
@@ -82,16 +84,26 @@ def _static_float32(expr) -> tuple[int, ...] | None:
     return tuple(int(getattr(d, "value", d)) for d in dims)
 
 
+class _Uses(_UseCounter):
+    """Uses of each variable and of each constant (a tied weight is one constant used twice)."""
+
+    def visit_constant_(self, op: Constant) -> None:
+        self.uses[id(op)] += 1
+
+
 def _plan(value, transposes: dict, uses: Counter) -> tuple[np.ndarray, object] | str:
     """For ``matmul(x, rhs)``: the (K, N) weight to pack and the transpose var it replaces (or
     None), else why not."""
     x, rhs = value.args
     if isinstance(rhs, Constant) and len(_static_float32(rhs) or ()) == 2:
-        weight, dropped = rhs.numpy(), None
+        weight, dropped, constant = rhs.numpy(), None, rhs
     elif id(rhs) in transposes and uses[id(rhs)] == 1:
-        weight, dropped = transposes[id(rhs)].numpy().T, rhs
+        constant = transposes[id(rhs)]
+        weight, dropped = constant.numpy().T, rhs
     else:
         return "the weight is not a 2-D float32 constant (or its transpose has other uses)"
+    if uses[id(constant)] > 1:
+        return "the weight is used elsewhere too (packing would keep two copies)"
     shape = _static_float32(x)
     if shape is None or len(shape) < 2:
         return "x is not float32 of static shape with rows"
@@ -133,8 +145,6 @@ class _Packer(ExprMutator):
         if plan is None:
             return super().visit_var_binding_(binding)
         value, (weight_kn, _) = binding.value, plan
-        from ember.dlight.cpu.matmul import panel_width
-
         rows, n = math.prod(_static_float32(value.args[0])[:-1]), weight_kn.shape[1]
         packed = const(pack_panels(weight_kn, panel_width(rows, n, self.lanes)))
         new = emit_te(self.builder_, value, lambda a, w: packed_matmul(a, w, n), self.visit_expr(value.args[0]),
@@ -147,7 +157,7 @@ class _Packer(ExprMutator):
 def pack_matmul_weights(mod: IRModule, lanes: int) -> IRModule:
     """``mod`` with every matching matmul reading a packed weight (see the module docstring)."""
     funcs = [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
-    counter = _UseCounter()
+    counter = _Uses()
     for _, f in funcs:
         counter.visit_expr(f)
     return rewrite_functions(mod, _Packer(mod, counter.uses, lanes), funcs)
