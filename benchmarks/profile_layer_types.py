@@ -5,7 +5,7 @@ and OpenVINO's per-layer counters (``PERF_COUNT``), each runtime's layers sorted
 types (dense conv by kernel size and stride, depthwise conv, pooling, fully connected, layout
 reorders, the rest), same thread count.
 
-Run: python benchmarks/profile_layer_types.py mobilenet_v2 [--threads 2] [--runs 20]
+Run: python benchmarks/profile_layer_types.py mobilenet_v2 [--threads 2] [--runs 20] [--batch 8]
 """
 
 from __future__ import annotations
@@ -236,10 +236,13 @@ def main() -> None:
     parser.add_argument("model")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=1, help="the workload's batch (exported models have 1 and 8)")
     parser.add_argument("--hot", action="store_true", help="ember's kernels on the same arrays every call")
     args = parser.parse_args()
     set_threads(args.threads)
-    w = zoo.workload(args.model, 1)
+    w = zoo.workload(args.model, args.batch)
+    if w is None:
+        parser.error(f"{args.model} has no batch {args.batch}")
     cols = {"ember": ember_types(w, args.threads, args.hot), "ORT": ort_types(w, args.threads, args.runs)}
     try:
         cols["OpenVINO"] = openvino_types(w, args.threads, args.runs)
@@ -247,7 +250,7 @@ def main() -> None:
         print(f"OpenVINO profile failed: {err}")
     kinds = sorted(set().union(*cols.values()), key=lambda k: -cols["ember"].get(k, 0.0))
     names = list(cols)
-    print(f"{args.model}, {args.threads} threads, ms per run by layer type (ember: kernels timed alone, "
+    print(f"{args.model} batch {args.batch}, {args.threads} threads, ms per run by layer type (ember: kernels timed alone, "
           f"weights {'hot' if args.hot else 'cold'})")
     print("| layer type | " + " | ".join(names) + " | ember / ORT | ember / OpenVINO |")
     print("|---|" + "---|" * (len(names) + 2))
