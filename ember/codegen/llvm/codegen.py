@@ -505,8 +505,6 @@ def _expr_text(expr) -> str:
         return type(expr).__name__
 
 
-
-
 _STMT = {
     SeqStmt: CodeGenLLVM._seq,
     Evaluate: CodeGenLLVM._evaluate,

@@ -75,7 +75,7 @@ def emit_parallel_for(cg, s: For, claims: int, own_segments: bool) -> None:
         loaded = [b.load(b.gep(ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], inbounds=True)) for k in range(len(fields))]
         for var, value in zip(free, loaded):
             cg.vars[var] = value
-        body = _ThreadBody(cg, s, ty, loaded[len(free)])
+        body = _ThreadBody(cg, s, free, ty, loaded[len(free)])
         if not claims:
             body.static()
         elif own_segments:
@@ -106,8 +106,8 @@ class _ThreadBody:
     """The code every thread of the team runs: find runs of iterations, run each through one
     outlined ``noalias`` function of (begin, end), stop at the first failed run."""
 
-    def __init__(self, cg, s: For, ty: ir.Type, status_ptr: ir.Value):
-        self.cg, self.s, self.ty, self.status_ptr = cg, s, ty, status_ptr
+    def __init__(self, cg, s: For, free: list, ty: ir.Type, status_ptr: ir.Value):
+        self.cg, self.s, self.free, self.ty, self.status_ptr = cg, s, free, ty, status_ptr
         self.one = ir.Constant(ty, 1)
         self.team = self._omp("omp_get_num_threads")
         self.extent = cg.emit(s.extent)
@@ -133,7 +133,7 @@ class _ThreadBody:
             offset = None if is_zero(s.min) else cg.emit(s.min)
             cg.serial_loop(s.loop_var, bounds[0], bounds[1], lambda: cg.emit_stmt(s.body), offset)
 
-        code = cg._call_outlined(cg._unique("chunk"), cg.free_vars(s), [begin, end], chunk_loop)
+        code = cg._call_outlined(cg._unique("chunk"), self.free, [begin, end], chunk_loop)
         b = cg.builder
         failed = cg.new_block("chunk_failed")
         b.cbranch(b.icmp_unsigned("!=", code, ir.Constant(I32, 0)), failed, next_block)

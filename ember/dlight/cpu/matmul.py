@@ -14,8 +14,8 @@ Loop nest (the schedule of benchmarks/bench_gemm.py, generalised)::
           i_1 (unrolled mr) · j_1_0 (unrolled nr/lanes) · j_1_1 (vectorised lanes)
 
 A B packed at compile time into column panels (``B[j // nr, k, j % nr]``) sets nr and is
-read as it is.  Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M and no packing
-(parallel over column panels, vectorised over N with ``x[k]`` broadcast); with B contiguous
+read as it is.  Small M (batch 1, GEMV-like) has two plans: with B contiguous along N, mr = M
+and no packing (parallel over column panels, vectorised over N with ``x[k]`` broadcast); with B contiguous
 along K (a dense layer's (N, K) weight), ``rfactor`` splits k into a vector accumulator per
 output element (parallel over outputs, vectorised over k, lanes summed at the end).
 Ragged N is split with predicates.  A symbolic M or N is padded to whole MR-row / NR-column

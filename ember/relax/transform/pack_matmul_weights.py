@@ -91,15 +91,14 @@ class _Uses(_UseCounter):
         self.uses[id(op)] += 1
 
 
-def _plan(value, transposes: dict, uses: Counter) -> tuple[np.ndarray, object] | str:
-    """For ``matmul(x, rhs)``: the (K, N) weight to pack and the transpose var it replaces (or
-    None), else why not."""
+def _plan(value, transposes: dict, uses: Counter) -> tuple[Constant, object, int] | str:
+    """For ``matmul(x, rhs)``: the weight constant to pack, the transpose var it replaces (None:
+    the constant is (K, N) itself, else (N, K)) and x's rows; else why not."""
     x, rhs = value.args
     if isinstance(rhs, Constant) and len(_static_float32(rhs) or ()) == 2:
-        weight, dropped, constant = rhs.numpy(), None, rhs
+        constant, dropped = rhs, None
     elif id(rhs) in transposes and uses[id(rhs)] == 1:
-        constant = transposes[id(rhs)]
-        weight, dropped = constant.numpy().T, rhs
+        constant, dropped = transposes[id(rhs)], rhs
     else:
         return "the weight is not a 2-D float32 constant (or its transpose has other uses)"
     if uses[id(constant)] > 1:
@@ -107,16 +106,17 @@ def _plan(value, transposes: dict, uses: Counter) -> tuple[np.ndarray, object] |
     shape = _static_float32(x)
     if shape is None or len(shape) < 2:
         return "x is not float32 of static shape with rows"
-    if math.prod(shape[:-1]) >= MAX_ROWS:
-        return f"{math.prod(shape[:-1])} rows: the kernel packs per call itself"
-    return weight, dropped
+    rows = math.prod(shape[:-1])
+    if rows >= MAX_ROWS:
+        return f"{rows} rows: the kernel packs per call itself"
+    return constant, dropped, rows
 
 
 class _Packer(ExprMutator):
     def __init__(self, mod: IRModule, uses: Counter, lanes: int):
         super().__init__(mod)
         self.uses, self.lanes = uses, lanes
-        self.plans: dict[int, tuple] = {}  # matmul binding var id → (weight, dropped transpose)
+        self.plans: dict[int, tuple] = {}  # matmul binding var id → _plan's (constant, transpose, rows)
         self.dropped: set[int] = set()  # transpose vars no longer needed
         self.changed = False
 
@@ -144,8 +144,9 @@ class _Packer(ExprMutator):
         plan = self.plans.get(id(binding.var))
         if plan is None:
             return super().visit_var_binding_(binding)
-        value, (weight_kn, _) = binding.value, plan
-        rows, n = math.prod(_static_float32(value.args[0])[:-1]), weight_kn.shape[1]
+        value, (constant, dropped, rows) = binding.value, plan
+        weight_kn = constant.numpy() if dropped is None else constant.numpy().T
+        n = weight_kn.shape[1]
         packed = const(pack_panels(weight_kn, panel_width(rows, n, self.lanes)))
         new = emit_te(self.builder_, value, lambda a, w: packed_matmul(a, w, n), self.visit_expr(value.args[0]),
                       packed, primfunc_name_hint="matmul", primfunc_attrs={"op_pattern": OUT_EWISE_FUSABLE})

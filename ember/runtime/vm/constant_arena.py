@@ -68,7 +68,7 @@ def pack_constants(exe: Executable) -> None:
         picks = []  # a copy this large could run the machine out of memory
     exe._constant_arena = arena = huge_pages.empty(total) if picks else None
     for i, offset in zip(picks, offsets):
-        value = constants[i].numpy()
+        value = np.asarray(constants[i])  # a view of a cpu array: each weight copied once, into the arena
         view = arena[offset:offset + value.nbytes].view(value.dtype).reshape(value.shape)
         np.copyto(view, value)
         constants[i] = _wrap_numpy(view, constants[i].device)

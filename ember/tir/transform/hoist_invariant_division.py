@@ -111,12 +111,9 @@ class _Hoister(IRMutator):
             return None
         if not any(isinstance(n, _DIVISIONS) and not isinstance(n.b, IntImm) for n in nodes):
             return None
-        level = 0
-        for v in (n for n in nodes if isinstance(n, Var)):
-            if id(v) in self.depth:
-                level = max(level, self.depth[id(v)])
-            elif id(v) in self.scoped:  # bound by something this pass does not track
-                return None
+        level = self._level_of(n for n in nodes if isinstance(n, Var))
+        if level is None:
+            return None
         return level if any(site.is_loop for site in self.sites[level + 1:]) else None
 
     def _split_by_level(self, e: Add, target: int) -> Add | None:
@@ -139,11 +136,14 @@ class _Hoister(IRMutator):
 
     def _level(self, e: PrimExpr) -> int | None:
         """The innermost site binding a variable of ``e`` (0: none), None for one not tracked."""
+        return self._level_of(collect(e, lambda n: isinstance(n, Var)))
+
+    def _level_of(self, variables) -> int | None:
         level = 0
-        for v in collect(e, lambda n: isinstance(n, Var)):
+        for v in variables:
             if id(v) in self.depth:
                 level = max(level, self.depth[id(v)])
-            elif id(v) in self.scoped:
+            elif id(v) in self.scoped:  # bound by something this pass does not track
                 return None
         return level
 
